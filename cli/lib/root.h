@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The root-prefixed path layer. Every /sys, /proc, /run and /lib/modules
+ * access of scsitune goes through here, with paths relative to the root
+ * ("sys/class/scsi_host"). The live root is "/"; --sysroot DIR makes it DIR.
+ * Symlinks are resolved inside the root, never against the host.
+ */
+#pragma once
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+struct stune_root;
+
+/* prefix NULL or "/" means the live system. -ENOENT/-ENOTDIR for a bad DIR. */
+int stune_root_new(const char *prefix, struct stune_root **out);
+void stune_root_free(struct stune_root *r);
+DEFINE_CLEANUP_FUNC(struct stune_root, stune_root_free)
+
+bool stune_root_is_live(const struct stune_root *r);
+/* The prefix as given ("" for live), for messages. */
+const char *stune_root_prefix(const struct stune_root *r);
+/* Host path of a root-relative path, for messages and for libraries that need one. */
+int stune_root_host_path(const struct stune_root *r, const char *path, char **out);
+
+/* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
+int stune_root_read(const struct stune_root *r, const char *path, char **out);
+int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
+int stune_root_readlink(const struct stune_root *r, const char *path, char **out);
+/* Canonical root-relative path with every symlink resolved inside the root. */
+int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
+int stune_root_opendir(const struct stune_root *r, const char *path, DIR **out);
+bool stune_root_exists(const struct stune_root *r, const char *path);
+
+/* Join helpers for root-relative paths. */
+int stune_path_join(char **out, const char *a, const char *b);
+/* Pointer to the last component. */
+const char *stune_path_basename(const char *path);
+/* Parent directory of a root-relative path (allocated). */
+int stune_path_dirname(const char *path, char **out);

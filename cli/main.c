@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scsitune.h"
+
+#ifndef SCSITUNE_VERSION
+#define SCSITUNE_VERSION "0.0.0"
+#endif
+
+/* Exact-match command table: a tool that writes system state never guesses. */
+static const struct command commands[] = {
+	{ "detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect },
+};
+
+void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("scsitune: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("scsitune: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'scsitune %s%s--help' for more information.\n", cmd ? cmd : "", cmd ? " " : "");
+}
+
+void print_global_options(FILE *f)
+{
+	fputs("Global options:\n"
+	      "  -o, --output FORMAT   text (default) or json; json puts only the document on stdout\n"
+	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc, DIR/run/udev/data)\n"
+	      "                        instead of the running system\n"
+	      "  -v, --verbose         more messages on stderr\n"
+	      "  -h, --help            show help and exit\n"
+	      "  -V, --version         show the version and exit\n",
+	      f);
+}
+
+static void main_help(FILE *f)
+{
+	fputs("Usage: scsitune [global options] COMMAND [options]\n"
+	      "\nTune and verify Linux storage hosts with SCSI HBAs (mpi3mr first).\n"
+	      "\nCommands:\n",
+	      f);
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help CMD   show help for CMD\n\n", f);
+	print_global_options(f);
+	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 64 usage error.\n"
+	      "See scsitune(8).\n",
+	      f);
+}
+
+int global_opt(struct global_opts *g, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		if (!strcmp(arg, "json"))
+			g->format = OUT_JSON;
+		else if (!strcmp(arg, "text"))
+			g->format = OUT_TEXT;
+		else {
+			usage_error(NULL, "--output: unknown format '%s' (expected text or json)", arg);
+			return -1;
+		}
+		return 1;
+	case 'R':
+		if (!*arg) {
+			usage_error(NULL, "--sysroot: empty directory name");
+			return -1;
+		}
+		g->sysroot = arg;
+		return 1;
+	case 'v':
+		g->verbose++;
+		return 1;
+	case 'V':
+		printf("scsitune %s\n", SCSITUNE_VERSION);
+		exit(EXIT_OK);
+	}
+	return 0;
+}
+
+static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
+{
+	const struct global_opts *g = data;
+	if (level > STUNE_LOG_WARNING && g->verbose == 0)
+		return;
+	const char *tag = level <= STUNE_LOG_ERR ? "error: " : level <= STUNE_LOG_WARNING ? "warning: " : "";
+	if (path)
+		fprintf(stderr, "scsitune: %s%s: %s\n", tag, path, msg);
+	else
+		fprintf(stderr, "scsitune: %s%s\n", tag, msg);
+}
+
+struct stune_ctx *cli_ctx_open(const struct global_opts *g)
+{
+	struct stune_ctx *ctx = NULL;
+	int r = stune_ctx_new(g->sysroot, &ctx);
+	if (r < 0) {
+		if (g->sysroot)
+			error_msg("--sysroot %s: %s", g->sysroot, strerror(-r));
+		else
+			error_msg("cannot initialise: %s", strerror(-r));
+		return NULL;
+	}
+	stune_ctx_set_log(ctx, log_stderr, (void *)g);
+	return ctx;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = { GLOBAL_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct global_opts g = { .format = OUT_TEXT };
+	int c;
+
+	/* '+': global options end at the command name. */
+	while ((c = getopt_long(argc, argv, "+" GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			main_help(stdout);
+			return EXIT_OK;
+		}
+		int r = global_opt(&g, c, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			fputs("Try 'scsitune --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage_error(NULL, "no command given");
+		return EXIT_USAGE;
+	}
+	const char *name = argv[optind];
+	if (!strcmp(name, "help")) {
+		if (optind + 1 >= argc) {
+			main_help(stdout);
+			return EXIT_OK;
+		}
+		const struct command *cmd = find_command(argv[optind + 1]);
+		if (!cmd) {
+			usage_error(NULL, "help: unknown command '%s'", argv[optind + 1]);
+			return EXIT_USAGE;
+		}
+		cmd->help(stdout);
+		return EXIT_OK;
+	}
+	const struct command *cmd = find_command(name);
+	if (!cmd) {
+		usage_error(NULL, "unknown command '%s'", name);
+		return EXIT_USAGE;
+	}
+	/* The command parses its own options (and the global ones again) from argv[optind]. */
+	int sub_argc = argc - optind;
+	char **sub_argv = argv + optind;
+	optind = 0;
+	return cmd->fn(&g, sub_argc, sub_argv);
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "out.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OUT_MAX_DEPTH 16
+
+struct out {
+	enum out_format fmt;
+	FILE *f;
+	json_object *stack[OUT_MAX_DEPTH];
+	const char *keys[OUT_MAX_DEPTH];
+	int depth; /* index of the innermost open container, -1 none */
+};
+
+struct out *out_new(enum out_format fmt, FILE *f)
+{
+	struct out *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->fmt = fmt;
+	o->f = f;
+	o->depth = -1;
+	return o;
+}
+
+void out_free(struct out *o)
+{
+	if (!o)
+		return;
+	if (o->depth >= 0)
+		json_object_put(o->stack[0]);
+	free(o);
+}
+
+bool out_is_json(const struct out *o)
+{
+	return o->fmt == OUT_JSON;
+}
+
+int out_finish(struct out *o)
+{
+	if (o->fmt == OUT_JSON && o->depth >= 0) {
+		const char *s = json_object_to_json_string_ext(
+			o->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+		fputs(s, o->f);
+		fputc('\n', o->f);
+	}
+	if (fflush(o->f) != 0 || ferror(o->f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static void add(struct out *o, const char *key, json_object *v)
+{
+	if (o->depth < 0) {
+		json_object_put(v); /* values outside a container are dropped */
+		return;
+	}
+	json_object *top = o->stack[o->depth];
+	if (json_object_is_type(top, json_type_array))
+		json_object_array_add(top, v);
+	else
+		json_object_object_add(top, key, v);
+}
+
+static void push(struct out *o, const char *key, json_object *c)
+{
+	if (o->depth >= 0)
+		add(o, key, json_object_get(c));
+	o->stack[++o->depth] = c;
+	o->keys[o->depth] = key;
+	if (o->depth > 0)
+		json_object_put(c); /* parent holds it */
+}
+
+void out_obj_begin(struct out *o, const char *key)
+{
+	if (o->fmt == OUT_JSON && o->depth + 1 < OUT_MAX_DEPTH)
+		push(o, key, json_object_new_object());
+}
+
+void out_arr_begin(struct out *o, const char *key)
+{
+	if (o->fmt == OUT_JSON && o->depth + 1 < OUT_MAX_DEPTH)
+		push(o, key, json_object_new_array());
+}
+
+static void pop(struct out *o)
+{
+	if (o->fmt == OUT_JSON && o->depth > 0)
+		o->depth--;
+}
+
+void out_obj_end(struct out *o)
+{
+	pop(o);
+}
+
+void out_arr_end(struct out *o)
+{
+	pop(o);
+}
+
+void out_text(struct out *o, const char *fmt, ...)
+{
+	if (o->fmt != OUT_TEXT)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
+/* Text formats are literals at every call site, with exactly one %s. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void text(struct out *o, const char *tfmt, const char *v)
+{
+	if (o->fmt == OUT_TEXT && tfmt)
+		fprintf(o->f, tfmt, v ? v : "-");
+}
+#pragma GCC diagnostic pop
+
+void out_str(struct out *o, const char *key, const char *tfmt, const char *v)
+{
+	if (o->fmt == OUT_JSON)
+		add(o, key, v ? json_object_new_string(v) : NULL);
+	else
+		text(o, tfmt, v && *v ? v : NULL);
+}
+
+void out_int(struct out *o, const char *key, const char *tfmt, long long v)
+{
+	out_num(o, key, tfmt, STUNE_NUM(v));
+}
+
+void out_num(struct out *o, const char *key, const char *tfmt, struct stune_num v)
+{
+	char buf[32];
+	if (o->fmt == OUT_JSON) {
+		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%lld", (long long)v.v);
+	text(o, tfmt, v.set ? buf : NULL);
+}
+
+void out_hex(struct out *o, const char *key, const char *tfmt, struct stune_num v, int width)
+{
+	char buf[32];
+	if (o->fmt == OUT_JSON) {
+		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%0*llx", width, (unsigned long long)v.v);
+	text(o, tfmt, v.set ? buf : NULL);
+}
+
+void out_size(struct out *o, const char *key, const char *tfmt, struct stune_num v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	char buf[32];
+	if (o->fmt == OUT_JSON) {
+		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		return;
+	}
+	double x = (double)v.v;
+	size_t u = 0;
+	while (x >= 1024 && u + 1 < ELEMENTSOF(units)) {
+		x /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, sizeof(buf), "%lld B", (long long)v.v);
+	else
+		snprintf(buf, sizeof(buf), "%.1f %s", x, units[u]);
+	text(o, tfmt, v.set ? buf : NULL);
+}
+
+void out_bool(struct out *o, const char *key, const char *tfmt, enum stune_tristate v)
+{
+	if (o->fmt == OUT_JSON)
+		add(o, key, v == STUNE_UNKNOWN ? NULL : json_object_new_boolean(v == STUNE_YES));
+	else
+		text(o, tfmt, v == STUNE_UNKNOWN ? NULL : v == STUNE_YES ? "yes" : "no");
+}
+
+void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stune_cpuset *s)
+{
+	if (o->fmt == OUT_JSON) {
+		if (!s->valid) {
+			add(o, key, NULL);
+			return;
+		}
+		json_object *a = json_object_new_array();
+		stune_cpuset_foreach(cpu, s) json_object_array_add(a, json_object_new_int(cpu));
+		add(o, key, a);
+		return;
+	}
+	_cleanup_free_ char *txt = NULL;
+	if (s->valid && stune_cpuset_format(s, &txt) < 0)
+		return;
+	text(o, tfmt, s->valid ? (*txt ? txt : "none") : NULL);
+}
+
+void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v)
+{
+	if (o->fmt == OUT_JSON) {
+		if (!v) {
+			add(o, key, NULL);
+			return;
+		}
+		json_object *a = json_object_new_array();
+		for (char *const *p = v; *p; p++)
+			json_object_array_add(a, json_object_new_string(*p));
+		add(o, key, a);
+		return;
+	}
+	if (!tfmt)
+		return;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return;
+	for (char *const *p = v; p && *p; p++)
+		fprintf(m, "%s%s", p == v ? "" : " ", *p);
+	fclose(m);
+	text(o, tfmt, v ? buf : NULL);
+	free(buf);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One call per field emits both formats (iproute2's print_* style): in JSON
+ * mode the value goes into a json-c tree under its snake_case key, in text
+ * mode the text format (if any) is printed with the value in place of "%s".
+ * Unknown values are JSON null and "-" in text.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/cpuset.h"
+#include "lib/macro.h"
+#include "lib/topology.h"
+
+enum out_format { OUT_TEXT, OUT_JSON };
+
+struct out;
+
+struct out *out_new(enum out_format fmt, FILE *f);
+/* JSON: print the tree. Returns 0, or -errno if writing failed. */
+int out_finish(struct out *o);
+void out_free(struct out *o);
+DEFINE_CLEANUP_FUNC(struct out, out_free)
+bool out_is_json(const struct out *o);
+
+/* key NULL inside arrays. */
+void out_obj_begin(struct out *o, const char *key);
+void out_obj_end(struct out *o);
+void out_arr_begin(struct out *o, const char *key);
+void out_arr_end(struct out *o);
+
+/* Text-only output; nothing in JSON. */
+void out_text(struct out *o, const char *fmt, ...) _printf_(2, 3);
+
+void out_str(struct out *o, const char *key, const char *tfmt, const char *v);
+void out_int(struct out *o, const char *key, const char *tfmt, long long v);
+void out_num(struct out *o, const char *key, const char *tfmt, struct stune_num v);
+/* JSON number, text "0x%0*x". */
+void out_hex(struct out *o, const char *key, const char *tfmt, struct stune_num v, int width);
+/* JSON bytes, text human-readable (1.5 GiB). */
+void out_size(struct out *o, const char *key, const char *tfmt, struct stune_num v);
+/* JSON true/false/null; text yes/no/-. */
+void out_bool(struct out *o, const char *key, const char *tfmt, enum stune_tristate v);
+/* JSON array of CPU ids (null if invalid), text "0-3,8". */
+void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stune_cpuset *s);
+/* JSON array of strings. Text: space separated. */
+void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The front end: global options, the command table, exit codes. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "lib/ctx.h"
+#include "out.h"
+
+/* Exit codes, documented in scsitune(8) EXIT STATUS. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1, /* runtime failure: unreadable sysroot, out of memory, write error */
+	EXIT_DRIFT = 2, /* verify: settings drifted */
+	EXIT_USAGE = 64 /* bad command line (EX_USAGE) */
+};
+
+struct global_opts {
+	enum out_format format;
+	const char *sysroot;
+	int verbose;
+};
+
+struct command {
+	const char *name;
+	int (*fn)(struct global_opts *g, int argc, char **argv);
+	const char *summary;
+	void (*help)(FILE *f);
+};
+
+/*
+ * Parse one global option given getopt's result; returns 1 if handled,
+ * 0 if not a global option, -1 after printing a usage error.
+ */
+int global_opt(struct global_opts *g, int opt, const char *arg);
+#define GLOBAL_LONGOPTS                                                                             \
+	{ "output", required_argument, NULL, 'o' }, { "sysroot", required_argument, NULL, 'R' },        \
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },               \
+		{ "version", no_argument, NULL, 'V' }
+#define GLOBAL_SHORTOPTS "o:vhV"
+void print_global_options(FILE *f);
+
+/* Open the engine context with the CLI's stderr logger. NULL after printing the error. */
+struct stune_ctx *cli_ctx_open(const struct global_opts *g);
+void usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
+void error_msg(const char *fmt, ...) _printf_(1, 2);
+
+int cmd_detect(struct global_opts *g, int argc, char **argv);
+void help_detect(FILE *f);
