@@ -5,15 +5,43 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct stune_root {
 	char *prefix; /* "" for the live root, else an absolute path without trailing '/' */
+	int dirfd;    /* -1 for the live root */
 };
+
+/*
+ * Open a root-relative path. Under a sysroot the kernel resolves every
+ * symlink with the sysroot as "/" (openat2 RESOLVE_IN_ROOT), so neither an
+ * absolute link nor ".." in a captured tree can reach the host's files.
+ */
+static int root_open(const struct stune_root *r, const char *path, int flags)
+{
+	while (*path == '/')
+		path++;
+	if (r->dirfd < 0) {
+		_cleanup_free_ char *hp = NULL;
+		if (asprintf(&hp, "/%s", path) < 0)
+			return -ENOMEM;
+		int fd = open(hp, flags | O_CLOEXEC);
+		return fd < 0 ? negative_errno() : fd;
+	}
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+	return fd < 0 ? negative_errno() : fd;
+}
 
 int stune_root_new(const char *prefix, struct stune_root **out)
 {
@@ -36,9 +64,18 @@ int stune_root_new(const char *prefix, struct stune_root **out)
 	struct stune_root *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->dirfd = -1;
+	if (abs) {
+		r->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->dirfd < 0) {
+			int e = negative_errno();
+			free(r);
+			return e;
+		}
+	}
 	r->prefix = abs ? steal_pointer(&abs) : strdup("");
 	if (!r->prefix) {
-		free(r);
+		stune_root_free(r);
 		return -ENOMEM;
 	}
 	*out = r;
@@ -49,6 +86,8 @@ void stune_root_free(struct stune_root *r)
 {
 	if (!r)
 		return;
+	if (r->dirfd >= 0)
+		close(r->dirfd);
 	free(r->prefix);
 	free(r);
 }
@@ -74,17 +113,13 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
 
 int stune_root_read(const struct stune_root *r, const char *path, char **out)
 {
-	_cleanup_free_ char *hp = NULL;
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
-	int ret;
 
-	if ((ret = stune_root_host_path(r, path, &hp)) < 0)
-		return ret;
-	fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	for (;;) {
 		if (cap - len < 4096) {
 			size_t ncap = cap ? cap * 2 : 4096;
@@ -134,13 +169,41 @@ int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ..
 
 int stune_root_readlink(const struct stune_root *r, const char *path, char **out)
 {
-	_cleanup_free_ char *hp = NULL;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
 	char buf[PATH_MAX];
 	int ret;
 
-	if ((ret = stune_root_host_path(r, path, &hp)) < 0)
+	/* The link itself is not followed: open its directory in the root, readlinkat the name. */
+	if ((ret = stune_path_dirname(path, &dir)) < 0)
 		return ret;
-	ssize_t n = readlink(hp, buf, sizeof(buf) - 1);
+	dfd = root_open(r, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	ssize_t n = readlinkat(dfd, stune_path_basename(path), buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * readlink of a path whose directories are already resolved (no links, no
+ * ".."), so a plain readlinkat on the root fd cannot leave the root.
+ */
+static int readlink_resolved(const struct stune_root *r, const char *path, char **out)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+	if (r->dirfd < 0) {
+		_cleanup_free_ char *hp = NULL;
+		if (asprintf(&hp, "/%s", path) < 0)
+			return -ENOMEM;
+		n = readlink(hp, buf, sizeof(buf) - 1);
+	} else {
+		n = readlinkat(r->dirfd, path, buf, sizeof(buf) - 1);
+	}
 	if (n < 0)
 		return negative_errno();
 	buf[n] = '\0';
@@ -202,7 +265,7 @@ int stune_root_resolve(const struct stune_root *r, const char *path, char **out)
 		if (asprintf(&cand, "%s%s%s", done, *done ? "/" : "", comp) < 0)
 			return -ENOMEM;
 		_cleanup_free_ char *target = NULL;
-		ret = stune_root_readlink(r, cand, &target);
+		ret = readlink_resolved(r, cand, &target);
 		if (ret == -EINVAL) { /* not a link */
 			free(done);
 			done = steal_pointer(&cand);
@@ -223,23 +286,23 @@ int stune_root_resolve(const struct stune_root *r, const char *path, char **out)
 
 int stune_root_opendir(const struct stune_root *r, const char *path, DIR **out)
 {
-	_cleanup_free_ char *hp = NULL;
-	int ret;
-	if ((ret = stune_root_host_path(r, path, &hp)) < 0)
-		return ret;
-	DIR *d = opendir(hp);
-	if (!d)
-		return negative_errno();
+	int fd = root_open(r, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = negative_errno();
+		close(fd);
+		return e;
+	}
 	*out = d;
 	return 0;
 }
 
 bool stune_root_exists(const struct stune_root *r, const char *path)
 {
-	_cleanup_free_ char *hp = NULL;
-	if (stune_root_host_path(r, path, &hp) < 0)
-		return false;
-	return access(hp, F_OK) == 0;
+	_cleanup_close_ int fd = root_open(r, path, O_PATH);
+	return fd >= 0;
 }
 
 int stune_path_join(char **out, const char *a, const char *b)
