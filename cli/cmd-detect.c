@@ -22,7 +22,7 @@ void help_detect(FILE *f)
 
 int cmd_detect(struct global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = { GLOBAL_LONGOPTS, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
 	int c;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {

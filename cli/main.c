@@ -14,7 +14,7 @@
 
 /* Exact-match command table: a tool that writes system state never guesses. */
 static const struct command commands[] = {
-	{ "detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect },
+    {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
 };
 
 void error_msg(const char *fmt, ...)
@@ -131,8 +131,8 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = { GLOBAL_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct global_opts g = { .format = OUT_TEXT };
+	static const struct option longopts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
+	struct global_opts g = {.format = OUT_TEXT};
 	int c;
 
 	/* '+': global options end at the command name. */

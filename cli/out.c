@@ -46,7 +46,7 @@ int out_finish(struct out *o)
 {
 	if (o->fmt == OUT_JSON && o->depth >= 0) {
 		const char *s = json_object_to_json_string_ext(
-			o->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+		    o->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
 		fputs(s, o->f);
 		fputc('\n', o->f);
 	}
@@ -163,7 +163,7 @@ void out_hex(struct out *o, const char *key, const char *tfmt, struct stune_num 
 
 void out_size(struct out *o, const char *key, const char *tfmt, struct stune_num v)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	char buf[32];
 	if (o->fmt == OUT_JSON) {
 		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
@@ -198,7 +198,8 @@ void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stu
 			return;
 		}
 		json_object *a = json_object_new_array();
-		stune_cpuset_foreach(cpu, s) json_object_array_add(a, json_object_new_int(cpu));
+		stune_cpuset_foreach (cpu, s)
+			json_object_array_add(a, json_object_new_int(cpu));
 		add(o, key, a);
 		return;
 	}

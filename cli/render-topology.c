@@ -11,7 +11,7 @@
 static const char *adapter_state_name(struct stune_num s)
 {
 	/* include/uapi/scsi/scsi_bsg_mpi3mr.h MPI3MR_BSG_ADPSTATE_* */
-	static const char *const names[] = { "unknown", "operational", "fault", "in_reset", "unrecoverable" };
+	static const char *const names[] = {"unknown", "operational", "fault", "in_reset", "unrecoverable"};
 	if (!s.set || s.v < 0 || s.v >= (int64_t)ELEMENTSOF(names))
 		return NULL;
 	return names[s.v];
@@ -110,7 +110,10 @@ static void render_disk(struct out *o, const struct stune_disk *d)
 	out_str(o, "rev", " %s", d->rev);
 	out_num(o, "scsi_type", NULL, d->scsi_type);
 	out_size(o, "size_bytes", "  %s", d->size_bytes);
-	out_bool(o, "rotational", "  rotational %s", !d->rotational.set ? STUNE_UNKNOWN : d->rotational.v ? STUNE_YES : STUNE_NO);
+	out_bool(o, "rotational", "  rotational %s",
+		 !d->rotational.set ? STUNE_UNKNOWN
+		 : d->rotational.v  ? STUNE_YES
+				    : STUNE_NO);
 	out_str(o, "state", "  %s", d->state);
 	out_num(o, "queue_depth", "  queue_depth %s", d->queue_depth);
 	out_obj_begin(o, "queue");

@@ -33,10 +33,12 @@ struct command {
  * 0 if not a global option, -1 after printing a usage error.
  */
 int global_opt(struct global_opts *g, int opt, const char *arg);
-#define GLOBAL_LONGOPTS                                                                             \
-	{ "output", required_argument, NULL, 'o' }, { "sysroot", required_argument, NULL, 'R' },        \
-		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },               \
-		{ "version", no_argument, NULL, 'V' }
+#define GLOBAL_LONGOPTS                                                                      \
+	{"output", required_argument, NULL, 'o'}, {"sysroot", required_argument, NULL, 'R'}, \
+	    {"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'},           \
+	{                                                                                    \
+		"version", no_argument, NULL, 'V'                                            \
+	}
 #define GLOBAL_SHORTOPTS "o:vhV"
 void print_global_options(FILE *f);
 

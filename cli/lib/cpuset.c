@@ -118,7 +118,7 @@ static int parse_cpu(const char **p, unsigned *out)
 
 int stune_cpuset_parse_list(struct stune_cpuset *s, const char *text)
 {
-	struct stune_cpuset tmp = { 0 };
+	struct stune_cpuset tmp = {0};
 	const char *p = text;
 	int r;
 
@@ -169,7 +169,7 @@ fail:
 
 int stune_cpuset_parse_mask(struct stune_cpuset *s, const char *text)
 {
-	struct stune_cpuset tmp = { 0 };
+	struct stune_cpuset tmp = {0};
 	size_t len = strcspn(text, "\n");
 	size_t ngroups = 0;
 	int r;

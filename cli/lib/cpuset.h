@@ -33,6 +33,5 @@ int stune_cpuset_parse_mask(struct stune_cpuset *s, const char *text);
 /* Range form, "" when empty. Caller frees. */
 int stune_cpuset_format(const struct stune_cpuset *s, char **out);
 
-#define stune_cpuset_foreach(cpu, s)                                            \
-	for (int cpu = stune_cpuset_next((s), 0); cpu >= 0;                     \
-	     cpu = stune_cpuset_next((s), (unsigned)cpu + 1))
+#define stune_cpuset_foreach(cpu, s) \
+	for (int cpu = stune_cpuset_next((s), 0); cpu >= 0; cpu = stune_cpuset_next((s), (unsigned)cpu + 1))

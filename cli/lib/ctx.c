@@ -159,7 +159,7 @@ int stune_attr_num(struct stune_ctx *ctx, struct stune_num *out, unsigned flags,
 	va_start(ap, fmt);
 	int r = vread(ctx, &val, &path, flags, fmt, ap);
 	va_end(ap);
-	*out = (struct stune_num){ 0 };
+	*out = (struct stune_num){0};
 	if (r < 0)
 		return r;
 	int64_t v;

@@ -36,7 +36,7 @@ DEFINE_CLEANUP_FUNC(struct stune_ctx, stune_ctx_free)
 void stune_ctx_set_log(struct stune_ctx *ctx, stune_log_fn fn, void *data);
 
 void stune_log(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt, ...)
-	_printf_(4, 5);
+    _printf_(4, 5);
 /* Warn about a root-relative path. */
 void stune_warn_path(struct stune_ctx *ctx, const char *path, const char *fmt, ...) _printf_(3, 4);
 
@@ -50,11 +50,10 @@ enum { STUNE_ATTR_OPTIONAL = 1 << 0 };
 
 int stune_attr_str(struct stune_ctx *ctx, char **out, unsigned flags, const char *fmt, ...) _printf_(4, 5);
 /* Decimal or 0x-hex integer. */
-int stune_attr_num(struct stune_ctx *ctx, struct stune_num *out, unsigned flags, const char *fmt, ...)
-	_printf_(4, 5);
+int stune_attr_num(struct stune_ctx *ctx, struct stune_num *out, unsigned flags, const char *fmt, ...) _printf_(4, 5);
 /* cpulist or blk-mq list. */
 int stune_attr_cpulist(struct stune_ctx *ctx, struct stune_cpuset *out, unsigned flags, const char *fmt, ...)
-	_printf_(4, 5);
+    _printf_(4, 5);
 
 /* Strict number parsing shared by the readers: whole string, optional sign. */
 int stune_parse_int64(const char *s, int64_t *out);

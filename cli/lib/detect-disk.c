@@ -135,8 +135,8 @@ static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char 
 	stune_attr_num(ctx, &d->queue_depth, 0, "%s/queue_depth", sdev);
 	stune_attr_str(ctx, &d->state, STUNE_ATTR_OPTIONAL, "%s/state", sdev);
 	stune_attr_num(ctx, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "%s/iocounterbits", sdev);
-	struct stune_num *ctr[] = { &d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt };
-	const char *ctr_name[] = { "iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt" };
+	struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};
+	const char *ctr_name[] = {"iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt"};
 	for (size_t i = 0; i < ELEMENTSOF(ctr); i++) {
 		if (stune_attr_num(ctx, ctr[i], STUNE_ATTR_OPTIONAL, "%s/%s", sdev, ctr_name[i]) < 0)
 			continue;
@@ -203,7 +203,7 @@ static int scan_hctx(struct stune_ctx *ctx, const char *bdir, struct stune_host 
 			return -ENOMEM;
 		h->hctx = n;
 		struct stune_hctx *x = &h->hctx[h->n_hctx++];
-		*x = (struct stune_hctx){ .id = id };
+		*x = (struct stune_hctx){.id = id};
 		stune_attr_cpulist(ctx, &x->cpus, 0, "%s/%u/cpu_list", mq, id);
 	}
 	qsort(h->hctx, h->n_hctx, sizeof(*h->hctx), hctx_cmp);
@@ -245,7 +245,7 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 			/* Not ours: release what scan_one may have filled. */
 			free(d->name);
 			free(d->hctl);
-			*d = (struct stune_disk){ 0 };
+			*d = (struct stune_disk){0};
 			continue;
 		}
 		t->n_disks++;

@@ -80,7 +80,7 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 		return -ENOMEM;
 	t->hbas = nh;
 	struct stune_hba *h = &t->hbas[t->n_hbas];
-	*h = (struct stune_hba){ 0 };
+	*h = (struct stune_hba){0};
 	*idx = t->n_hbas++;
 	if (!(h->sysfs_path = strdup(adapter)))
 		return -ENOMEM;
@@ -204,7 +204,8 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 			h->host_tagset_source = "driver: virtio_scsi does not set host_tagset";
 		} else if (h->proc_name && !strcmp(h->proc_name, "scsi_debug")) {
 			struct stune_num hmq;
-			if (stune_attr_num(ctx, &hmq, STUNE_ATTR_OPTIONAL, "sys/module/scsi_debug/parameters/host_max_queue") == 0) {
+			if (stune_attr_num(ctx, &hmq, STUNE_ATTR_OPTIONAL,
+					   "sys/module/scsi_debug/parameters/host_max_queue") == 0) {
 				h->host_tagset = hmq.v ? STUNE_YES : STUNE_NO;
 				h->host_tagset_source = "driver: scsi_debug host_max_queue parameter";
 			}

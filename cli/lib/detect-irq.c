@@ -23,7 +23,7 @@ static int add_irq(struct stune_topology *t, size_t hba, unsigned irq, struct st
 		return -ENOMEM;
 	t->irqs = n;
 	struct stune_irq *q = &t->irqs[t->n_irqs];
-	*q = (struct stune_irq){ .irq = irq, .hba = hba };
+	*q = (struct stune_irq){.irq = irq, .hba = hba};
 	size_t *hv = realloc(t->hbas[hba].irqs, (t->hbas[hba].n_irqs + 1) * sizeof(*hv));
 	if (!hv)
 		return -ENOMEM;
@@ -54,7 +54,7 @@ static void classify(struct stune_ctx *ctx, const struct stune_hba *h, struct st
 
 	if (driver_is(h, "mpi3mr")) {
 		/* mpi3mr_setup_isr: pre_vectors = 1 (admin), post_vectors = poll queues. */
-		struct stune_num pq = { 0 };
+		struct stune_num pq = {0};
 		stune_attr_num(ctx, &pq, STUNE_ATTR_OPTIONAL, "sys/module/mpi3mr/parameters/poll_queues");
 		unsigned poll = pq.set && pq.v > 0 && nvec >= 3 ? (unsigned)pq.v : 0;
 		if (poll > nvec - 2)
@@ -89,8 +89,9 @@ static void classify(struct stune_ctx *ctx, const struct stune_hba *h, struct st
 		return;
 	}
 	if (driver_is(h, "megaraid_sas") || driver_is(h, "mpt3sas")) {
-		struct stune_num aff = { 0 };
-		stune_attr_num(ctx, &aff, STUNE_ATTR_OPTIONAL, "sys/module/%s/parameters/smp_affinity_enable", h->driver);
+		struct stune_num aff = {0};
+		stune_attr_num(ctx, &aff, STUNE_ATTR_OPTIONAL, "sys/module/%s/parameters/smp_affinity_enable",
+			       h->driver);
 		if (nvec <= 1) {
 			q->managed = STUNE_NO;
 			q->managed_rule = "single vector: a pre_vector or allocated without PCI_IRQ_AFFINITY";
@@ -149,7 +150,7 @@ static int scan_hba_irqs(struct stune_ctx *ctx, struct stune_topology *t, size_t
 	h = &t->hbas[hi];
 	if (h->n_irqs == 0) {
 		/* Legacy INTx: the function's irq attribute, if it has one. */
-		struct stune_num line = { 0 };
+		struct stune_num line = {0};
 		if (stune_attr_num(ctx, &line, STUNE_ATTR_OPTIONAL, "%s/irq", h->sysfs_path) == 0 && line.v > 0) {
 			struct stune_irq *q;
 			if ((r = add_irq(t, hi, (unsigned)line.v, &q)) < 0)
@@ -172,7 +173,7 @@ static int irq_cmp(const void *a, const void *b)
 int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 {
 	_cleanup_free_ char *text = NULL;
-	struct stune_interrupts it = { 0 };
+	struct stune_interrupts it = {0};
 	bool have_it = false;
 	int r = 0;
 
@@ -181,7 +182,8 @@ int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 		if (stune_interrupts_parse(text, &it, &bad) == 0)
 			have_it = true;
 		else
-			stune_warn_path(ctx, "proc/interrupts", "malformed at line %u, IRQ names and counts unknown", bad);
+			stune_warn_path(ctx, "proc/interrupts", "malformed at line %u, IRQ names and counts unknown",
+					bad);
 	}
 
 	for (size_t hi = 0; hi < t->n_hbas; hi++)
@@ -210,8 +212,8 @@ int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 					q->vector = STUNE_NUM(idx);
 				else
 					stune_warn_path(ctx, "proc/interrupts",
-							"IRQ %u is listed in %s/msi_irqs but its hwirq encodes %s", q->irq,
-							h->pci_address, bdf);
+							"IRQ %u is listed in %s/msi_irqs but its hwirq encodes %s",
+							q->irq, h->pci_address, bdf);
 			}
 		} else if (have_it) {
 			stune_warn_path(ctx, "proc/interrupts", "IRQ %u of %s is not listed", q->irq, h->pci_address);

@@ -12,7 +12,7 @@
 static const char taint_letters[] = "PFSRMBUDAWCIOELKXT";
 
 /* Modules the payload replaces (SPEC.md "Payload"). */
-static const char *const payload_modules[] = { "scsi_mod", "target_core_mod" };
+static const char *const payload_modules[] = {"scsi_mod", "target_core_mod"};
 
 static int find_in_updates(struct stune_ctx *ctx, const char *dir, const char *module, int depth, char **out)
 {
@@ -29,8 +29,8 @@ static int find_in_updates(struct stune_ctx *ctx, const char *dir, const char *m
 		if (stune_path_join(&p, dir, de->d_name) < 0)
 			return -ENOMEM;
 		const char *ext = de->d_name + mlen;
-		if (strncmp(de->d_name, module, mlen) == 0 &&
-		    (!strcmp(ext, ".ko") || !strcmp(ext, ".ko.xz") || !strcmp(ext, ".ko.zst") || !strcmp(ext, ".ko.gz"))) {
+		if (strncmp(de->d_name, module, mlen) == 0 && (!strcmp(ext, ".ko") || !strcmp(ext, ".ko.xz") ||
+							       !strcmp(ext, ".ko.zst") || !strcmp(ext, ".ko.gz"))) {
 			*out = steal_pointer(&p);
 			return 1;
 		}

@@ -16,8 +16,7 @@ static int cpuset_minus(struct stune_cpuset *out, const struct stune_cpuset *a, 
 {
 	stune_cpuset_clear(out);
 	out->valid = true;
-	stune_cpuset_foreach(cpu, a)
-	{
+	stune_cpuset_foreach (cpu, a) {
 		if (!stune_cpuset_has(b, (unsigned)cpu)) {
 			int r = stune_cpuset_set(out, (unsigned)cpu);
 			if (r < 0)
@@ -109,8 +108,7 @@ int stune_scan_cpus_numa(struct stune_ctx *ctx, struct stune_topology *t)
 	nm->nodes = calloc(n_online ? n_online : 1, sizeof(*nm->nodes));
 	if (!nm->nodes)
 		return -ENOMEM;
-	stune_cpuset_foreach(id, &nm->online)
-	{
+	stune_cpuset_foreach (id, &nm->online) {
 		struct stune_node *n = &nm->nodes[nm->n_nodes++];
 		n->id = id;
 		stune_attr_cpulist(ctx, &n->cpus, 0, "sys/devices/system/node/node%d/cpulist", id);

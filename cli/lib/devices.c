@@ -39,8 +39,7 @@ static int list_live(struct stune_ctx *ctx, const char *subsystem, char ***out, 
 		return -ENOMEM;
 	if ((r = udev_enumerate_add_match_subsystem(e, subsystem)) < 0 || (r = udev_enumerate_scan_devices(e)) < 0)
 		goto out;
-	udev_list_entry_foreach(it, udev_enumerate_get_list_entry(e))
-	{
+	udev_list_entry_foreach (it, udev_enumerate_get_list_entry(e)) {
 		const char *sp = udev_list_entry_get_name(it);
 		while (*sp == '/')
 			sp++;
@@ -114,8 +113,7 @@ static int props_live(struct stune_ctx *ctx, const char *syspath, struct stune_p
 	struct udev_device *dev = udev_device_new_from_syspath(ctx->udev, abs);
 	if (!dev)
 		return 0; /* gone, or not a device: no properties */
-	udev_list_entry_foreach(it, udev_device_get_properties_list_entry(dev))
-	{
+	udev_list_entry_foreach (it, udev_device_get_properties_list_entry(dev)) {
 		char *kv;
 		if (asprintf(&kv, "%s=%s", udev_list_entry_get_name(it), udev_list_entry_get_value(it) ?: "") < 0 ||
 		    strv_push(&out->kv, &out->n, kv) < 0) {
@@ -151,7 +149,7 @@ static int props_db(struct stune_ctx *ctx, const char *dbid, struct stune_props 
 
 int stune_props_load(struct stune_ctx *ctx, const char *syspath, const char *dbid, struct stune_props *out)
 {
-	*out = (struct stune_props){ 0 };
+	*out = (struct stune_props){0};
 	int r = ctx->udev ? props_live(ctx, syspath, out) : props_db(ctx, dbid, out);
 	if (r < 0)
 		stune_props_clear(out);
@@ -170,5 +168,5 @@ const char *stune_props_get(const struct stune_props *p, const char *key)
 void stune_props_clear(struct stune_props *p)
 {
 	stune_strv_free(p->kv);
-	*p = (struct stune_props){ 0 };
+	*p = (struct stune_props){0};
 }

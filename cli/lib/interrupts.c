@@ -17,7 +17,7 @@ void stune_interrupts_clear(struct stune_interrupts *it)
 	}
 	free(it->lines);
 	free(it->cpus);
-	*it = (struct stune_interrupts){ 0 };
+	*it = (struct stune_interrupts){0};
 }
 
 static const char *skip_ws(const char *p)
@@ -60,7 +60,7 @@ static int parse_line(const char *line, size_t len, struct stune_interrupts *it)
 		return -EINVAL;
 	p = end + 1;
 
-	struct stune_irq_line l = { .irq = (unsigned)irq };
+	struct stune_irq_line l = {.irq = (unsigned)irq};
 	for (size_t c = 0; c < it->n_cpus; c++) {
 		p = (char *)skip_ws(p);
 		if (!isdigit((unsigned char)*p))
@@ -104,7 +104,7 @@ static int parse_line(const char *line, size_t len, struct stune_interrupts *it)
 
 int stune_interrupts_parse(const char *text, struct stune_interrupts *out, unsigned *bad_line)
 {
-	struct stune_interrupts it = { 0 };
+	struct stune_interrupts it = {0};
 	const char *p = text;
 	unsigned lineno = 0;
 	int r = 0;

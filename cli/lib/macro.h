@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_ __attribute__((unused))
+#define _cleanup_(f)   __attribute__((cleanup(f)))
+#define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _must_check_ __attribute__((warn_unused_result))
+#define _must_check_   __attribute__((warn_unused_result))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -46,19 +46,19 @@ static inline void closedirp(DIR **d)
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Declare a cleanup function for a type with its own destructor. */
-#define DEFINE_CLEANUP_FUNC(type, fn)                                           \
-	static inline void fn##p(type **p)                                      \
-	{                                                                       \
-		if (*p)                                                         \
-			fn(*p);                                                 \
+#define DEFINE_CLEANUP_FUNC(type, fn)      \
+	static inline void fn##p(type **p) \
+	{                                  \
+		if (*p)                    \
+			fn(*p);            \
 	}
 
 /* Hand ownership to the caller: returns the pointer and clears the variable. */
-#define steal_pointer(pp)                                                       \
-	({                                                                      \
-		__typeof__(*(pp)) _p = *(pp);                                   \
-		*(pp) = NULL;                                                   \
-		_p;                                                             \
+#define steal_pointer(pp)                     \
+	({                                    \
+		__typeof__(*(pp)) _p = *(pp); \
+		*(pp) = NULL;                 \
+		_p;                           \
 	})
 
 static inline int negative_errno(void)

@@ -36,8 +36,8 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		return fd < 0 ? negative_errno() : fd;
 	}
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .flags = (uint64_t)(flags | O_CLOEXEC),
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
 	return fd < 0 ? negative_errno() : fd;

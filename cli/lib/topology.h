@@ -21,7 +21,7 @@ struct stune_num {
 	int64_t v;
 	bool set;
 };
-#define STUNE_NUM(x) ((struct stune_num){ .v = (x), .set = true })
+#define STUNE_NUM(x) ((struct stune_num){.v = (x), .set = true})
 
 enum stune_tristate { STUNE_UNKNOWN = 0, STUNE_NO, STUNE_YES };
 
@@ -48,12 +48,12 @@ struct stune_cpus {
 
 struct stune_module {
 	char *name;
-	bool loaded;	      /* sys/module/NAME/initstate or refcnt present */
-	bool builtin;	      /* sys/module/NAME exists without initstate */
-	char *version;	      /* sys/module/NAME/version: payload marker */
+	bool loaded;   /* sys/module/NAME/initstate or refcnt present */
+	bool builtin;  /* sys/module/NAME exists without initstate */
+	char *version; /* sys/module/NAME/version: payload marker */
 	char *srcversion;
-	char *taint;	      /* letters, e.g. "OE" */
-	char *updates_path;   /* root-relative file under lib/modules/R/updates, if installed */
+	char *taint;	    /* letters, e.g. "OE" */
+	char *updates_path; /* root-relative file under lib/modules/R/updates, if installed */
 };
 
 struct stune_kernel {
@@ -61,8 +61,8 @@ struct stune_kernel {
 	char *version;
 	char *hostname;
 	struct stune_num tainted;
-	char *taint_flags;      /* decoded letters of proc/sys/kernel/tainted */
-	char *lockdown;		/* the bracketed mode: none / integrity / confidentiality */
+	char *taint_flags; /* decoded letters of proc/sys/kernel/tainted */
+	char *lockdown;	   /* the bracketed mode: none / integrity / confidentiality */
 	enum stune_tristate sig_enforce;
 	struct stune_module *modules; /* the payload modules: scsi_mod, target_core_mod */
 	size_t n_modules;
@@ -74,19 +74,19 @@ enum stune_hba_kind {
 };
 
 struct stune_hba {
-	char *sysfs_path; /* root-relative canonical device path (PCI function or parent) */
+	char *sysfs_path;  /* root-relative canonical device path (PCI function or parent) */
 	char *pci_address; /* NULL when no PCI function was found above the host */
 	enum stune_hba_kind kind;
 	struct stune_num vendor, device, subsystem_vendor, subsystem_device, class_code, revision;
 	char *vendor_name, *model; /* udev hwdb: ID_VENDOR/MODEL_FROM_DATABASE */
 	char *driver;
 	char *driver_version;
-	char *firmware;		/* mpi3mr version_fw */
+	char *firmware;		    /* mpi3mr version_fw */
 	struct stune_num numa_node; /* unset when no PCI function; -1 kept as -1 */
 	struct stune_cpuset local_cpus;
-	size_t *hosts;		/* indexes into topology.hosts */
+	size_t *hosts; /* indexes into topology.hosts */
 	size_t n_hosts;
-	size_t *irqs;		/* indexes into topology.irqs */
+	size_t *irqs; /* indexes into topology.irqs */
 	size_t n_irqs;
 };
 
@@ -119,12 +119,12 @@ struct stune_irq {
 	struct stune_num vector; /* MSI/MSI-X index on the PCI function */
 	char *name;
 	char *chip;
-	char *msi_type; /* msi_irqs/N contents: "msix" / "msi" */
+	char *msi_type;		/* msi_irqs/N contents: "msix" / "msi" */
 	struct stune_num count; /* total interrupts over online CPUs */
 	struct stune_cpuset affinity, effective;
 	enum stune_tristate managed;
 	const char *managed_rule; /* static string explaining the classification */
-	struct stune_num hctx; /* hardware queue it serves, if any */
+	struct stune_num hctx;	  /* hardware queue it serves, if any */
 };
 
 struct stune_disk {
@@ -139,8 +139,8 @@ struct stune_disk {
 	char *vendor, *model, *rev;
 	struct stune_num size_bytes, rotational, scsi_type;
 	/* queue settings */
-	char *scheduler;	  /* the selected one */
-	char **schedulers;	  /* all listed, NULL terminated */
+	char *scheduler;   /* the selected one */
+	char **schedulers; /* all listed, NULL terminated */
 	struct stune_num nr_requests, rq_affinity, nomerges, read_ahead_kb, add_random, io_poll;
 	struct stune_num queue_depth, nr_hw_queues;
 	char *state;

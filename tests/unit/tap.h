@@ -8,28 +8,28 @@
 static int tap_failures;
 static int tap_checks;
 
-#define CHECK(cond)                                                                                  \
-	do {                                                                                         \
-		tap_checks++;                                                                        \
-		if (!(cond)) {                                                                       \
-			tap_failures++;                                                              \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);     \
-		}                                                                                    \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		tap_checks++;                                                                    \
+		if (!(cond)) {                                                                   \
+			tap_failures++;                                                          \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                                              \
-	do {                                                                                         \
-		const char *_a = (a), *_b = (b);                                                     \
-		tap_checks++;                                                                        \
-		if (!_a || !_b || strcmp(_a, _b) != 0) {                                             \
-			tap_failures++;                                                              \
+#define CHECK_STR(a, b)                                                                                  \
+	do {                                                                                             \
+		const char *_a = (a), *_b = (b);                                                         \
+		tap_checks++;                                                                            \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                                                 \
+			tap_failures++;                                                                  \
 			fprintf(stderr, "%s:%d: '%s' != '%s'\n", __FILE__, __LINE__, _a ? _a : "(null)", \
-				_b ? _b : "(null)");                                                 \
-		}                                                                                    \
+				_b ? _b : "(null)");                                                     \
+		}                                                                                        \
 	} while (0)
 
-#define TAP_END()                                                                                    \
-	do {                                                                                         \
-		printf("%d checks, %d failed\n", tap_checks, tap_failures);                          \
-		return tap_failures ? 1 : 0;                                                         \
+#define TAP_END()                                                           \
+	do {                                                                \
+		printf("%d checks, %d failed\n", tap_checks, tap_failures); \
+		return tap_failures ? 1 : 0;                                \
 	} while (0)

@@ -15,7 +15,7 @@ static char *fmt(const struct stune_cpuset *s)
 
 int main(void)
 {
-	struct stune_cpuset s = { 0 }, m = { 0 };
+	struct stune_cpuset s = {0}, m = {0};
 	char *t;
 
 	CHECK(stune_cpuset_parse_list(&s, "0-3,8\n") == 0);

@@ -6,14 +6,14 @@
 
 /* Shape of Debian 6.1 (kernel/irq/proc.c show_interrupts) with CPU 2 offline. */
 static const char text61[] =
-	"           CPU0       CPU1       CPU3       \n"
-	"  0:         40          0          0   IO-APIC   2-edge      timer\n"
-	" 45:          0       1234          6  IR-PCI-MSI 524289-edge      mpi3mr0-msix1\n"
-	" 46:          1          2          3   PCI-MSI 17334272-edge      virtio1-config\n"
-	" 47:          0          0          0   IO-APIC  16-fasteoi   ehci_hcd:usb1, ahci[0000:00:17.0]\n"
-	"NMI:          0          0          0   Non-maskable interrupts\n"
-	"LOC:       1000       1000       1000   Local timer interrupts\n"
-	"ERR:          0\n";
+    "           CPU0       CPU1       CPU3       \n"
+    "  0:         40          0          0   IO-APIC   2-edge      timer\n"
+    " 45:          0       1234          6  IR-PCI-MSI 524289-edge      mpi3mr0-msix1\n"
+    " 46:          1          2          3   PCI-MSI 17334272-edge      virtio1-config\n"
+    " 47:          0          0          0   IO-APIC  16-fasteoi   ehci_hcd:usb1, ahci[0000:00:17.0]\n"
+    "NMI:          0          0          0   Non-maskable interrupts\n"
+    "LOC:       1000       1000       1000   Local timer interrupts\n"
+    "ERR:          0\n";
 
 /* 6.2+ per-device MSI domains: the chip names the function, hwirq is the index. */
 static const char text618[] = "           CPU0       CPU1       \n"
@@ -21,7 +21,7 @@ static const char text618[] = "           CPU0       CPU1       \n"
 
 int main(void)
 {
-	struct stune_interrupts it = { 0 };
+	struct stune_interrupts it = {0};
 	unsigned bad = 0;
 	char bdf[16];
 	unsigned idx;

@@ -71,8 +71,8 @@ int main(void)
 	put("sys/devices/pci0000:00/0000:00:04.0/counter", "0xffffffff80000123\n");
 	put("sys/devices/pci0000:00/0000:00:04.0/two", "a\n\n");
 	ln("../../devices/pci0000:00/0000:00:04.0", "sys/class/x/dev0");
-	ln("/sys/devices/pci0000:00", "sys/class/x/abs");			 /* absolute: inside the root */
-	ln("../../../../../../../etc", "sys/class/x/escape");			 /* .. above the root stays in it */
+	ln("/sys/devices/pci0000:00", "sys/class/x/abs");     /* absolute: inside the root */
+	ln("../../../../../../../etc", "sys/class/x/escape"); /* .. above the root stays in it */
 	put("etc/marker", "in-root\n");
 
 	struct stune_root *r = NULL;
