@@ -64,6 +64,6 @@ else
 fi
 
 if [ "$status" -eq 0 ]; then
-	echo "ok: man pages cover commands ($(echo $commands)) and their long options"
+	echo "ok: man pages cover commands (${commands//$'\n'/ }) and their long options"
 fi
 exit "$status"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The bash completion offers what the program accepts: every command and long
+# option of `scsitune --help` and `scsitune CMD --help`, the -o values, and
+# directories for --sysroot. Runs without the bash-completion package.
+# With the bash-completion package installed, everything is checked a second
+# time with its helpers (_init_completion, _filedir) loaded.
+# Usage: check-completion.sh SCSITUNE COMPLETION_FILE
+set -uo pipefail
+bin=${1:?usage: check-completion.sh SCSITUNE COMPLETION_FILE}
+file=${2:?usage: check-completion.sh SCSITUNE COMPLETION_FILE}
+status=0
+fail() { echo "FAIL${WITH_BASH_COMPLETION:+ (with bash-completion)}: $*"; status=1; }
+
+bash_completion=/usr/share/bash-completion/bash_completion
+if [ -n "${WITH_BASH_COMPLETION:-}" ]; then
+	set +u # bash_completion is not written for set -u
+	# shellcheck source=/dev/null
+	source "$bash_completion" || { echo "FAIL: cannot source $bash_completion"; exit 1; }
+fi
+# shellcheck source=/dev/null
+source "$file" || { echo "FAIL: cannot source $file"; exit 1; }
+complete -p scsitune >/dev/null 2>&1 || fail "$file does not register a completion for scsitune"
+
+# comp WORD...: complete the last word as bash would; result in $got.
+comp() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	# The line as typed: no blanks around the "=" bash splits off.
+	local w prev=
+	COMP_LINE=
+	for w in "$@"; do
+		[ -n "$COMP_LINE" ] && [ "$w" != = ] && [ "$prev" != = ] && COMP_LINE+=" "
+		COMP_LINE+=$w
+		prev=$w
+	done
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_scsitune
+	got=" ${COMPREPLY[*]} "
+}
+expect_has() { # expect_has WORD DESCRIPTION
+	[[ $got == *" $1 "* ]] || fail "$2: '$1' not offered (got:$got)"
+}
+expect_only() { # expect_only "LIST" DESCRIPTION
+	[ "$(tr ' ' '\n' <<<"$got" | sed '/^$/d' | sort | tr '\n' ' ')" = "$(tr ' ' '\n' <<<"$1" | sort | tr '\n' ' ' | sed 's/^ //')" ] ||
+		fail "$2: expected '$1', got '$got'"
+}
+
+long_opts() { grep -oE -- '(^|[^[:alnum:]-])--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u; }
+
+main_help=$("$bin" --help) || { echo "FAIL: $bin --help exited $?"; exit 1; }
+commands=$(printf '%s\n' "$main_help" | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}')
+
+comp scsitune ''
+for c in $commands; do expect_has "$c" "command name"; done
+comp scsitune --
+for o in $(long_opts <<<"$main_help"); do expect_has "$o" "global option"; done
+for c in $commands; do
+	[ "$c" = help ] && continue
+	comp scsitune "$c" --
+	for o in $("$bin" "$c" --help | long_opts); do expect_has "$o" "option of $c"; done
+	comp scsitune help ''
+	expect_has "$c" "help CMD"
+done
+
+comp scsitune -o ''
+expect_only "text json" "-o values"
+comp scsitune detect --output j
+expect_only "json" "--output values after the command"
+comp scsitune --output = ''
+expect_only "text json" "--output=VALUE"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/root-a" "$tmp/root-b"
+touch "$tmp/root-file"
+comp scsitune --sysroot "$tmp/root"
+expect_only "$tmp/root-a $tmp/root-b" "--sysroot completes directories only"
+comp scsitune --sysroot "$tmp/root-a" ''
+for c in $commands; do expect_has "$c" "command after --sysroot DIR"; done
+comp scsitune -o json detect ''
+expect_only "" "no arguments after detect"
+
+[ "$status" -eq 0 ] && echo "ok${WITH_BASH_COMPLETION:+ (with bash-completion)}: completion offers commands (${commands//$'\n'/ }), options, -o values, --sysroot directories"
+if [ -z "${WITH_BASH_COMPLETION:-}" ] && [ -r "$bash_completion" ]; then
+	WITH_BASH_COMPLETION=1 bash "$0" "$@" || status=1
+fi
+exit "$status"
