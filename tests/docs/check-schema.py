@@ -5,11 +5,15 @@
 Usage:
   check-schema.py SCHEMA JSON...            validate each JSON file ('-' reads stdin)
   check-schema.py SCHEMA --keys RENDERER.c  the schema and the renderer name the same keys
+  check-schema.py SCHEMA --mutants JSON...  the schema rejects broken copies of valid documents
 
 The first form checks the schema itself (draft 2020-12 metaschema), then each
 document; every error is printed with its JSON path. The second form catches
 drift: a key emitted by cli/render-topology.c that the schema lacks, or a
-schema property no out_*() call emits.
+schema property no out_*() call emits. The third guards the schema against
+being too lax: each document must be valid, and every copy of it with one key
+removed, one unknown key added, or one value replaced by a value of another
+JSON type must be invalid (the first element of each array is mutated).
 
 Needs the jsonschema module (Debian: python3-jsonschema, installed by
 scripts/install-deps --test). Exits 0 when all is well, 1 on any failure,
@@ -96,6 +100,76 @@ def check_keys(schema, renderer):
     return status
 
 
+def mutants(doc):
+    """(description, broken copy) pairs, one change each."""
+    import copy
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            yield path, node
+            for k, v in node.items():
+                yield from walk(v, path + [k])
+        elif isinstance(node, list) and node:
+            yield from walk(node[0], path + [0])
+
+    def other_type(v):
+        if isinstance(v, bool):
+            return "not-a-boolean"
+        if isinstance(v, (int, float)):
+            return "not-a-number"
+        if isinstance(v, str):
+            return 12345
+        if v is None:
+            return {"unexpected": "object"}
+        return "not-a-container"  # list or dict
+
+    def at(root, path):
+        for p in path:
+            root = root[p]
+        return root
+
+    for path, obj in list(walk(doc, [])):
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        broken = copy.deepcopy(doc)
+        at(broken, path)["unexpected_key"] = 1
+        yield f"{where}: unknown key added", broken
+        for k, v in obj.items():
+            broken = copy.deepcopy(doc)
+            del at(broken, path)[k]
+            yield f"{where}.{k}: removed", broken
+            broken = copy.deepcopy(doc)
+            at(broken, path)[k] = other_type(v)
+            yield f"{where}.{k}: {type(v).__name__} replaced by {type(other_type(v)).__name__}", broken
+            if isinstance(v, list) and v and not isinstance(v[0], (dict, list)):
+                broken = copy.deepcopy(doc)
+                at(broken, path)[k][0] = other_type(v[0])
+                yield f"{where}.{k}[0]: {type(v[0]).__name__} replaced by {type(other_type(v[0])).__name__}", broken
+
+
+def check_mutants(validator, paths):
+    status = 0
+    for path in paths:
+        doc = load(path)
+        if doc is None:
+            status = 1
+            continue
+        if not validator.is_valid(doc):
+            print(f"check-schema: {path}: not valid to begin with")
+            status = 1
+            continue
+        n = accepted = 0
+        for what, broken in mutants(doc):
+            n += 1
+            if validator.is_valid(broken):
+                accepted += 1
+                print(f"check-schema: {path}: schema accepts a broken document: {what}")
+        if accepted:
+            status = 1
+        else:
+            print(f"ok: {path}: all {n} broken copies rejected")
+    return status
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(argv) < 3 else sys.stdout)
@@ -117,6 +191,8 @@ def main(argv):
         print(f"check-schema: {argv[1]}: not a valid draft 2020-12 schema: {e.message}", file=sys.stderr)
         return 1
     validator = cls(schema)
+    if argv[2] == "--mutants":
+        return check_mutants(validator, argv[3:])
     status = 0
     for path in argv[2:]:
         doc = load(path)
