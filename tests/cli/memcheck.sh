@@ -1,0 +1,18 @@
+#!/bin/bash
+# memcheck tier: scsitune detect under valgrind on one fixture tree; any error
+# or leak fails.
+set -euo pipefail
+valgrind=$1 bin=$2 archive=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-memcheck.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tar -xJf "$archive" -C "$work"
+for fmt in text json; do
+	"$valgrind" -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible \
+		"$bin" --sysroot "$work" detect -o "$fmt" >/dev/null 2>"$work/vg.$fmt" || {
+		echo "FAIL: valgrind reported errors (-o $fmt):"; cat "$work/vg.$fmt"; exit 1; }
+	if grep -q '^==[0-9]*==' "$work/vg.$fmt"; then
+		echo "FAIL: valgrind output (-o $fmt):"; cat "$work/vg.$fmt"; exit 1
+	fi
+done
+echo "ok $(basename "$archive"): valgrind-clean in text and JSON"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Fixture tier: extract a captured tree, run `scsitune detect --sysroot` on it
+# in text and JSON, and diff stdout and stderr against tests/expected/NAME/.
+# Usage: run-fixture.sh SCSITUNE ARCHIVE EXPECTED_DIR [--update]
+set -euo pipefail
+bin=$1 archive=$2 expected=$3 update=${4:-}
+name=$(basename "$archive" .tar.xz)
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-fixture-$name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/root"
+tar -xJf "$archive" -C "$work/root"
+
+status=0
+for fmt in text json; do
+	rc=0
+	"$bin" --sysroot "$work/root" detect -o "$fmt" >"$work/detect.$fmt" 2>"$work/stderr.$fmt" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: detect -o $fmt exited $rc"; cat "$work/stderr.$fmt"; status=1; continue
+	fi
+	# Warnings name files under the temporary root: make them stable.
+	sed -i "s|$work/root|SYSROOT|g" "$work/stderr.$fmt"
+	ext=$([ "$fmt" = json ] && echo json || echo txt)
+	if [ "$update" = --update ]; then
+		mkdir -p "$expected"
+		cp "$work/detect.$fmt" "$expected/detect.$ext"
+		cp "$work/stderr.$fmt" "$expected/detect.$ext.stderr"
+		continue
+	fi
+	for pair in "detect.$fmt:detect.$ext" "stderr.$fmt:detect.$ext.stderr"; do
+		got=$work/${pair%%:*} want=$expected/${pair#*:}
+		if ! diff -u "$want" "$got"; then
+			echo "FAIL $name: $(basename "$want") differs"; status=1
+		fi
+	done
+done
+# JSON mode: stdout must hold exactly one JSON document.
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/detect.json" ||
+	{ echo "FAIL $name: stdout is not one JSON document"; status=1; }
+[ "$status" -eq 0 ] && echo "ok $name: text and JSON match tests/expected/$name"
+exit "$status"
