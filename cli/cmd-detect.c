@@ -12,7 +12,7 @@ void help_detect(FILE *f)
 {
 	fputs("Usage: scsitune detect [options]\n"
 	      "\nShow the host as scsitune sees it: kernel and payload state, CPUs and NUMA\n"
-	      "nodes, every SCSI HBA (mpi3mr first) with its SCSI hosts, IRQs and blk-mq\n"
+	      "nodes, every SCSI HBA (mpi3mr in particular) with its SCSI hosts, IRQs and blk-mq\n"
 	      "queue map, and every SCSI disk with its stable key and queue settings.\n"
 	      "Read-only. Problems with single attributes are warnings on stderr.\n\n",
 	      f);

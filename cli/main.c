@@ -52,7 +52,7 @@ void print_global_options(FILE *f)
 static void main_help(FILE *f)
 {
 	fputs("Usage: scsitune [global options] COMMAND [options]\n"
-	      "\nTune and verify Linux storage hosts with SCSI HBAs (mpi3mr first).\n"
+	      "\nTune and verify Linux storage hosts with SCSI HBAs (mpi3mr in particular).\n"
 	      "\nCommands:\n",
 	      f);
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
@@ -115,6 +115,12 @@ struct stune_ctx *cli_ctx_open(const struct global_opts *g)
 			error_msg("--sysroot %s: %s", g->sysroot, strerror(-r));
 		else
 			error_msg("cannot initialise: %s", strerror(-r));
+		return NULL;
+	}
+	/* A directory without sys/ is a wrong path, not a host without devices. */
+	if (g->sysroot && !stune_root_exists(ctx->root, "sys")) {
+		error_msg("--sysroot %s: no sys/ directory: not a captured root tree", g->sysroot);
+		stune_ctx_free(ctx);
 		return NULL;
 	}
 	stune_ctx_set_log(ctx, log_stderr, (void *)g);

@@ -6,6 +6,8 @@
  */
 #include "render.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *adapter_state_name(struct stune_num s)
@@ -26,7 +28,7 @@ static void render_kernel(struct out *o, const struct stune_topology *t)
 	out_str(o, "release", "Kernel:    %s", k->release);
 	out_str(o, "version", NULL, k->version);
 	out_num(o, "tainted", "  tainted %s", k->tainted);
-	out_str(o, "taint_flags", " [%s]", k->taint_flags);
+	out_str(o, "taint_flags", k->taint_flags && *k->taint_flags ? " [%s]" : NULL, k->taint_flags);
 	out_str(o, "lockdown", "  lockdown %s", k->lockdown);
 	out_bool(o, "module_sig_enforce", "  module signatures enforced: %s\n", k->sig_enforce);
 	out_obj_end(o);
@@ -48,7 +50,9 @@ static void render_payload(struct out *o, const struct stune_topology *t)
 		out_str(o, "version", "  version %s", m->version);
 		out_str(o, "srcversion", NULL, m->srcversion);
 		out_str(o, "taint", "  taint %s", m->taint);
-		out_str(o, "installed_path", "  updates %s\n", m->updates_path);
+		char installed[PATH_MAX];
+		snprintf(installed, sizeof(installed), "/%s", m->updates_path ? m->updates_path : "");
+		out_str(o, "installed_path", "  updates %s\n", m->updates_path ? installed : NULL);
 		out_obj_end(o);
 	}
 	out_arr_end(o);
@@ -154,6 +158,8 @@ static void render_host(struct out *o, const struct stune_topology *t, const str
 	out_num(o, "adapter_state", NULL, h->adapter_state);
 	if (h->adapter_state.set)
 		out_str(o, "adapter_state_name", "  adapter %s", adapter_state_name(h->adapter_state));
+	else
+		out_str(o, "adapter_state_name", NULL, NULL);
 	out_num(o, "fw_queue_depth", NULL, h->fw_queue_depth);
 	out_num(o, "op_req_q_count", NULL, h->op_req_q_count);
 	out_num(o, "reply_queue_count", NULL, h->reply_queue_count);
@@ -185,7 +191,7 @@ static void render_host(struct out *o, const struct stune_topology *t, const str
 static void render_irq(struct out *o, const struct stune_irq *q)
 {
 	out_obj_begin(o, NULL);
-	out_int(o, "irq", "    %5s", q->irq);
+	out_int(o, "irq", "  %11s", q->irq);
 	out_num(o, "vector", " %6s", q->vector);
 	out_str(o, "name", " %-20s", q->name);
 	out_str(o, "chip", NULL, q->chip);
@@ -201,29 +207,34 @@ static void render_irq(struct out *o, const struct stune_irq *q)
 
 static void render_hba(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
 {
+	char sysfs_path[PATH_MAX];
+	snprintf(sysfs_path, sizeof(sysfs_path), "/%s", h->sysfs_path);
 	out_obj_begin(o, NULL);
-	out_str(o, "pci_address", "\nHBA %s", h->pci_address ? h->pci_address : h->sysfs_path);
-	out_str(o, "sysfs_path", NULL, h->sysfs_path);
+	out_text(o, "\nHBA %s", h->pci_address ? h->pci_address : sysfs_path);
+	out_str(o, "pci_address", NULL, h->pci_address);
+	out_str(o, "sysfs_path", NULL, sysfs_path);
 	out_str(o, "kind", "  [%s]", stune_hba_kind_name(h->kind));
-	out_str(o, "vendor_name", "  %s", h->vendor_name);
-	out_str(o, "model", " %s", h->model);
-	out_hex(o, "vendor_id", "\n  pci id %s", h->vendor, 4);
-	out_hex(o, "device_id", ":%s", h->device, 4);
-	out_hex(o, "subsystem_vendor_id", " subsystem %s", h->subsystem_vendor, 4);
-	out_hex(o, "subsystem_device_id", ":%s", h->subsystem_device, 4);
+	out_str(o, "vendor_name", h->vendor_name ? "  %s" : NULL, h->vendor_name);
+	out_str(o, "model", h->model ? " %s" : NULL, h->model);
+	/* Text: the PCI line only when there is a PCI function; JSON: always every key. */
+	bool pci = h->pci_address != NULL;
+	out_hex(o, "vendor_id", pci ? "\n  pci id %s" : NULL, h->vendor, 4);
+	out_hex(o, "device_id", pci ? ":%s" : NULL, h->device, 4);
+	out_hex(o, "subsystem_vendor_id", pci ? " subsystem %s" : NULL, h->subsystem_vendor, 4);
+	out_hex(o, "subsystem_device_id", pci ? ":%s" : NULL, h->subsystem_device, 4);
 	out_hex(o, "class", NULL, h->class_code, 6);
 	out_hex(o, "revision", NULL, h->revision, 2);
-	out_str(o, "driver", "  driver %s", h->driver);
+	out_str(o, "driver", pci ? "  driver %s" : "\n  no PCI function  driver %s", h->driver);
 	out_str(o, "driver_version", " %s", h->driver_version);
-	out_str(o, "firmware", "  firmware %s", h->firmware);
+	out_str(o, "firmware", h->firmware ? "  firmware %s" : NULL, h->firmware);
 	out_text(o, "\n");
 	/* numa_node -1 (NUMA_NO_NODE) and no PCI function both mean no locality. */
 	bool local = h->numa_node.set && h->numa_node.v >= 0;
-	out_num(o, "numa_node", "  numa node %s", h->numa_node);
+	out_num(o, "numa_node", pci ? "  numa node %s" : NULL, h->numa_node);
 	out_bool(o, "numa_local_known", NULL, local ? STUNE_YES : STUNE_NO);
 	if (!local)
-		out_text(o, " (no locality known)");
-	out_cpus(o, "local_cpus", "  local cpus %s\n", &h->local_cpus);
+		out_text(o, pci ? " (no locality known)" : "  numa node: no locality known");
+	out_cpus(o, "local_cpus", pci ? "  local cpus %s\n" : "\n", &h->local_cpus);
 
 	out_arr_begin(o, "scsi_hosts");
 	for (size_t i = 0; i < h->n_hosts; i++)
@@ -231,7 +242,7 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	out_arr_end(o);
 
 	if (h->n_irqs)
-		out_text(o, "  IRQs:     IRQ VECTOR NAME                 MANAGED AFFINITY     EFFECTIVE HCTX COUNT\n");
+		out_text(o, "  IRQs:   IRQ VECTOR NAME                 MANAGED AFFINITY     EFFECTIVE HCTX COUNT\n");
 	out_arr_begin(o, "irqs");
 	for (size_t i = 0; i < h->n_irqs; i++)
 		render_irq(o, &t->irqs[h->irqs[i]]);

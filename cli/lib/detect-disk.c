@@ -152,7 +152,8 @@ static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char 
 		return -ENOMEM;
 	if ((r = stune_props_load(ctx, bdir, dbid ? dbid : "", &props)) < 0)
 		return r;
-	const char *wwn = stune_props_get(&props, "ID_WWN_WITH_EXTENSION") ?: stune_props_get(&props, "ID_WWN");
+	const char *wwn_ext = stune_props_get(&props, "ID_WWN_WITH_EXTENSION");
+	const char *wwn = wwn_ext ?: stune_props_get(&props, "ID_WWN");
 	const char *path = stune_props_get(&props, "ID_PATH");
 	const char *serial = stune_props_get(&props, "ID_SERIAL_SHORT") ?: stune_props_get(&props, "ID_SERIAL");
 	d->wwn = wwn ? strdup(wwn) : NULL;
@@ -161,7 +162,7 @@ static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char 
 	stune_props_clear(&props);
 	if (d->wwn) {
 		r = asprintf(&d->key, "wwn-%s", d->wwn);
-		d->key_source = "ID_WWN";
+		d->key_source = wwn_ext ? "ID_WWN_WITH_EXTENSION" : "ID_WWN";
 	} else if (d->id_path) {
 		r = asprintf(&d->key, "path-%s", d->id_path);
 		d->key_source = "ID_PATH";
@@ -256,7 +257,8 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 			scan_tag_flags(ctx, d->name, h);
 		}
 		h->n_disks++;
-		d->nr_hw_queues = STUNE_NUM((int64_t)h->n_hctx);
+		if (h->n_hctx)
+			d->nr_hw_queues = STUNE_NUM((int64_t)h->n_hctx);
 	}
 	qsort(t->disks, t->n_disks, sizeof(*t->disks), disk_cmp);
 

@@ -102,8 +102,16 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	stune_attr_cpulist(ctx, &h->local_cpus, 0, "%s/local_cpulist", pci);
 	if (!h->driver)
 		h->driver = driver_of(ctx, pci);
-	if (h->driver)
-		stune_attr_str(ctx, &h->driver_version, STUNE_ATTR_OPTIONAL, "sys/module/%s/version", h->driver);
+	if (h->driver) {
+		/* The module of driver "usb-storage" is usb_storage. */
+		_cleanup_free_ char *module = strdup(h->driver);
+		if (!module)
+			return -ENOMEM;
+		for (char *p = module; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		stune_attr_str(ctx, &h->driver_version, STUNE_ATTR_OPTIONAL, "sys/module/%s/version", module);
+	}
 
 	_cleanup_free_ char *dbid = NULL;
 	struct stune_props props;

@@ -64,6 +64,8 @@ expect "missing sysroot" 1 "^scsitune: --sysroot $work/nope: No such file or dir
 [ "$(wc -l <"$work/err")" -eq 1 ] || { echo "FAIL missing sysroot: not one line"; fails=$((fails + 1)); }
 touch "$work/file"
 expect "sysroot is a file" 1 "--sysroot $work/file: Not a directory" empty -- --sysroot "$work/file" detect -o json
+mkdir "$work/empty"
+expect "sysroot without sys/" 1 "^scsitune: --sysroot $work/empty: no sys/ directory: not a captured root tree$" empty -- --sysroot "$work/empty" detect
 expect "sysroot after command" 0 "" json -- detect --sysroot "$tree" -o json
 
 # stdout that cannot be written is an error, not a silent success.

@@ -7,7 +7,7 @@
 # it (check-schema.py --mutants). Also checks that the schema and the renderer
 # name the same keys.
 # Usage: check-detect-schema.sh SCSITUNE SRCDIR [EXTRA.json...]
-# Exit: 0 ok, 1 failure, 77 python3-jsonschema missing.
+# Exit: 0 ok, 1 failure (a missing python3-jsonschema is a failure too).
 set -uo pipefail
 bin=${1:?usage: check-detect-schema.sh SCSITUNE SRCDIR [EXTRA.json...]}
 src=${2:?usage: check-detect-schema.sh SCSITUNE SRCDIR [EXTRA.json...]}
