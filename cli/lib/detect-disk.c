@@ -233,10 +233,11 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	if (!t->disks)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *part = NULL;
-		if ((r = stune_path_join(&part, paths[i], "partition")) < 0)
+		/* Whole disks sit in .../block/NAME; partitions in .../block/NAME/PART. */
+		_cleanup_free_ char *parent = NULL;
+		if ((r = stune_path_dirname(paths[i], &parent)) < 0)
 			return r;
-		if (stune_root_exists(ctx->root, part))
+		if (strcmp(stune_path_basename(parent), "block") != 0)
 			continue;
 		struct stune_disk *d = &t->disks[t->n_disks];
 		r = scan_one(ctx, t, paths[i], d);

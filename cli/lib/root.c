@@ -14,10 +14,78 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct stune_root {
-	char *prefix; /* "" for the live root, else an absolute path without trailing '/' */
-	int dirfd;    /* -1 for the live root */
+/* Root-relative paths known to be real directories or files (not symlinks). */
+struct path_set {
+	char **slots;
+	size_t cap, n;
 };
+
+struct stune_root {
+	char *prefix;		   /* "" for the live root, else an absolute path without trailing '/' */
+	int dirfd;		   /* -1 for the live root */
+	struct path_set *nonlinks; /* resolve cache: sysfs trees share long prefixes */
+};
+
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+	return h;
+}
+
+static bool set_has(const struct path_set *set, const char *path)
+{
+	if (!set->cap)
+		return false;
+	for (size_t i = path_hash(path) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+		if (!set->slots[i])
+			return false;
+		if (!strcmp(set->slots[i], path))
+			return true;
+	}
+}
+
+static int set_add(struct path_set *set, const char *path)
+{
+	if ((set->n + 1) * 2 > set->cap) {
+		size_t ncap = set->cap ? set->cap * 2 : 256;
+		char **ns = calloc(ncap, sizeof(char *));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < set->cap; i++) {
+			if (!set->slots[i])
+				continue;
+			size_t j = path_hash(set->slots[i]) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = set->slots[i];
+		}
+		free(set->slots);
+		set->slots = ns;
+		set->cap = ncap;
+	}
+	size_t i = path_hash(path) & (set->cap - 1);
+	while (set->slots[i]) {
+		if (!strcmp(set->slots[i], path))
+			return 0;
+		i = (i + 1) & (set->cap - 1);
+	}
+	if (!(set->slots[i] = strdup(path)))
+		return -ENOMEM;
+	set->n++;
+	return 0;
+}
+
+static void set_free(struct path_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slots[i]);
+	free(set->slots);
+	free(set);
+}
 
 /*
  * Open a root-relative path. Under a sysroot the kernel resolves every
@@ -65,11 +133,16 @@ int stune_root_new(const char *prefix, struct stune_root **out)
 	if (!r)
 		return -ENOMEM;
 	r->dirfd = -1;
+	r->nonlinks = calloc(1, sizeof(*r->nonlinks));
+	if (!r->nonlinks) {
+		free(r);
+		return -ENOMEM;
+	}
 	if (abs) {
 		r->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (r->dirfd < 0) {
 			int e = negative_errno();
-			free(r);
+			stune_root_free(r);
 			return e;
 		}
 	}
@@ -88,6 +161,7 @@ void stune_root_free(struct stune_root *r)
 		return;
 	if (r->dirfd >= 0)
 		close(r->dirfd);
+	set_free(r->nonlinks);
 	free(r->prefix);
 	free(r);
 }
@@ -137,22 +211,23 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 				continue;
 			return negative_errno();
 		}
-		if (k == 0)
-			break;
 		len += (size_t)k;
-	}
-	if (!buf) {
-		buf = malloc(1);
-		if (!buf)
-			return -ENOMEM;
+		/*
+		 * A short read is the end: true for regular files, sysfs
+		 * attributes (one show() per read) and seq_file /proc files
+		 * (which fill the buffer until the end), and it saves the
+		 * extra read per attribute.
+		 */
+		if ((size_t)k < cap - (len - (size_t)k))
+			break;
 	}
 	if (memchr(buf, '\0', len))
 		return -EILSEQ;
 	if (len > 0 && buf[len - 1] == '\n')
 		len--;
-	buf[len] = '\0';
-	*out = steal_pointer(&buf);
-	return 0;
+	/* Values live as long as the model: keep only what they need. */
+	*out = strndup(buf, len);
+	return *out ? 0 : -ENOMEM;
 }
 
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...)
@@ -265,8 +340,10 @@ int stune_root_resolve(const struct stune_root *r, const char *path, char **out)
 		if (asprintf(&cand, "%s%s%s", done, *done ? "/" : "", comp) < 0)
 			return -ENOMEM;
 		_cleanup_free_ char *target = NULL;
-		ret = readlink_resolved(r, cand, &target);
+		ret = set_has(r->nonlinks, cand) ? -EINVAL : readlink_resolved(r, cand, &target);
 		if (ret == -EINVAL) { /* not a link */
+			if ((ret = set_add(r->nonlinks, cand)) < 0)
+				return ret;
 			free(done);
 			done = steal_pointer(&cand);
 			continue;
