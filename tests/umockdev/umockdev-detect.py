@@ -295,7 +295,7 @@ def assert_model(doc, text=None):
     check([n["cpus"] for n in doc["numa"]["nodes"]] == [[0, 1, 2, 3], [4, 5, 6, 7]],
           "two NUMA nodes from the testbed's sys/devices/system/node")
     mods = {m["name"]: m for m in doc["payload"]["modules"]}
-    check(mods["scsi_mod"]["installed_path"] == "lib/modules/%s/updates/scsitune/scsi_mod.ko" % RELEASE,
+    check(mods["scsi_mod"]["installed_path"] == "/lib/modules/%s/updates/scsitune/scsi_mod.ko" % RELEASE,
           "payload scsi_mod found on the /lib/modules guard tmpfs")
     check(mods["target_core_mod"]["state"] == "not-loaded", "target_core_mod not loaded (no sys/module dir)")
 
