@@ -330,7 +330,7 @@ def assert_model(doc, text=None):
     check(sorted(disks) == ["sda", "sdb"], "disks sda and sdb; partition sda1 and loop0 are not disks")
     a, b = disks["sda"], disks["sdb"]
     check(a["hctl"] == "2:0:0:0" and b["hctl"] == "2:0:1:0", "H:C:T:L through port-2:N/end_device-2:N")
-    check(a["key"] == "wwn-" + SDA_WWN and a["key_source"] == "ID_WWN", "sda key %s from ID_WWN" % a["key"])
+    check(a["key"] == "wwn-" + SDA_WWN and a["key_source"] == "ID_WWN_WITH_EXTENSION", "sda key %s from ID_WWN_WITH_EXTENSION" % a["key"])
     check(a["id_path"] == sda["E"]["ID_PATH"], "sda id_path from ID_PATH")
     check(b["key"] == "path-" + SDB_PATH and b["key_source"] == "ID_PATH", "sdb key %s from ID_PATH (no WWN)" % b["key"])
     check(b["wwn"] is None, "sdb has no wwn")
