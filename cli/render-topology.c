@@ -226,6 +226,8 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	out_hex(o, "revision", NULL, h->revision, 2);
 	out_str(o, "driver", pci ? "  driver %s" : "\n  no PCI function  driver %s", h->driver);
 	out_str(o, "driver_version", " %s", h->driver_version);
+	bool other = h->pci_driver && h->driver && strcmp(h->pci_driver, h->driver) != 0;
+	out_str(o, "pci_driver", other ? " (on %s)" : NULL, h->pci_driver);
 	out_str(o, "firmware", h->firmware ? "  firmware %s" : NULL, h->firmware);
 	out_text(o, "\n");
 	/* numa_node -1 (NUMA_NO_NODE) and no PCI function both mean no locality. */

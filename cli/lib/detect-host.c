@@ -100,8 +100,9 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	/* numa_node: -1 is NUMA_NO_NODE, "no locality known"; kept as -1, never 0. */
 	stune_attr_num(ctx, &h->numa_node, 0, "%s/numa_node", pci);
 	stune_attr_cpulist(ctx, &h->local_cpus, 0, "%s/local_cpulist", pci);
-	if (!h->driver)
-		h->driver = driver_of(ctx, pci);
+	h->pci_driver = driver_of(ctx, pci);
+	if (!h->driver && h->pci_driver && !(h->driver = strdup(h->pci_driver)))
+		return -ENOMEM;
 	if (h->driver) {
 		/* The module of driver "usb-storage" is usb_storage. */
 		_cleanup_free_ char *module = strdup(h->driver);

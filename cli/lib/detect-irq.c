@@ -38,8 +38,22 @@ static bool driver_is(const struct stune_hba *h, const char *name)
 	return h->driver && !strcmp(h->driver, name);
 }
 
-/* Managed-affinity rule and served hardware queue for vector v of nvec. */
-static void classify(struct stune_ctx *ctx, const struct stune_hba *h, struct stune_irq *q, unsigned nvec)
+/* The one module parameter a driver's rule depends on, read once per HBA. */
+static struct stune_num rule_param(struct stune_ctx *ctx, const struct stune_hba *h)
+{
+	struct stune_num v = {0};
+	if (driver_is(h, "mpi3mr"))
+		stune_attr_num(ctx, &v, STUNE_ATTR_OPTIONAL, "sys/module/mpi3mr/parameters/poll_queues");
+	else if (driver_is(h, "megaraid_sas") || driver_is(h, "mpt3sas"))
+		stune_attr_num(ctx, &v, STUNE_ATTR_OPTIONAL, "sys/module/%s/parameters/smp_affinity_enable", h->driver);
+	return v;
+}
+
+/*
+ * Managed-affinity rule and served hardware queue for vector v of nvec.
+ * param: rule_param() of the HBA.
+ */
+static void classify(const struct stune_hba *h, struct stune_num param, struct stune_irq *q, unsigned nvec)
 {
 	if (q->msi_type && !strcmp(q->msi_type, "intx")) {
 		q->managed = STUNE_NO;
@@ -50,13 +64,16 @@ static void classify(struct stune_ctx *ctx, const struct stune_hba *h, struct st
 		q->managed_rule = "vector index unknown";
 		return;
 	}
+	/* A bus controller between the function and the host (USB): its IRQs, shared. */
+	if (h->pci_driver && h->driver && strcmp(h->pci_driver, h->driver) != 0 && !driver_is(h, "virtio_scsi")) {
+		q->managed_rule = "IRQ of the bus controller's own driver (pci_driver), shared with its other devices";
+		return;
+	}
 	unsigned v = (unsigned)q->vector.v;
 
 	if (driver_is(h, "mpi3mr")) {
 		/* mpi3mr_setup_isr: pre_vectors = 1 (admin), post_vectors = poll queues. */
-		struct stune_num pq = {0};
-		stune_attr_num(ctx, &pq, STUNE_ATTR_OPTIONAL, "sys/module/mpi3mr/parameters/poll_queues");
-		unsigned poll = pq.set && pq.v > 0 && nvec >= 3 ? (unsigned)pq.v : 0;
+		unsigned poll = param.set && param.v > 0 && nvec >= 3 ? (unsigned)param.v : 0;
 		if (poll > nvec - 2)
 			poll = nvec - 2;
 		if (nvec <= 1) {
@@ -89,9 +106,7 @@ static void classify(struct stune_ctx *ctx, const struct stune_hba *h, struct st
 		return;
 	}
 	if (driver_is(h, "megaraid_sas") || driver_is(h, "mpt3sas")) {
-		struct stune_num aff = {0};
-		stune_attr_num(ctx, &aff, STUNE_ATTR_OPTIONAL, "sys/module/%s/parameters/smp_affinity_enable",
-			       h->driver);
+		const struct stune_num aff = param;
 		if (nvec <= 1) {
 			q->managed = STUNE_NO;
 			q->managed_rule = "single vector: a pre_vector or allocated without PCI_IRQ_AFFINITY";
@@ -224,10 +239,13 @@ int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 	}
 
 	/* Classify per HBA, now that each HBA's vector count is known. */
+	struct stune_num param = {0};
 	for (size_t i = 0; i < t->n_irqs; i++) {
 		struct stune_irq *q = &t->irqs[i];
 		const struct stune_hba *h = &t->hbas[q->hba];
-		classify(ctx, h, q, (unsigned)h->n_irqs);
+		if (i == 0 || q->hba != t->irqs[i - 1].hba)
+			param = rule_param(ctx, h);
+		classify(h, param, q, (unsigned)h->n_irqs);
 		/* Other drivers: a managed IRQ serves the hctx with the same CPU mask. */
 		if (q->managed == STUNE_YES && !q->hctx.set && h->n_hosts == 1) {
 			const struct stune_host *host = &t->hosts[h->hosts[0]];

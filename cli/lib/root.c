@@ -18,6 +18,7 @@
 struct path_set {
 	char **slots;
 	size_t cap, n;
+	bool no_openat2; /* openat2 refused once: resolve by hand from then on */
 };
 
 struct stune_root {
@@ -87,6 +88,8 @@ static void set_free(struct path_set *set)
 	free(set);
 }
 
+int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
+
 /*
  * Open a root-relative path. Under a sysroot the kernel resolves every
  * symlink with the sysroot as "/" (openat2 RESOLVE_IN_ROOT), so neither an
@@ -103,11 +106,25 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		int fd = open(hp, flags | O_CLOEXEC);
 		return fd < 0 ? negative_errno() : fd;
 	}
-	struct open_how how = {
-	    .flags = (uint64_t)(flags | O_CLOEXEC),
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+	if (!r->nonlinks->no_openat2) {
+		struct open_how how = {
+		    .flags = (uint64_t)(flags | O_CLOEXEC),
+		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+		int fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS && errno != EPERM)
+			return negative_errno();
+		/* Kernel < 5.6, a seccomp filter, or valgrind: resolve by hand. */
+		r->nonlinks->no_openat2 = true;
+	}
+	_cleanup_free_ char *resolved = NULL;
+	int ret = stune_root_resolve(r, path, &resolved);
+	if (ret < 0)
+		return ret;
+	/* Every component is now a real directory inside the root. */
+	int fd = openat(r->dirfd, *resolved ? resolved : ".", flags | O_CLOEXEC | O_NOFOLLOW);
 	return fd < 0 ? negative_errno() : fd;
 }
 

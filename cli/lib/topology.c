@@ -63,6 +63,7 @@ void stune_topology_free(struct stune_topology *t)
 		free(h->vendor_name);
 		free(h->model);
 		free(h->driver);
+		free(h->pci_driver);
 		free(h->driver_version);
 		free(h->firmware);
 		stune_cpuset_clear(&h->local_cpus);

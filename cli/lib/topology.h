@@ -79,7 +79,8 @@ struct stune_hba {
 	enum stune_hba_kind kind;
 	struct stune_num vendor, device, subsystem_vendor, subsystem_device, class_code, revision;
 	char *vendor_name, *model; /* udev hwdb: ID_VENDOR/MODEL_FROM_DATABASE */
-	char *driver;
+	char *driver;		   /* the SCSI driver: first driver bound on the way up from the host */
+	char *pci_driver;	   /* driver of the PCI function (differs for virtio_scsi, usb-storage) */
 	char *driver_version;
 	char *firmware;		    /* mpi3mr version_fw */
 	struct stune_num numa_node; /* unset when no PCI function; -1 kept as -1 */

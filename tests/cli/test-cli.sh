@@ -83,7 +83,7 @@ host=$(cd "$tree/sys/class/scsi_host" && ls | head -1)
 cq=$tree/sys/class/scsi_host/$host/can_queue
 cp "$cq" "$work/cq.orig"
 echo "lots" >"$cq"
-expect "garbage can_queue" 0 "^scsitune: warning: $tree/sys/class/scsi_host/$host/can_queue: unexpected value 'lots'" json -- --sysroot "$tree" detect -o json
+expect "garbage can_queue" 0 "^scsitune: warning: $tree/sys/devices/.*/scsi_host/$host/can_queue: unexpected value 'lots' \\(expected an integer\\)$" json -- --sysroot "$tree" detect -o json
 [ "$(grep -c warning "$work/err")" -eq 1 ] || { echo "FAIL garbage can_queue: want exactly one warning"; fails=$((fails + 1)); }
 v=$(jq_get "[h for b in d['hbas'] for h in b['scsi_hosts'] if 'host%d' % h['host_no'] == '$host'][0]['can_queue']")
 [ "$v" = None ] || { echo "FAIL garbage can_queue: JSON value $v, want null"; fails=$((fails + 1)); }
@@ -113,6 +113,26 @@ ln -s /etc/hostname "$tree/proc/sys/kernel/osrelease"
 expect "absolute symlink stays in sysroot" 0 "warning: $tree/proc/sys/kernel/osrelease: cannot read: No such file or directory" json -- --sysroot "$tree" detect -o json
 v=$(jq_get "d['kernel']['release']")
 [ "$v" = None ] || { echo "FAIL hostile symlink: read '$v' from the host"; fails=$((fails + 1)); }
+
+# Under --sysroot nothing of this machine is read: strace every path the
+# process touches (the dynamic loader's /etc/ld.so.* aside).
+checks=$((checks + 1))
+if ! command -v strace >/dev/null; then
+	echo "FAIL no host reads: strace is not installed"; fails=$((fails + 1))
+else
+	strace -f -qq -e trace=%file -o "$work/strace" "$bin" --sysroot "$tree" detect -o json >/dev/null 2>&1
+	# Allowed: the sysroot and the directories above it (realpath of the
+	# prefix), the binary, the loader's cache and the shared libraries.
+	allowed=$(d=$tree; while [ "$d" != / ]; do printf '%s\n' "$d"; d=$(dirname "$d"); done)
+	grep -Eo '"/[^"]*"' "$work/strace" | tr -d '"' | grep -v "^$tree/" | grep -vxF "$bin" |
+		grep -vxF -e / -e "$allowed" |
+		grep -Ev '^/etc/ld\.so\.(cache|preload)$|^/(usr/)?lib/x86_64-linux-gnu/|^/lib64/' >"$work/escaped" || true
+	if [ -s "$work/escaped" ]; then
+		echo "FAIL no host reads: paths outside the sysroot:"; head "$work/escaped"; fails=$((fails + 1))
+	else
+		echo "ok   no host reads under --sysroot ($(wc -l <"$work/strace") file syscalls traced)"
+	fi
+fi
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
