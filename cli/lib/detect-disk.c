@@ -207,7 +207,8 @@ static int scan_hctx(struct stune_ctx *ctx, const char *bdir, struct stune_host 
 		*x = (struct stune_hctx){.id = id};
 		stune_attr_cpulist(ctx, &x->cpus, 0, "%s/%u/cpu_list", mq, id);
 	}
-	qsort(h->hctx, h->n_hctx, sizeof(*h->hctx), hctx_cmp);
+	if (h->n_hctx) /* qsort wants a non-NULL base even for 0 items */
+		qsort(h->hctx, h->n_hctx, sizeof(*h->hctx), hctx_cmp);
 	return 0;
 }
 

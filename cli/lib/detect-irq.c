@@ -204,7 +204,8 @@ int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 	for (size_t hi = 0; hi < t->n_hbas; hi++)
 		if (t->hbas[hi].pci_address && (r = scan_hba_irqs(ctx, t, hi, have_it ? &it : NULL)) < 0)
 			goto out;
-	qsort(t->irqs, t->n_irqs, sizeof(*t->irqs), irq_cmp);
+	if (t->n_irqs) /* qsort wants a non-NULL base even for 0 items */
+		qsort(t->irqs, t->n_irqs, sizeof(*t->irqs), irq_cmp);
 	for (size_t hi = 0; hi < t->n_hbas; hi++)
 		t->hbas[hi].n_irqs = 0;
 
