@@ -41,6 +41,21 @@ static char *driver_of(struct stune_ctx *ctx, const char *dir)
 	return strdup(stune_path_basename(target));
 }
 
+static int read_driver_version(struct stune_ctx *ctx, struct stune_hba *h)
+{
+	if (!h->driver)
+		return 0;
+	/* The module of driver "usb-storage" is usb_storage. */
+	_cleanup_free_ char *module = strdup(h->driver);
+	if (!module)
+		return -ENOMEM;
+	for (char *p = module; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	stune_attr_str(ctx, &h->driver_version, STUNE_ATTR_OPTIONAL, "sys/module/%s/version", module);
+	return 0;
+}
+
 static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, const char *hostdir, size_t *idx)
 {
 	_cleanup_free_ char *parent = NULL, *pci = NULL, *driver = NULL;
@@ -86,7 +101,7 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 		return -ENOMEM;
 	h->driver = steal_pointer(&driver);
 	if (!pci)
-		return 0;
+		return read_driver_version(ctx, h);
 
 	h->pci_address = strdup(stune_path_basename(pci));
 	if (!h->pci_address)
@@ -103,16 +118,8 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	h->pci_driver = driver_of(ctx, pci);
 	if (!h->driver && h->pci_driver && !(h->driver = strdup(h->pci_driver)))
 		return -ENOMEM;
-	if (h->driver) {
-		/* The module of driver "usb-storage" is usb_storage. */
-		_cleanup_free_ char *module = strdup(h->driver);
-		if (!module)
-			return -ENOMEM;
-		for (char *p = module; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		stune_attr_str(ctx, &h->driver_version, STUNE_ATTR_OPTIONAL, "sys/module/%s/version", module);
-	}
+	if ((r = read_driver_version(ctx, h)) < 0)
+		return r;
 
 	_cleanup_free_ char *dbid = NULL;
 	struct stune_props props;
