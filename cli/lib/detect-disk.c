@@ -5,6 +5,7 @@
  * blk-mq hardware-queue → CPU map.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +54,15 @@ static int parse_scheduler(struct stune_ctx *ctx, const char *qdir, struct stune
 		list = nl;
 		list[n++] = name;
 		list[n] = NULL;
-		if (selected && !sel)
-			sel = strdup(name);
+		if (selected && !sel && !(sel = strdup(name))) {
+			stune_strv_free(list);
+			return -ENOMEM;
+		}
 	}
-	if (!sel && n == 1)
-		sel = strdup(list[0]);
+	if (!sel && n == 1 && !(sel = strdup(list[0]))) {
+		stune_strv_free(list);
+		return -ENOMEM;
+	}
 	if (!sel) {
 		_cleanup_free_ char *p = NULL;
 		if (asprintf(&p, "%s/scheduler", qdir) >= 0)
@@ -110,8 +115,12 @@ static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char 
 
 	stune_attr_str(ctx, &d->devnum, 0, "%s/dev", bdir);
 	struct stune_num sectors;
-	if (stune_attr_num(ctx, &sectors, 0, "%s/size", bdir) == 0)
-		d->size_bytes = STUNE_NUM(sectors.v * 512); /* always 512-byte units */
+	if (stune_attr_num(ctx, &sectors, 0, "%s/size", bdir) == 0) {
+		if (sectors.v >= 0 && sectors.v <= INT64_MAX / 512) /* always 512-byte units */
+			d->size_bytes = STUNE_NUM(sectors.v * 512);
+		else
+			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
+	}
 
 	if ((r = asprintf(&qdir, "%s/queue", bdir)) < 0)
 		return -ENOMEM;
@@ -242,13 +251,11 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 			continue;
 		struct stune_disk *d = &t->disks[t->n_disks];
 		r = scan_one(ctx, t, paths[i], d);
-		if (r < 0)
-			return r;
-		if (r > 0) {
-			/* Not ours: release what scan_one may have filled. */
-			free(d->name);
-			free(d->hctl);
-			*d = (struct stune_disk){0};
+		if (r != 0) {
+			/* Not ours, or failed: release what scan_one may have filled. */
+			stune_disk_clear(d);
+			if (r < 0)
+				return r;
 			continue;
 		}
 		t->n_disks++;

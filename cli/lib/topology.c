@@ -24,6 +24,24 @@ int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
 	return 0;
 }
 
+void stune_disk_clear(struct stune_disk *d)
+{
+	free(d->name);
+	free(d->hctl);
+	free(d->devnum);
+	free(d->key);
+	free(d->wwn);
+	free(d->id_path);
+	free(d->serial);
+	free(d->vendor);
+	free(d->model);
+	free(d->rev);
+	free(d->scheduler);
+	stune_strv_free(d->schedulers);
+	free(d->state);
+	*d = (struct stune_disk){0};
+}
+
 void stune_topology_free(struct stune_topology *t)
 {
 	if (!t)
@@ -94,22 +112,8 @@ void stune_topology_free(struct stune_topology *t)
 	}
 	free(t->irqs);
 
-	for (size_t i = 0; i < t->n_disks; i++) {
-		struct stune_disk *d = &t->disks[i];
-		free(d->name);
-		free(d->hctl);
-		free(d->devnum);
-		free(d->key);
-		free(d->wwn);
-		free(d->id_path);
-		free(d->serial);
-		free(d->vendor);
-		free(d->model);
-		free(d->rev);
-		free(d->scheduler);
-		stune_strv_free(d->schedulers);
-		free(d->state);
-	}
+	for (size_t i = 0; i < t->n_disks; i++)
+		stune_disk_clear(&t->disks[i]);
 	free(t->disks);
 	free(t);
 }

@@ -165,6 +165,8 @@ struct stune_topology {
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
 void stune_topology_free(struct stune_topology *t);
+/* Free what one disk owns and zero it. */
+void stune_disk_clear(struct stune_disk *d);
 DEFINE_CLEANUP_FUNC(struct stune_topology, stune_topology_free)
 
 /* Gatherers, one per area (detect-*.c). Each fills its part of t. */
