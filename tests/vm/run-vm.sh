@@ -1,0 +1,107 @@
+#!/bin/bash
+# run-vm.sh -- boot Debian's kernel under QEMU/TCG with NUMA-attached HBAs,
+# run one scenario inside, and check its results on this side.
+#
+#   run-vm.sh [--shell | --shell-after] SCSITUNE_BINARY SCENARIO OUTDIR
+#
+# Builds the environment (build-env.sh), then boots
+#   4 vCPUs in two NUMA nodes (cpus 0-1 / 2-3, 512 MiB each),
+#   pxb expander bridge on node 1 (bus 0x20) carrying virtio-scsi-pci
+#     (num_queues=4) with one 64 MiB disk,
+#   megasas-gen2 on the root bus (numa_node -1) with one 64 MiB disk,
+#   virtio-9p-pci sharing OUTDIR/results (mount tag "results"),
+# and the guest's /init runs tests/vm/scenarios/SCENARIO.guest.sh, which
+# writes into OUTDIR/results. Then tests/vm/scenarios/SCENARIO.check.py
+# RESULTS SCSITUNE asserts on them, if it exists.
+# OUTDIR/console.log is the serial console; it is kept, and its tail printed,
+# on failure. --shell gives a shell on this terminal before the scenario
+# (exit it to run the scenario and power off); --shell-after, after it.
+# Ctrl-A X quits QEMU.
+#
+# Environment: SCSITUNE_VM_CACHE (see build-env.sh), SCSITUNE_VM_TIMEOUT
+# (seconds for one boot, default 300), SCSITUNE_VM_APPEND (more kernel
+# command line), QEMU (default qemu-system-x86_64).
+# Exit status: 0 passed, 1 failed, 64 usage, 77 cannot run here (skip).
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+shell=
+case ${1:-} in
+--shell) shell=1; shift ;;
+--shell-after) shell=after; shift ;;
+esac
+[ $# -eq 3 ] || { echo "usage: run-vm.sh [--shell|--shell-after] SCSITUNE SCENARIO OUTDIR" >&2; exit 64; }
+scsitune=$(readlink -f -- "$1")
+scenario=$2
+out=$3
+[ -f "$here/scenarios/$scenario.guest.sh" ] || { echo "run-vm.sh: no scenario $scenario" >&2; exit 64; }
+qemu=${QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null || { echo "run-vm.sh: $qemu not found (apt-get install qemu-system-x86): skipped" >&2; exit 77; }
+now() { date +%s.%N; }
+t0=$(now)
+
+envdir=$("$here/build-env.sh" "$scsitune" | tail -1) || { echo "run-vm.sh: build-env.sh failed" >&2; exit 1; }
+t1=$(now)
+
+rm -rf "$out"
+mkdir -p "$out/results"
+out=$(cd "$out" && pwd -P)
+truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
+
+append="console=ttyS0 panic=-1 quiet scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
+args=(
+	-accel tcg -cpu max -machine pc -m 1024 -smp 4
+	-object memory-backend-ram,id=mem0,size=512M
+	-object memory-backend-ram,id=mem1,size=512M
+	-numa node,nodeid=0,cpus=0-1,memdev=mem0
+	-numa node,nodeid=1,cpus=2-3,memdev=mem1
+	-nodefaults -display none -no-reboot
+	-kernel "$envdir/vmlinuz" -initrd "$envdir/initrd.cpio" -append "$append"
+	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
+	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
+	-drive if=none,id=vd0,file="$out/virtio0.img",format=raw,cache=unsafe
+	-device scsi-hd,bus=vscsi0.0,drive=vd0,serial=vmvirtio0
+	-device megasas-gen2,id=mega0,bus=pci.0
+	-drive if=none,id=md0,file="$out/megasas0.img",format=raw,cache=unsafe
+	-device scsi-hd,bus=mega0.0,drive=md0,serial=vmmegasas0
+	-fsdev local,id=fs0,path="$out/results",security_model=none
+	-device virtio-9p-pci,fsdev=fs0,mount_tag=results,bus=pci.0
+)
+printf '%q ' "$qemu" "${args[@]}" >"$out/qemu.cmd"
+echo >>"$out/qemu.cmd"
+
+rc=0
+if [ -n "$shell" ]; then
+	"$qemu" "${args[@]}" -serial mon:stdio || rc=$?
+else
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-300}" "$qemu" "${args[@]}" \
+		-serial file:"$out/console.log" </dev/null >"$out/qemu.log" 2>&1 || rc=$?
+fi
+t2=$(now)
+fail() {
+	echo "run-vm.sh: $scenario: $*" >&2
+	if [ -f "$out/console.log" ]; then
+		echo "---- last 40 lines of $out/console.log" >&2
+		tail -n 40 "$out/console.log" >&2
+	fi
+	[ -s "$out/results/guest.log" ] && { echo "---- $out/results/guest.log" >&2; tail -n 40 "$out/results/guest.log" >&2; }
+	[ -s "$out/qemu.log" ] && { echo "---- $out/qemu.log" >&2; cat "$out/qemu.log" >&2; }
+	exit 1
+}
+[ "$rc" -eq 0 ] || fail "qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-300} s)"
+[ -f "$out/results/guest.rc" ] || fail "the guest wrote no guest.rc"
+grc=$(cat "$out/results/guest.rc")
+[ "$grc" = 0 ] || fail "the guest scenario exited with $grc"
+
+check=0
+if [ -f "$here/scenarios/$scenario.check.py" ]; then
+	python3 "$here/scenarios/$scenario.check.py" "$out/results" "$scsitune" || check=$?
+fi
+t3=$(now)
+awk -v s="$scenario" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
+	printf "run-vm.sh: %s: env %.1f s, boot+scenario %.1f s, check %.1f s, total %.1f s\n", s, b - a, c - b, d - c, d - a }' |
+	tee "$out/timing.txt"
+[ -f "$out/results/timing.txt" ] && sed 's/^/  guest uptime at /' "$out/results/timing.txt"
+[ "$check" -eq 0 ] || fail "host-side check failed"
+echo "run-vm.sh: $scenario: passed"
