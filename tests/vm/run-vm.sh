@@ -51,7 +51,7 @@ truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 
 append="console=ttyS0 panic=-1 quiet scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
 args=(
-	-accel tcg -cpu max -machine pc -m 1024 -smp 4
+	-accel tcg -cpu max -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
