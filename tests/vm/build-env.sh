@@ -14,7 +14,9 @@
 # ENVDIR is $SCSITUNE_VM_CACHE/env (default build/vm-cache/env of the repo).
 # The .deb and the unpacked kernel are cached in $SCSITUNE_VM_CACHE and reused
 # while the package version is unchanged (no network needed then); the
-# initramfs is rebuilt on every call (about a second).
+# initramfs is rebuilt on every call (about a second). SCSITUNE_VM_CAPTURE
+# names another capture script to put in the guest (to try a change to
+# tests/fixtures/capture-host.sh before committing it).
 #
 # Needs: apt-get, apt-cache, dpkg-deb, depmod and modprobe (kmod), cpio,
 # busybox-static, ldd, ldconfig, and on the build machine the programs copied
@@ -141,7 +143,7 @@ mkdir -p "$stage$d" && cp -a "$d/." "$stage$d/"
 install -m 0755 "$here/guest/init" "$stage/init"
 mkdir -p "$stage/vm/scenarios"
 install -m 0755 "$here"/scenarios/*.guest.sh "$stage/vm/scenarios/"
-install -m 0755 "$repo/tests/fixtures/capture-host.sh" "$stage/usr/bin/capture-host.sh"
+install -m 0755 "${SCSITUNE_VM_CAPTURE:-$repo/tests/fixtures/capture-host.sh}" "$stage/usr/bin/capture-host.sh"
 cat >"$stage/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 EOF

@@ -89,6 +89,24 @@ check(err == "", f"detect -o json wrote nothing to stderr ({err!r})")
 check(read("live-txt.rc").strip() == "0", "detect (text) exited 0 in the guest")
 live = json.loads(read("live.json"))
 check(live["schema_version"] == 1, "schema_version 1")
+schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../schema/detect.schema.json")
+
+
+def validate(doc, what):
+    try:
+        import jsonschema
+    except ImportError:
+        note(f"python3-jsonschema missing: {what} not validated against the schema")
+        return
+    with open(schema_path) as f:
+        schema = json.load(f)
+    errs = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    for e in errs[:5]:
+        print(f"      {what}: {list(e.path)}: {e.message}")
+    check(not errs, f"{what} validates against schema/detect.schema.json")
+
+
+validate(live, "live detect JSON")
 check(live["source"] == {"sysroot": False, "udev": "libudev"}, f"source is live: {live['source']}")
 check(live["numa"]["policy_available"] is True,
       f"libnuma was loaded in the guest: policy_available={live['numa']['policy_available']}")
@@ -232,6 +250,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.stderr.strip():
         note(f"--sysroot stderr: {r.stderr.strip()}")
     replay = json.loads(r.stdout)
+validate(replay, "--sysroot replay JSON")
 check(replay["source"] == {"sysroot": True, "udev": "udev-db"}, f"replay source {replay['source']}")
 d1 = diff(strip(live), strip(replay))
 for line in d1:
