@@ -244,7 +244,10 @@ def diff(a, b, path=""):
 check(read("capture.rc").strip() == "0", f"capture-host.sh ran in the guest: {read('capture.err').strip()}")
 with tempfile.TemporaryDirectory() as tmp:
     with tarfile.open(os.path.join(results, "capture.tar.xz")) as t:
-        t.extractall(tmp)
+        if hasattr(tarfile, "tar_filter"):
+            t.extractall(tmp, filter="tar")
+        else:
+            t.extractall(tmp)
     r = subprocess.run([scsitune, "--sysroot", tmp, "detect", "-o", "json"], capture_output=True, text=True)
     check(r.returncode == 0, f"scsitune --sysroot CAPTURE detect exited {r.returncode}")
     if r.stderr.strip():
