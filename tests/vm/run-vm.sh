@@ -50,6 +50,7 @@ out=$(cd "$out" && pwd -P)
 truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 
 append="console=ttyS0 panic=-1 quiet scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
+# shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
 	-accel tcg -cpu max -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
