@@ -15,6 +15,8 @@
 /* Exact-match command table: a tool that writes system state never guesses. */
 static const struct command commands[] = {
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
+    {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
+     help_report},
 };
 
 void error_msg(const char *fmt, ...)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,4 +235,52 @@ void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v)
 	fclose(m);
 	text(o, tfmt, v ? buf : NULL);
 	free(buf);
+}
+
+void out_fmt_dbl(char *buf, size_t size, double v, int decimals)
+{
+	char raw[64];
+	if (isnan(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
+	const char *digits = raw + (raw[0] == '-');
+	size_t int_len = strcspn(digits, ".");
+	size_t k = 0;
+	if (raw[0] == '-' && k + 1 < size)
+		buf[k++] = '-';
+	for (size_t i = 0; digits[i] && k + 1 < size; i++) {
+		if (i > 0 && i < int_len && (int_len - i) % 3 == 0 && k + 2 < size)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+}
+
+void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals)
+{
+	char buf[80];
+	if (o->fmt == OUT_JSON) {
+		if (!isfinite(v)) {
+			add(o, key, NULL);
+			return;
+		}
+		/* Three decimals, trailing zeros dropped: stable output, no 17-digit noise. */
+		snprintf(buf, sizeof(buf), "%.3f", v);
+		char *dot = strchr(buf, '.');
+		if (dot) {
+			char *e = buf + strlen(buf) - 1;
+			while (e > dot && *e == '0')
+				*e-- = '\0';
+			if (e == dot)
+				*e = '\0';
+		}
+		if (!strcmp(buf, "-0"))
+			strcpy(buf, "0");
+		add(o, key, json_object_new_double_s(v, buf));
+		return;
+	}
+	out_fmt_dbl(buf, sizeof(buf), v, decimals);
+	text(o, tfmt, isnan(v) ? NULL : buf);
 }

@@ -47,3 +47,10 @@ void out_bool(struct out *o, const char *key, const char *tfmt, enum stune_trist
 void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stune_cpuset *s);
 /* JSON array of strings. Text: space separated. */
 void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
+/*
+ * JSON number rounded to 3 decimals (null if NaN); text "%.*f" with
+ * thousands separators (6,255.0), "-" if NaN.
+ */
+void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals);
+/* The text out_dbl prints, into buf. */
+void out_fmt_dbl(char *buf, size_t size, double v, int decimals);

@@ -49,3 +49,5 @@ void error_msg(const char *fmt, ...) _printf_(1, 2);
 
 int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
+int cmd_report(struct global_opts *g, int argc, char **argv);
+void help_report(FILE *f);

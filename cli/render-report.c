@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report: per-run facts and the across-run statistics, text and JSON from one renderer. */
+#include "render-report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/resultset.h"
+
+/* ISO 8601 (JSON) or readable (text), UTC; "" when unknown. */
+static void fmt_time(char *buf, size_t size, int64_t ms, bool iso)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	if (ms <= 0 || !gmtime_r(&t, &tm) ||
+	    (iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) : strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm)) ==
+		0)
+		buf[0] = '\0';
+}
+
+static const char *pct_key(int k)
+{
+	static const char *const keys[STUNE_N_PCT] = {"p50", "p99", "p99_9"};
+	return keys[k];
+}
+
+static const char *pct_text(int k)
+{
+	static const char *const names[STUNE_N_PCT] = {", p50 %s", ", p99 %s", ", p99.9 %s"};
+	return names[k];
+}
+
+/* Latency: JSON in ns, text in µs. */
+static void render_lat(struct out *o, const struct stune_lat *l)
+{
+	out_obj_begin(o, "clat_ns");
+	out_int(o, "samples", NULL, (long long)l->samples);
+	bool any = l->samples > 0;
+	out_dbl(o, "mean", NULL, any ? l->mean_ns : NAN, 0);
+	out_dbl(o, "min", NULL, any ? l->min_ns : NAN, 0);
+	out_dbl(o, "max", NULL, any ? l->max_ns : NAN, 0);
+	for (int k = 0; k < STUNE_N_PCT; k++)
+		out_dbl(o, pct_key(k), NULL, l->pct_set[k] ? l->pct_ns[k] : NAN, 0);
+	out_str(o, "percentiles_from", NULL, stune_pct_source_name(l->pct_source));
+	out_obj_end(o);
+
+	out_dbl(o, NULL, "mean %s", any ? l->mean_ns / 1000 : NAN, 1);
+	for (int k = 0; k < STUNE_N_PCT; k++)
+		out_dbl(o, NULL, pct_text(k), l->pct_set[k] ? l->pct_ns[k] / 1000 : NAN, 1);
+	switch (l->pct_source) {
+	case STUNE_PCT_BINS:
+		out_text(o, " (percentiles exact, from the merged json+ histograms)");
+		break;
+	case STUNE_PCT_MAX_OF_JOBS:
+		out_text(o, " (percentiles APPROXIMATE: largest per-job value, no json+ bins)");
+		break;
+	default:
+		break;
+	}
+}
+
+static void render_io(struct out *o, enum stune_fio_dir d, const struct stune_fio_io *io)
+{
+	out_obj_begin(o, stune_fio_dir_name(d));
+	out_dbl(o, "iops", NULL, io->iops, 1);
+	out_dbl(o, "bw_kib_s", NULL, io->bw_kib_s, 1);
+	out_int(o, "io_bytes", NULL, (long long)io->io_bytes);
+	out_int(o, "total_ios", NULL, (long long)io->total_ios);
+	out_int(o, "runtime_ms", NULL, (long long)io->runtime_ms);
+	if (io->clat.samples > 0 || out_is_json(o)) {
+		out_text(o, "    %s clat (µs): ", stune_fio_dir_name(d));
+		render_lat(o, &io->clat);
+		out_text(o, "\n");
+	}
+	out_obj_end(o);
+}
+
+static void render_options(struct out *o, const char *key, const struct stune_kv *kv, size_t n)
+{
+	out_obj_begin(o, key);
+	for (size_t i = 0; i < n; i++)
+		out_str(o, kv[i].key, NULL, kv[i].value);
+	out_obj_end(o);
+}
+
+static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r, double kiops)
+{
+	char buf[64];
+
+	out_obj_begin(o, NULL);
+	out_text(o, "run %zu: ", idx + 1);
+	out_str(o, "file", "%s\n", r->path);
+	out_str(o, "fio_version", "    %s", r->fio_version);
+	out_int(o, "start_time_ms", NULL, r->timestamp_ms);
+	fmt_time(buf, sizeof(buf), r->timestamp_ms, true);
+	out_str(o, "start_time", NULL, *buf ? buf : NULL);
+	fmt_time(buf, sizeof(buf), r->timestamp_ms, false);
+	out_text(o, ", started %s", *buf ? buf : "-");
+	out_str(o, "output_format", ", output %s", r->json_plus ? "json+" : "json");
+	out_bool(o, "old_key_names", NULL, r->old_keys ? STUNE_YES : STUNE_NO);
+	if (r->old_keys)
+		out_text(o, " (fio 2.x key names)");
+	out_int(o, "job_count", ", jobs %s", (long long)r->n_jobs);
+	out_int(o, "failed_jobs", ", failed jobs %s\n", (long long)r->n_failed);
+
+	out_dbl(o, "iops", "    IOPS %s", r->iops, 1);
+	out_dbl(o, "kiops", " (%s KIOPS)", kiops, 1);
+	out_dbl(o, NULL, ": read %s", r->total[STUNE_FIO_READ].iops, 1);
+	out_dbl(o, NULL, " + write %s", r->total[STUNE_FIO_WRITE].iops, 1);
+	out_dbl(o, "bw_kib_s", NULL, r->bw_kib_s, 1);
+	out_dbl(o, "bw_mib_s", "; bandwidth %s MiB/s\n", r->bw_kib_s / 1024, 1);
+	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+		render_io(o, d, &r->total[d]);
+	render_options(o, "global_options", r->global_options, r->n_global_options);
+
+	out_arr_begin(o, "jobs");
+	for (size_t i = 0; i < r->n_jobs; i++) {
+		const struct stune_fio_job *j = &r->jobs[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "name", NULL, j->name);
+		out_int(o, "groupid", NULL, j->groupid);
+		out_int(o, "error", NULL, j->error);
+		out_dbl(o, "read_iops", NULL, j->io[STUNE_FIO_READ].iops, 1);
+		out_dbl(o, "write_iops", NULL, j->io[STUNE_FIO_WRITE].iops, 1);
+		render_options(o, "options", j->options, j->n_options);
+		out_obj_end(o);
+		if (j->error)
+			out_text(o, "    job %zu '%s': error %d (%s)\n", i, j->name, j->error, strerror(j->error));
+	}
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+static void render_summary(struct out *o, const struct report_set *s)
+{
+	const struct stune_stats *st = &s->stats;
+	out_obj_begin(o, "summary");
+	out_text(o, "\nAcross %zu run%s (KIOPS = thousands of I/O per second, read + write, all jobs summed):\n", st->n,
+		 st->n == 1 ? "" : "s");
+	out_int(o, "runs", NULL, (long long)st->n);
+	out_dbl(o, "avg_kiops", "  avg     %s KIOPS  (arithmetic mean)\n", st->avg, 1);
+	out_dbl(o, "min_kiops", "  range   %s", st->min, 1);
+	out_dbl(o, "max_kiops", " – %s KIOPS  (min – max)\n", st->max, 1);
+	out_dbl(o, "spread_pct", "  spread  %s %%  ((max − min) / max)\n", st->spread * 100, 1);
+	out_dbl(o, "stddev_kiops", "  stddev  %s KIOPS  (sample standard deviation, n − 1)\n",
+		st->has_stddev ? st->stddev : NAN, 1);
+	out_dbl(o, "cov_pct", "  CoV     %s %%  (coefficient of variation = stddev / avg)\n",
+		st->has_stddev ? st->cov * 100 : NAN, 1);
+	if (!st->has_stddev)
+		out_text(o, "  (stddev and CoV need at least 2 runs)\n");
+	out_obj_end(o);
+}
+
+static void render_side(struct out *o, const char *key, const char *label, const char *source,
+			const struct stune_stats *st)
+{
+	char avg[32], mn[32], mx[32], range[80];
+	out_obj_begin(o, key);
+	out_str(o, "label", NULL, label);
+	if (source)
+		out_str(o, "file", NULL, source);
+	out_int(o, "runs", NULL, (long long)st->n);
+	out_dbl(o, "avg_kiops", NULL, st->avg, 1);
+	out_dbl(o, "min_kiops", NULL, st->min, 1);
+	out_dbl(o, "max_kiops", NULL, st->max, 1);
+	out_dbl(o, "spread_pct", NULL, st->spread * 100, 1);
+	out_obj_end(o);
+	out_fmt_dbl(avg, sizeof(avg), st->avg, 1);
+	out_fmt_dbl(mn, sizeof(mn), st->min, 1);
+	out_fmt_dbl(mx, sizeof(mx), st->max, 1);
+	snprintf(range, sizeof(range), "%s – %s", mn, mx);
+	/* "–" is 3 bytes for 1 column: widen the field by 2. */
+	out_text(o, "  %-24s %10s  %-23s %5.1f %%  %zu\n", label, avg, range, st->spread * 100, st->n);
+}
+
+static void render_compare(struct out *o, const struct report_compare *c, const struct stune_stats *cur)
+{
+	out_obj_begin(o, "compare");
+	out_text(o, "\nComparison (avg and range in KIOPS; spread = (max − min) / max):\n");
+	out_text(o, "  %-24s %10s  %-21s %7s  %s\n", "configuration", "avg KIOPS", "range (KIOPS)", "spread", "runs");
+	render_side(o, "reference", c->ref_label, c->ref_source, &c->ref);
+	render_side(o, "current", c->cur_label, NULL, cur);
+	out_dbl(o, "avg_change_pct", NULL, c->cmp.avg_change * 100, 1);
+	out_dbl(o, "spread_change_points", NULL, c->cmp.spread_change * 100, 1);
+	out_text(o, "  change (%s vs %s): avg %+.1f %%, spread %+.1f points\n", c->cur_label, c->ref_label,
+		 c->cmp.avg_change * 100, c->cmp.spread_change * 100);
+	out_obj_end(o);
+}
+
+void render_report(struct out *o, const struct report_set *s, const struct report_compare *c)
+{
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_REPORT_SCHEMA_VERSION);
+	out_str(o, "phase", s->phase ? "Result set: phase %s" : NULL, s->phase);
+	if (!s->phase)
+		out_text(o, "Result set without a phase (no --phase)");
+	out_int(o, NULL, ", %s run", (long long)s->n_runs);
+	out_text(o, "%s (one fio output file per run)\n", s->n_runs == 1 ? "" : "s");
+	out_text(o, "IOPS: read + write, summed over all jobs; bandwidth in MiB/s (1 MiB = 1,048,576 bytes);\n"
+		    "clat = completion latency in µs (mean; percentiles p50/p99/p99.9)\n\n");
+	out_arr_begin(o, "runs");
+	for (size_t i = 0; i < s->n_runs; i++)
+		render_run(o, i, s->runs[i], s->kiops[i]);
+	out_arr_end(o);
+	render_summary(o, s);
+	if (c)
+		render_compare(o, c, &s->stats);
+	out_obj_end(o);
+}
