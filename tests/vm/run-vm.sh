@@ -21,7 +21,8 @@
 # Environment: SCSITUNE_VM_CACHE (see build-env.sh), SCSITUNE_VM_TIMEOUT
 # (seconds for one boot, default 300), SCSITUNE_VM_APPEND (more kernel
 # command line), QEMU (default qemu-system-x86_64).
-# Exit status: 0 passed, 1 failed, 64 usage, 77 cannot run here (skip).
+# Exit status: 0 passed, 1 failed (also when QEMU is missing: a tier that
+# cannot run fails and says why), 64 usage.
 set -euo pipefail
 export LC_ALL=C
 
@@ -37,7 +38,7 @@ scenario=$2
 out=$3
 [ -f "$here/scenarios/$scenario.guest.sh" ] || { echo "run-vm.sh: no scenario $scenario" >&2; exit 64; }
 qemu=${QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null || { echo "run-vm.sh: $qemu not found (apt-get install qemu-system-x86): skipped" >&2; exit 77; }
+command -v "$qemu" >/dev/null || { echo "run-vm.sh: FAIL: $qemu not found (apt-get install qemu-system-x86; scripts/install-deps --test does)" >&2; exit 1; }
 now() { date +%s.%N; }
 t0=$(now)
 
