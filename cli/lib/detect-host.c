@@ -179,8 +179,17 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 	}
 	qsort(t->hosts, t->n_hosts, sizeof(*t->hosts), host_cmp);
 
+	size_t kept = 0;
 	for (size_t i = 0; i < t->n_hosts; i++) {
-		struct stune_host *h = &t->hosts[i];
+		/* Hotplug: a host removed since the listing is dropped, not shown as nulls. */
+		if (!stune_root_exists(ctx->root, t->hosts[i].sysfs_path)) {
+			stune_log(ctx, STUNE_LOG_INFO, NULL, "host%u disappeared during the scan", t->hosts[i].host_no);
+			free(t->hosts[i].sysfs_path);
+			continue;
+		}
+		if (kept != i)
+			t->hosts[kept] = t->hosts[i];
+		struct stune_host *h = &t->hosts[kept];
 		const char *cls = h->sysfs_path;
 		_cleanup_free_ char *up = NULL, *hostdir = NULL;
 
@@ -189,7 +198,7 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 		if ((r = find_or_add_hba(ctx, t, hostdir, &h->hba)) < 0)
 			return r;
 		struct stune_hba *hba = &t->hbas[h->hba];
-		if ((r = add_index(&hba->hosts, &hba->n_hosts, i)) < 0)
+		if ((r = add_index(&hba->hosts, &hba->n_hosts, kept++)) < 0)
 			return r;
 
 		stune_attr_str(ctx, &h->proc_name, 0, "%s/proc_name", cls);
@@ -227,5 +236,6 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 			}
 		}
 	}
+	t->n_hosts = kept;
 	return 0;
 }
