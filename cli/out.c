@@ -65,8 +65,10 @@ static void add(struct out *o, const char *key, json_object *v)
 	json_object *top = o->stack[o->depth];
 	if (json_object_is_type(top, json_type_array))
 		json_object_array_add(top, v);
-	else
+	else if (key)
 		json_object_object_add(top, key, v);
+	else
+		json_object_put(v); /* key NULL in an object: a text-only value */
 }
 
 static void push(struct out *o, const char *key, json_object *c)

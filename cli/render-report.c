@@ -15,8 +15,8 @@ static void fmt_time(char *buf, size_t size, int64_t ms, bool iso)
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 	if (ms <= 0 || !gmtime_r(&t, &tm) ||
-	    (iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) : strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm)) ==
-		0)
+	    (iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm)
+		 : strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm)) == 0)
 		buf[0] = '\0';
 }
 
@@ -196,8 +196,7 @@ void render_report(struct out *o, const struct report_set *s, const struct repor
 	out_str(o, "phase", s->phase ? "Result set: phase %s" : NULL, s->phase);
 	if (!s->phase)
 		out_text(o, "Result set without a phase (no --phase)");
-	out_int(o, NULL, ", %s run", (long long)s->n_runs);
-	out_text(o, "%s (one fio output file per run)\n", s->n_runs == 1 ? "" : "s");
+	out_text(o, ", %zu run%s (one fio output file per run)\n", s->n_runs, s->n_runs == 1 ? "" : "s");
 	out_text(o, "IOPS: read + write, summed over all jobs; bandwidth in MiB/s (1 MiB = 1,048,576 bytes);\n"
 		    "clat = completion latency in µs (mean; percentiles p50/p99/p99.9)\n\n");
 	out_arr_begin(o, "runs");

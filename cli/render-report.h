@@ -10,7 +10,7 @@ struct report_set {
 	const char *phase; /* NULL: unlabelled */
 	struct stune_fio_run **runs;
 	size_t n_runs;
-	double *kiops; /* per run: (read + write IOPS summed over all jobs) / 1000 */
+	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */
 	struct stune_stats stats; /* over kiops */
 };
 

@@ -245,7 +245,7 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, struc
 	if (!json_object_object_get_ex(dir, "clat_ns", &c)) {
 		if (!json_object_object_get_ex(dir, "clat", &c))
 			return 0; /* no latency: not an error, just unknown */
-		scale = 1000; /* fio < 2.99: usec */
+		scale = 1000;	  /* fio < 2.99: usec */
 		p->old_keys = true;
 	}
 	if (!json_object_is_type(c, json_type_object))
@@ -287,7 +287,8 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, struc
 	return 0;
 }
 
-static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, const char *jwhere, struct stune_fio_io *io)
+static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, const char *jwhere,
+		    struct stune_fio_io *io)
 {
 	json_object *dir;
 	char where[256];

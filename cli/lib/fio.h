@@ -29,9 +29,9 @@ extern const double stune_pct_levels[STUNE_N_PCT];
 
 /* How the percentiles of a latency were obtained. */
 enum stune_pct_source {
-	STUNE_PCT_NONE,	     /* no samples / no percentiles in the file */
-	STUNE_PCT_FIO,	     /* one job: fio's own values */
-	STUNE_PCT_BINS,	     /* several jobs: exact, from the merged json+ histograms */
+	STUNE_PCT_NONE,	      /* no samples / no percentiles in the file */
+	STUNE_PCT_FIO,	      /* one job: fio's own values */
+	STUNE_PCT_BINS,	      /* several jobs: exact, from the merged json+ histograms */
 	STUNE_PCT_MAX_OF_JOBS /* several jobs without bins: the largest per-job value (approximate, an upper bound) */
 };
 const char *stune_pct_source_name(enum stune_pct_source s); /* "fio", "merged-bins", "max-of-jobs", "none" */
@@ -70,7 +70,7 @@ struct stune_fio_job {
 
 struct stune_fio_run {
 	char *path;
-	char *fio_version; /* "fio-3.33" */
+	char *fio_version;    /* "fio-3.33" */
 	int64_t timestamp_ms; /* 0: unknown */
 	char *time;	      /* fio's "time" string, NULL if absent */
 	bool old_keys;	      /* fio 2.x key names (clat in usec, io_bytes in KiB) */
@@ -82,10 +82,10 @@ struct stune_fio_run {
 
 	/* Totals over every job (several jobs may share a name). */
 	struct stune_fio_io total[STUNE_FIO_N_DIRS];
-	double iops;	  /* read + write */
-	double bw_kib_s;  /* read + write */
-	size_t n_failed;  /* jobs with error != 0 */
-	int first_error;  /* the first failed job's error */
+	double iops;	 /* read + write */
+	double bw_kib_s; /* read + write */
+	size_t n_failed; /* jobs with error != 0 */
+	int first_error; /* the first failed job's error */
 	size_t first_failed_job;
 };
 

@@ -71,8 +71,7 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
-int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc,
-			 char **saved_path)
+int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc, char **saved_path)
 {
 	_cleanup_free_ char *dir = NULL, *tmp = NULL, *final = NULL;
 	int r;

@@ -36,7 +36,7 @@ int stune_resultset_find(const char *state_dir, const char *phase, char **path);
 /* What --compare needs from a saved set. */
 struct stune_saved_set {
 	char *path;
-	char *phase; /* NULL when the set had none */
+	char *phase;   /* NULL when the set had none */
 	double *kiops; /* per run */
 	size_t n;
 };

@@ -24,7 +24,7 @@
 struct stune_stats {
 	size_t n;
 	double avg, min, max;
-	double spread; /* (max - min) / max; 0 when max is 0 */
+	double spread;	 /* (max - min) / max; 0 when max is 0 */
 	bool has_stddev; /* n >= 2 */
 	double stddev;	 /* sample, n - 1 */
 	double cov;	 /* stddev / avg; 0 when avg is 0 */

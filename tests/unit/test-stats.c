@@ -65,9 +65,9 @@ int main(void)
 	CHECK(a.value_ns[0] == 100 && a.value_ns[1] == 150 && a.value_ns[2] == 200 && a.count[2] == 10);
 	uint64_t p;
 	/* cumulative 5, 6, 16, 18, 20 of 20 */
-	CHECK(stune_hist_percentile(&a, 25, &p) && p == 100);  /* 5 >= 5 */
-	CHECK(stune_hist_percentile(&a, 50, &p) && p == 200);  /* 16 >= 10 */
-	CHECK(stune_hist_percentile(&a, 90, &p) && p == 300);  /* 18 >= 18 */
+	CHECK(stune_hist_percentile(&a, 25, &p) && p == 100); /* 5 >= 5 */
+	CHECK(stune_hist_percentile(&a, 50, &p) && p == 200); /* 16 >= 10 */
+	CHECK(stune_hist_percentile(&a, 90, &p) && p == 300); /* 18 >= 18 */
 	CHECK(stune_hist_percentile(&a, 99.9, &p) && p == 400);
 	CHECK(stune_hist_percentile(&a, 100, &p) && p == 400);
 	CHECK(!stune_hist_percentile(&a, 0, &p));

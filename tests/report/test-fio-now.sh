@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run the installed fio now (make-fio-outputs.sh) and check that `report`
+# accepts what it writes: no golden numbers (they change every run), but the
+# job counts, names, IOPS > 0, latencies present, and the failing job refused.
+# Usage: test-fio-now.sh SCSITUNE MAKE_FIO_OUTPUTS
+set -uo pipefail
+bin=$1 make=$2
+py=${PYTHON3:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-fio-now.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+command -v fio >/dev/null || { echo "FAIL: fio is not installed (scripts/install-deps --test)"; exit 1; }
+ver=$("$make" "$work/out" 1) || { echo "FAIL: make-fio-outputs.sh failed"; exit 1; }
+echo "fio: $ver"
+fails=0
+ok=("$work"/out/"$ver"-randread-2jobs-json.json "$work"/out/"$ver"-randread-2jobs-jsonplus.json
+	"$work"/out/"$ver"-randread-1job-jsonplus.json "$work"/out/"$ver"-global-mixed-json.json)
+for f in "${ok[@]}"; do
+	[ -s "$f" ] || { echo "FAIL: fio wrote no $f"; fails=$((fails + 1)); }
+done
+if ! "$bin" report -o json "${ok[@]}" >"$work/report.json" 2>"$work/err"; then
+	echo "FAIL: report refused fresh fio output:"; cat "$work/err"; fails=$((fails + 1))
+else
+	"$py" - "$work/report.json" "$ver" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1])); ver = sys.argv[2]
+errors = []
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+runs = d["runs"]
+check(d["schema_version"] == 1, "schema_version")
+check(len(runs) == 4, "4 runs")
+want = [(2, {"rr"}, "json", "max-of-jobs"), (2, {"rr"}, "json+", "merged-bins"),
+        (1, {"single"}, "json+", "fio"), (2, {"reader", "mixer"}, "json", "max-of-jobs")]
+for run, (jobs, names, fmt, pct) in zip(runs, want):
+    f = run["file"]
+    check(run["fio_version"] == ver, f + ": fio_version")
+    check(run["job_count"] == jobs == len(run["jobs"]), f + ": job count")
+    check({j["name"] for j in run["jobs"]} == names, f + ": job names")
+    check(run["output_format"] == fmt, f + ": output format")
+    check(run["failed_jobs"] == 0, f + ": failed jobs")
+    check(run["iops"] > 0 and abs(run["kiops"] * 1000 - run["iops"]) < 1, f + ": iops")
+    check(abs(run["iops"] - sum(j["read_iops"] + j["write_iops"] for j in run["jobs"])) < 1, f + ": iops = sum of jobs")
+    c = run["read"]["clat_ns"]
+    check(c["samples"] > 0 and c["mean"] > 0 and 0 < c["p50"] <= c["p99"] <= c["p99_9"], f + ": read clat")
+    check(c["percentiles_from"] == pct, f + ": percentiles_from " + c["percentiles_from"])
+    check(run["start_time_ms"] > 0, f + ": start time")
+check(runs[3]["write"]["iops"] > 0, "mixed job writes")
+s = d["summary"]
+check(s["runs"] == 4 and s["min_kiops"] <= s["avg_kiops"] <= s["max_kiops"], "summary")
+check(s["stddev_kiops"] is not None and s["cov_pct"] is not None, "stddev and CoV")
+for e in errors:
+    print("FAIL:", e)
+print("ok: fresh %s outputs accepted: %s" % (ver, ", ".join("%.1f KIOPS" % r["kiops"] for r in runs)))
+sys.exit(1 if errors else 0)
+PY
+fi
+# The failing job: refused with its error, exit 1, nothing on stdout.
+rc=0
+"$bin" report "$work/out/$ver-enospc-stdout-json.json" >"$work/out.txt" 2>"$work/err" || rc=$?
+if [ "$rc" -eq 1 ] && [ ! -s "$work/out.txt" ] && grep -q "skipped 1 line of text" "$work/err" &&
+	grep -q "fio job 0 'full' failed with error 28 (No space left on device)" "$work/err"; then
+	echo "ok: failing fio job refused"
+else
+	echo "FAIL: failing fio job: exit $rc"; cat "$work/err"; fails=$((fails + 1))
+fi
+exit $((fails > 0))

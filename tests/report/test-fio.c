@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fio JSON parser on real fio outputs (tests/report/fio/, made by
+ * make-fio-outputs.sh) and on hand-made bad input.
+ * Usage: test-fio FIXTURE_DIR
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "fio.h"
+#include "../unit/tap.h"
+
+static char last_warning[512];
+static unsigned n_warnings;
+
+static void capture(void *data, enum stune_log_level level, const char *path, const char *msg)
+{
+	(void)data;
+	(void)level;
+	(void)path;
+	n_warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static struct stune_ctx ctx = {.log_fn = capture};
+static const char *dir;
+
+static struct stune_fio_run *load(const char *name)
+{
+	char path[1024];
+	char *err = NULL;
+	struct stune_fio_run *r = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int rc = stune_fio_parse_file(&ctx, path, &r, &err);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", path, err ? err : strerror(-rc));
+	free(err);
+	return r;
+}
+
+/* Parse a buffer; returns the error message (caller frees) or NULL on success. */
+static char *bad(const char *text, int *rc)
+{
+	struct stune_fio_run *r = NULL;
+	char *err = NULL;
+	*rc = stune_fio_parse_buf(&ctx, "mem.json", text, strlen(text), &r, &err);
+	stune_fio_run_free(r);
+	return err;
+}
+
+static bool contains(const char *s, const char *sub)
+{
+	return s && strstr(s, sub);
+}
+
+int main(int argc, char **argv)
+{
+	struct stune_fio_run *r;
+	int rc;
+	char *e;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-fio FIXTURE_DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+
+	/* numjobs=2 without group_reporting: two entries named "rr", summed. */
+	CHECK((r = load("fio-3.33-randread-2jobs-json.json")) != NULL);
+	if (r) {
+		CHECK_STR(r->fio_version, "fio-3.33");
+		CHECK(r->n_jobs == 2);
+		CHECK_STR(r->jobs[0].name, "rr");
+		CHECK_STR(r->jobs[1].name, "rr");
+		CHECK(r->timestamp_ms > 0 && r->time);
+		CHECK(!r->json_plus && !r->old_keys && r->n_failed == 0);
+		double sum = r->jobs[0].io[STUNE_FIO_READ].iops + r->jobs[1].io[STUNE_FIO_READ].iops;
+		CHECK(r->iops > 0 && fabs(r->iops - sum) < 1e-6);
+		CHECK(r->total[STUNE_FIO_READ].io_bytes ==
+		      r->jobs[0].io[STUNE_FIO_READ].io_bytes + r->jobs[1].io[STUNE_FIO_READ].io_bytes);
+		CHECK(r->total[STUNE_FIO_WRITE].iops == 0);
+		/* No bins: the merged percentile is the largest per-job one, and labelled so. */
+		const struct stune_lat *t = &r->total[STUNE_FIO_READ].clat;
+		CHECK(t->pct_source == STUNE_PCT_MAX_OF_JOBS);
+		CHECK(t->pct_set[2] && t->pct_ns[2] == fmax(r->jobs[0].io[0].clat.pct_ns[2], r->jobs[1].io[0].clat.pct_ns[2]));
+		/* The mean is exact: weighted by samples. */
+		const struct stune_lat *a = &r->jobs[0].io[0].clat, *b = &r->jobs[1].io[0].clat;
+		CHECK(t->samples == a->samples + b->samples);
+		CHECK(fabs(t->mean_ns - (a->mean_ns * a->samples + b->mean_ns * b->samples) / t->samples) < 1e-6);
+		CHECK_STR(stune_fio_job_option(r, &r->jobs[0], "rw"), "randread");
+		stune_fio_run_free(r);
+	}
+
+	/* json+: bins merged exactly. */
+	CHECK((r = load("fio-3.33-randread-2jobs-jsonplus.json")) != NULL);
+	if (r) {
+		CHECK(r->json_plus && r->n_jobs == 2);
+		const struct stune_lat *t = &r->total[STUNE_FIO_READ].clat;
+		CHECK(t->pct_source == STUNE_PCT_BINS);
+		CHECK(stune_hist_total(&t->bins) == t->samples);
+		/* The merged p50 lies between the two jobs' p50. */
+		double p0 = r->jobs[0].io[0].clat.pct_ns[0], p1 = r->jobs[1].io[0].clat.pct_ns[0];
+		CHECK(t->pct_ns[0] >= fmin(p0, p1) && t->pct_ns[0] <= fmax(p0, p1));
+		stune_fio_run_free(r);
+	}
+
+	/* One job: the percentiles computed from its bins are fio's own (same rule). */
+	CHECK((r = load("fio-3.33-randread-1job-jsonplus.json")) != NULL);
+	if (r) {
+		const struct stune_lat *l = &r->jobs[0].io[STUNE_FIO_READ].clat;
+		CHECK(r->n_jobs == 1 && l->bins.n > 0 && stune_hist_total(&l->bins) == l->samples);
+		CHECK(r->total[STUNE_FIO_READ].clat.pct_source == STUNE_PCT_FIO);
+		for (int k = 0; k < STUNE_N_PCT; k++) {
+			uint64_t ns = 0;
+			CHECK(stune_hist_percentile(&l->bins, stune_pct_levels[k], &ns));
+			CHECK(l->pct_set[k] && (double)ns == l->pct_ns[k]);
+		}
+		stune_fio_run_free(r);
+	}
+
+	/* A job file with [global]: options inherited; a mixed job adds write IOPS. */
+	CHECK((r = load("fio-3.33-global-mixed-json.json")) != NULL);
+	if (r) {
+		CHECK(r->n_jobs == 2 && r->n_global_options > 0);
+		CHECK_STR(r->jobs[0].name, "reader");
+		CHECK_STR(r->jobs[1].name, "mixer");
+		CHECK_STR(stune_fio_job_option(r, &r->jobs[1], "ioengine"), "psync");
+		CHECK_STR(stune_fio_job_option(r, &r->jobs[1], "rw"), "randrw");
+		CHECK(r->total[STUNE_FIO_WRITE].iops > 0);
+		CHECK(fabs(r->iops - r->total[0].iops - r->total[1].iops) < 1e-6);
+		/* Only "mixer" writes: its percentiles are fio's own. */
+		CHECK(r->total[STUNE_FIO_WRITE].clat.pct_source == STUNE_PCT_FIO);
+		stune_fio_run_free(r);
+	}
+
+	/* Error text on stdout before the JSON: skipped with a warning; the job's error is kept. */
+	n_warnings = 0;
+	CHECK((r = load("fio-3.33-enospc-stdout-json.json")) != NULL);
+	CHECK(n_warnings == 1 && contains(last_warning, "skipped 1 line of text") &&
+	      contains(last_warning, "No space left on device"));
+	if (r) {
+		CHECK(r->n_failed == 1 && r->first_error == ENOSPC && r->first_failed_job == 0);
+		stune_fio_run_free(r);
+	}
+
+	/* Bad input: -EINVAL and a one-line reason. */
+	e = bad("{\"fio version\": \"fio-3.33\", \"jobs\": [", &rc);
+	CHECK(rc == -EINVAL && contains(e, "truncated JSON") && !strchr(e, '\n'));
+	free(e);
+	e = bad("hello world\nnot json\n", &rc);
+	CHECK(rc == -EINVAL && contains(e, "not JSON: no line starts with '{'"));
+	free(e);
+	e = bad("{\"a\": 1}", &rc);
+	CHECK(rc == -EINVAL && contains(e, "not fio output: no 'jobs' array"));
+	free(e);
+	e = bad("[1, 2]", &rc);
+	CHECK(rc == -EINVAL && contains(e, "not JSON"));
+	free(e);
+	e = bad("{\"jobs\": [ }", &rc);
+	CHECK(rc == -EINVAL && contains(e, "invalid JSON at byte"));
+	free(e);
+	e = bad("{\"jobs\": []}", &rc);
+	CHECK(rc == -EINVAL && contains(e, "'jobs' is empty"));
+	free(e);
+	e = bad("{\"jobs\": [{\"jobname\": \"x\"}]}", &rc);
+	CHECK(rc == -EINVAL && contains(e, "no 'read' or 'write'"));
+	free(e);
+	e = bad("{\"jobs\": [{\"jobname\": \"x\", \"read\": {\"io_bytes\": 1, \"bw\": \"fast\", \"iops\": 1}}]}", &rc);
+	CHECK(rc == -EINVAL && contains(e, "jobs[0] 'x'.read: 'bw' is not a number"));
+	free(e);
+	e = bad("", &rc);
+	CHECK(rc == -EINVAL && contains(e, "empty file"));
+	free(e);
+
+	/* fio 2.x key names: clat in usec, io_bytes in KiB. */
+	const char *old = "{\"fio version\": \"fio-2.2.10\", \"timestamp\": 1500000000, \"jobs\": [{\"jobname\": \"o\","
+			  " \"error\": 0, \"read\": {\"io_bytes\": 4, \"bw\": 4, \"iops\": 1000, \"runtime\": 1000,"
+			  " \"clat\": {\"min\": 1, \"max\": 9, \"mean\": 2.5, \"N\": 1000, \"percentile\": {\"50.000000\": 2,"
+			  " \"99.000000\": 8, \"99.900000\": 9}}}}]}";
+	struct stune_fio_run *o = NULL;
+	CHECK(stune_fio_parse_buf(&ctx, "old.json", old, strlen(old), &o, &e) == 0);
+	if (o) {
+		CHECK(o->old_keys && o->timestamp_ms == 1500000000000LL);
+		CHECK(o->total[0].io_bytes == 4096);
+		CHECK(o->total[0].clat.mean_ns == 2500 && o->total[0].clat.pct_ns[1] == 8000);
+		stune_fio_run_free(o);
+	}
+
+	/* --status-interval: concatenated documents, the last one counts, with a warning. */
+	const char *two = "{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}]}\n"
+			  "{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 2, \"bw\": 2, \"iops\": 2}}]}\n";
+	n_warnings = 0;
+	CHECK(stune_fio_parse_buf(&ctx, "two.json", two, strlen(two), &o, &e) == 0);
+	CHECK(n_warnings == 1 && contains(last_warning, "2 concatenated JSON documents"));
+	if (o) {
+		CHECK(o->iops == 2);
+		stune_fio_run_free(o);
+	}
+
+	/* Missing file and directory: -errno, no message. */
+	e = NULL;
+	CHECK(stune_fio_parse_file(&ctx, "/nonexistent/x.json", &o, &e) == -ENOENT && !e);
+	CHECK(stune_fio_parse_file(&ctx, dir, &o, &e) == -EISDIR && !e);
+
+	TAP_END();
+}

@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# report tier, through the binary:
+#  - goldens: text and JSON of the committed fio outputs, the saved document,
+#    and a comparison; SPEC.md's seed table end to end (synthetic runs with
+#    the table's min, max and avg);
+#  - bad input: every case exits with its code, prints one line naming the
+#    file, nothing on stdout, nothing in the state directory.
+# Usage: test-report.sh SCSITUNE FIO_FIXTURES EXPECTED_DIR [--update]
+set -uo pipefail
+bin=$(realpath "$1") fixtures=$(realpath "$2") expected=$3 update=${4:-}
+py=${PYTHON3:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-report.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fails=0 checks=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; }
+
+# golden NAME FILE: FILE equals expected/NAME (or becomes it with --update).
+golden() {
+	checks=$((checks + 1))
+	sed "s|$work|WORK|g" "$2" >"$work/golden.tmp"
+	if [ "$update" = --update ]; then
+		cp "$work/golden.tmp" "$expected/$1"
+		pass "golden $1 (updated)"
+	elif diff -u "$expected/$1" "$work/golden.tmp" >"$work/diff"; then
+		pass "golden $1"
+	else
+		fail "golden $1:"; head -40 "$work/diff"
+	fi
+}
+
+# expect NAME RC STDERR_REGEX -- ARGS...: exit code, message, nothing on stdout, one stderr line.
+expect() {
+	local name=$1 want_rc=$2 err_re=$3
+	shift 4
+	local rc=0
+	"$bin" "$@" >"$work/out" 2>"$work/err" || rc=$?
+	checks=$((checks + 1))
+	local why=""
+	[ "$rc" -eq "$want_rc" ] || why="exit $rc, want $want_rc"
+	[ -z "$why" ] && ! grep -Eq -- "$err_re" "$work/err" && why="stderr does not match /$err_re/"
+	[ -z "$why" ] && [ -s "$work/out" ] && why="stdout not empty"
+	[ -z "$why" ] && [ "$want_rc" -eq 1 ] && [ "$(grep -vc warning: "$work/err")" -ne 1 ] && why="not one error line"
+	if [ -n "$why" ]; then
+		fail "$name: $why"; sed 's/^/  stderr: /' "$work/err" | head -5
+	else
+		pass "$name"
+	fi
+}
+
+state_empty() { # NAME DIR: no file was written under DIR
+	checks=$((checks + 1))
+	if [ -z "$(find "$2" -type f 2>/dev/null)" ]; then pass "$1: nothing written"; else fail "$1: files written: $(find "$2" -type f)"; fi
+}
+
+# --- Goldens on the committed fio 3.33 outputs (relative names: stable output).
+set4=(fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
+	fio-3.33-randread-1job-jsonplus.json fio-3.33-global-mixed-json.json)
+st=$work/state
+(cd "$fixtures" && "$bin" report --phase fixtures --state-dir "$st" "${set4[@]}") >"$work/t.out" 2>"$work/t.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "ingest text: exit $rc"
+golden ingest.txt "$work/t.out"
+golden ingest.txt.stderr "$work/t.err"
+saved=$(find "$st/reports/fixtures" -name '*.json')
+checks=$((checks + 1))
+[ "$(basename "$saved")" = 20261130T063852Z.json ] && pass "saved as reports/fixtures/START.json" ||
+	fail "saved file name: $saved"
+(cd "$fixtures" && "$bin" report -o json --phase fixtures --state-dir "$st" "${set4[@]}") >"$work/j.out" 2>"$work/j.err"
+golden ingest.json "$work/j.out"
+checks=$((checks + 1))
+cmp -s "$work/j.out" "$saved" && pass "saved document = -o json output" || fail "saved document differs from -o json"
+checks=$((checks + 1))
+[ "$(find "$st" -type f | wc -l)" -eq 1 ] && pass "same runs saved twice: one file" || fail "files: $(find "$st" -type f)"
+
+# Comparison with the saved phase: the two json+ runs against the four.
+(cd "$fixtures" && "$bin" report --phase jsonplus --state-dir "$st" --compare fixtures \
+	fio-3.33-randread-2jobs-jsonplus.json fio-3.33-randread-1job-jsonplus.json) >"$work/c.out" 2>"$work/c.err" ||
+	fail "compare: exit $?"
+golden compare.txt "$work/c.out"
+# ... and with the saved file named directly, in JSON.
+"$bin" report -o json --compare "$saved" "$fixtures/fio-3.33-randread-1job-jsonplus.json" >"$work/cj.out" 2>"$work/cj.err" ||
+	fail "compare FILE: exit $?"
+"$py" - "$work/cj.out" <<'PY' || fail "compare FILE JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["compare"]
+assert d["phase"] is None and c["reference"]["label"] == "fixtures" and c["reference"]["runs"] == 4, c
+assert c["current"]["label"] == "this set" and c["current"]["runs"] == 1
+exp = (c["current"]["avg_kiops"] - c["reference"]["avg_kiops"]) / c["reference"]["avg_kiops"] * 100
+assert abs(c["avg_change_pct"] - exp) < 0.01, (c["avg_change_pct"], exp)
+print("ok   compare FILE: JSON compare block")
+PY
+
+# --- SPEC.md's seed table end to end: synthetic single-job runs with those totals.
+seed=$work/seed
+mkdir -p "$seed"
+mkrun() { # FILE KIOPS START_S
+	printf '{"fio version": "fio-3.33", "timestamp": %s, "timestamp_ms": %s000, "time": "seed",\n' "$3" "$3" >"$1"
+	printf ' "jobs": [{"jobname": "seed", "groupid": 0, "error": 0, "read": {"io_bytes": 0, "bw": %s, "iops": %s, "runtime": 60000}, "write": {"io_bytes": 0, "bw": 0, "iops": 0, "runtime": 0}}]}\n' \
+		"$(($2 * 4000))" "$(($2 * 1000))" >>"$1"
+}
+i=0
+for k in 4200 6700 6400 6500 6450 6460 6470 6480 6440 6450; do
+	i=$((i + 1)); mkrun "$seed/base$i.json" "$k" $((1700000000 + i * 100))
+done
+i=0
+for k in 7000 7700 7350 7300 7400; do
+	i=$((i + 1)); mkrun "$seed/tuned$i.json" "$k" $((1700100000 + i * 100))
+done
+(cd "$seed" && "$bin" report --phase baseline --state-dir "$st" base*.json >/dev/null 2>&1) || fail "seed baseline: exit $?"
+(cd "$seed" && "$bin" report --phase tuned --state-dir "$st" --compare baseline tuned*.json) >"$work/s.out" 2>/dev/null ||
+	fail "seed tuned: exit $?"
+sed -n '/^Comparison/,$p' "$work/s.out" >"$work/s.cmp"
+golden seed-compare.txt "$work/s.cmp"
+(cd "$seed" && "$bin" report -o json --state-dir "$st" --compare baseline tuned*.json) >"$work/s.json" 2>/dev/null
+"$py" - "$work/s.json" <<'PY' || fail "seed table JSON"
+import json, sys
+c = json.load(open(sys.argv[1]))["compare"]
+r, t = c["reference"], c["current"]
+assert (r["avg_kiops"], r["min_kiops"], r["max_kiops"], r["spread_pct"]) == (6255, 4200, 6700, 37.313), r
+assert (t["avg_kiops"], t["min_kiops"], t["max_kiops"], t["spread_pct"]) == (7350, 7000, 7700, 9.091), t
+assert c["avg_change_pct"] == 17.506 and c["spread_change_points"] == -28.223, c
+print("ok   seed table: 6,255 / 37.3 % -> 7,350 / 9.1 %, +17.5 % avg")
+PY
+checks=$((checks + 3))
+
+# --- Bad input: exit 1, one line naming the file, nothing on stdout, nothing saved.
+bad=$work/bad
+mkdir -p "$bad"
+good=$fixtures/fio-3.33-randread-2jobs-json.json
+head -c 3000 "$good" >"$bad/truncated.json"
+printf 'this is not json\n' >"$bad/text.json"
+printf '{"name": "not fio", "items": [1, 2]}\n' >"$bad/other.json"
+printf '{"jobs": [ }\n' >"$bad/broken.json"
+: >"$bad/empty.json"
+bs=$work/bad-state
+expect "truncated file" 1 "^scsitune: $bad/truncated.json: truncated JSON: the document starting at byte 0 ends early$" \
+	-- report --phase x --state-dir "$bs" "$bad/truncated.json"
+expect "not JSON" 1 "^scsitune: $bad/text.json: not JSON: no line starts with '\{' \(begins \"this is not json\"\)$" \
+	-- report --phase x --state-dir "$bs" "$bad/text.json"
+expect "JSON that is not fio" 1 "^scsitune: $bad/other.json: not fio output: no 'jobs' array$" \
+	-- report --phase x --state-dir "$bs" "$bad/other.json"
+expect "invalid JSON" 1 "^scsitune: $bad/broken.json: invalid JSON at byte [0-9]+: " \
+	-- report --phase x --state-dir "$bs" "$bad/broken.json"
+expect "empty file" 1 "^scsitune: $bad/empty.json: empty file, no JSON document$" \
+	-- report --phase x --state-dir "$bs" "$bad/empty.json"
+expect "missing file" 1 "^scsitune: $bad/nope.json: No such file or directory$" \
+	-- report --phase x --state-dir "$bs" "$bad/nope.json"
+expect "directory" 1 "^scsitune: $bad: Is a directory$" -- report --phase x --state-dir "$bs" "$bad"
+expect "per-job error" 1 "^scsitune: $fixtures/fio-3.33-enospc-stdout-json.json: fio job 0 'full' failed with error 28 \(No space left on device\)$" \
+	-- report --phase x --state-dir "$bs" "$fixtures/fio-3.33-enospc-stdout-json.json"
+grep -q "warning: .*skipped 1 line of text before the JSON document" "$work/err" ||
+	fail "per-job error: no warning about the text before the JSON"
+expect "one bad among good" 1 "^scsitune: $bad/other.json: not fio output" \
+	-- report --phase x --state-dir "$bs" "$good" "$bad/other.json" "$good"
+# Two bad files: one line each.
+rc=0
+"$bin" report "$bad/text.json" "$bad/truncated.json" >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 2 ] && [ ! -s "$work/out" ] && pass "two bad files: two lines" ||
+	fail "two bad files: exit $rc, $(wc -l <"$work/err") lines"
+state_empty "bad input" "$bs"
+
+# Error text before a good document: accepted, with the warning.
+{ echo "fio: pid=1, err=5/file:io_u.c:1, func=io_u error, error=Input/output error"; cat "$good"; } >"$bad/prefixed.json"
+rc=0
+"$bin" report "$bad/prefixed.json" >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && grep -q "^scsitune: warning: $bad/prefixed.json: skipped 1 line of text before the JSON document (fio prints errors there): \"fio: pid=1, err=5" "$work/err" &&
+	pass "error text before the JSON: warning, accepted" || fail "error text before the JSON: exit $rc"
+
+# State directory that cannot be written: the report is not printed, nothing is left.
+touch "$work/a-file"
+expect "state dir under a file" 1 "^scsitune: --state-dir $work/a-file/state: saving the result set: Not a directory$" \
+	-- report --phase x --state-dir "$work/a-file/state" "$good"
+mkdir -p "$work/ro/reports/x"
+chmod 0555 "$work/ro/reports/x"
+if [ "$(id -u)" -ne 0 ]; then
+	expect "read-only state dir" 1 "saving the result set: Permission denied$" -- report --phase x --state-dir "$work/ro" "$good"
+fi
+chmod 0755 "$work/ro/reports/x"
+state_empty "unwritable state dir" "$work/ro"
+
+# --compare of an unknown phase or a file that is not a result set: nothing saved.
+cs=$work/cmp-state
+expect "compare unknown phase" 1 "^scsitune: --compare nope: no saved result set for phase 'nope' in $cs/reports/nope$" \
+	-- report --phase x --state-dir "$cs" --compare nope "$good"
+expect "compare non-result file" 1 "^scsitune: --compare $good: $good: not a scsitune result set: no 'schema_version' and 'runs'$" \
+	-- report --phase x --state-dir "$cs" --compare "$good" "$good"
+expect "compare missing file" 1 "^scsitune: --compare $work/none.json: $work/none.json: No such file or directory$" \
+	-- report --state-dir "$cs" --compare "$work/none.json" "$good"
+state_empty "failed compare" "$cs"
+
+# Usage errors: 64.
+expect "no file" 64 "report: no fio JSON file given" -- report
+expect "bad phase" 64 "--phase: invalid name '../x'" -- report --phase ../x "$good"
+expect "bad compare" 64 "--compare: 'a b' is neither a phase name nor a file" -- report --compare "a b" "$good"
+expect "unknown option" 64 "unrecognized option" -- report --frob "$good"
+
+# stdout that cannot be written.
+rc=0
+"$bin" report "$good" >/dev/full 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 1 ] && grep -q "writing output: No space left on device" "$work/err" && pass "stdout is /dev/full" ||
+	fail "stdout is /dev/full: exit $rc"
+
+echo "$checks checks, $fails failed"
+exit $((fails > 0))
