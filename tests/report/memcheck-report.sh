@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# report under valgrind: ingest (text, JSON, json+ merges), save, compare, and
+# the error paths (truncated, not fio, failed job, unwritable state dir,
+# unknown phase). Any valgrind error or leak fails; exit codes are checked too.
+# Usage: memcheck-report.sh VALGRIND SCSITUNE FIO_FIXTURES
+set -uo pipefail
+valgrind=$1 bin=$2 fx=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-memcheck-report.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fails=0
+all=("$fx"/fio-3.33-randread-2jobs-json.json "$fx"/fio-3.33-randread-2jobs-jsonplus.json
+	"$fx"/fio-3.33-randread-1job-jsonplus.json "$fx"/fio-3.33-global-mixed-json.json)
+head -c 3000 "${all[0]}" >"$work/truncated.json"
+printf '{"a": 1}\n' >"$work/other.json"
+touch "$work/file"
+n=0
+run() { # WANT_RC ARGS...
+	local want=$1 rc=0
+	shift
+	n=$((n + 1))
+	"$valgrind" -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible "$bin" "$@" >/dev/null 2>"$work/vg" || rc=$?
+	if [ "$rc" -ne "$want" ] || grep -q '^==[0-9]*==' "$work/vg"; then
+		echo "FAIL: report $*: exit $rc (want $want)"; cat "$work/vg"; fails=$((fails + 1))
+	fi
+}
+run 0 report "${all[@]}"
+run 0 report -o json --phase base --state-dir "$work/st" "${all[@]}"
+run 0 report --phase tuned --state-dir "$work/st" --compare base "${all[1]}" "${all[2]}"
+run 0 report -o json --state-dir "$work/st" --compare tuned "${all[0]}"
+run 1 report "$work/truncated.json" "$work/other.json" "$work/missing.json"
+run 1 report "$fx/fio-3.33-enospc-stdout-json.json"
+run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
+run 1 report --state-dir "$work/st" --compare nope "${all[0]}"
+run 1 report --compare "${all[0]}" "${all[0]}"
+run 64 report --phase ../x "${all[0]}"
+[ "$fails" -eq 0 ] && echo "ok: report valgrind-clean in $n runs"
+exit $((fails > 0))
