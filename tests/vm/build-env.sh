@@ -20,7 +20,7 @@
 #
 # Needs: apt-get, apt-cache, dpkg-deb, depmod and modprobe (kmod), cpio,
 # busybox-static, ldd, ldconfig, and on the build machine the programs copied
-# into the guest: bash, perl, find, tar, xz, mawk, libnuma1.
+# into the guest: bash, perl, find, tar, xz, mawk, libnuma1, fio.
 # Exit status: 0 done, 1 error, 64 usage.
 set -euo pipefail
 export LC_ALL=C
@@ -119,6 +119,9 @@ copy_bin "$(command -v tar)" usr/bin/tar
 copy_bin "$(command -v xz)" usr/bin/xz
 copy_bin "$(command -v mawk)" usr/bin/awk
 copy_bin "$scsitune" usr/bin/scsitune
+# fio for the benchmark scenarios (Debian's build links its rbd/gluster/nbd
+# engines in, so its library list is long).
+copy_bin "$(command -v fio || die "fio not found (apt-get install fio)")" usr/bin/fio
 numa=$(ldconfig -p | awk '$1 == "libnuma.so.1" && /x86-64/ { print $NF; exit }')
 [ -n "$numa" ] || die "libnuma.so.1 not found (apt-get install libnuma1)"
 for f in "${libs[@]}" "$numa"; do
