@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 		/* No bins: the merged percentile is the largest per-job one, and labelled so. */
 		const struct stune_lat *t = &r->total[STUNE_FIO_READ].clat;
 		CHECK(t->pct_source == STUNE_PCT_MAX_OF_JOBS);
-		CHECK(t->pct_set[2] && t->pct_ns[2] == fmax(r->jobs[0].io[0].clat.pct_ns[2], r->jobs[1].io[0].clat.pct_ns[2]));
+		CHECK(t->pct_set[2] &&
+		      t->pct_ns[2] == fmax(r->jobs[0].io[0].clat.pct_ns[2], r->jobs[1].io[0].clat.pct_ns[2]));
 		/* The mean is exact: weighted by samples. */
 		const struct stune_lat *a = &r->jobs[0].io[0].clat, *b = &r->jobs[1].io[0].clat;
 		CHECK(t->samples == a->samples + b->samples);
@@ -177,10 +178,11 @@ int main(int argc, char **argv)
 	free(e);
 
 	/* fio 2.x key names: clat in usec, io_bytes in KiB. */
-	const char *old = "{\"fio version\": \"fio-2.2.10\", \"timestamp\": 1500000000, \"jobs\": [{\"jobname\": \"o\","
-			  " \"error\": 0, \"read\": {\"io_bytes\": 4, \"bw\": 4, \"iops\": 1000, \"runtime\": 1000,"
-			  " \"clat\": {\"min\": 1, \"max\": 9, \"mean\": 2.5, \"N\": 1000, \"percentile\": {\"50.000000\": 2,"
-			  " \"99.000000\": 8, \"99.900000\": 9}}}}]}";
+	const char *old =
+	    "{\"fio version\": \"fio-2.2.10\", \"timestamp\": 1500000000, \"jobs\": [{\"jobname\": \"o\","
+	    " \"error\": 0, \"read\": {\"io_bytes\": 4, \"bw\": 4, \"iops\": 1000, \"runtime\": 1000,"
+	    " \"clat\": {\"min\": 1, \"max\": 9, \"mean\": 2.5, \"N\": 1000, \"percentile\": {\"50.000000\": 2,"
+	    " \"99.000000\": 8, \"99.900000\": 9}}}}]}";
 	struct stune_fio_run *o = NULL;
 	CHECK(stune_fio_parse_buf(&ctx, "old.json", old, strlen(old), &o, &e) == 0);
 	if (o) {
