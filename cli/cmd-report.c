@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/fio.h"
 #include "lib/resultset.h"
@@ -120,6 +121,8 @@ static int save(const struct report_opts *ro, const struct report_set *set, char
 	for (size_t i = 0; i < set->n_runs; i++)
 		if (set->runs[i]->timestamp_ms > 0 && (start == 0 || set->runs[i]->timestamp_ms < start))
 			start = set->runs[i]->timestamp_ms;
+	if (start == 0) /* no run says when it started: name the set after now */
+		start = (int64_t)time(NULL) * 1000;
 	_cleanup_free_ char *name = NULL;
 	if ((r = stune_resultset_name(start, &name)) < 0)
 		return r;
