@@ -125,7 +125,7 @@ int stune_resultset_find(const char *state_dir, const char *phase, char **path)
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (is_set_name(de->d_name) && strcmp(de->d_name, best) > 0)
-			snprintf(best, sizeof(best), "%s", de->d_name);
+			memcpy(best, de->d_name, 22); /* is_set_name: exactly 21 characters */
 	if (!*best)
 		return -ENOENT;
 	return asprintf(path, "%s/%s", dir, best) < 0 ? -ENOMEM : 0;
