@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The plan: topology x profile -> the list of changes, one per object and
+ * setting. A pure function (no I/O): dry-run prints it; apply, verify and
+ * revert (next) walk the same list.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "macro.h"
+#include "profile.h"
+#include "topology.h"
+
+enum stune_change_state {
+	STUNE_CHANGE = 0,     /* current differs from desired: apply writes it */
+	STUNE_ALREADY,	      /* current already means desired */
+	STUNE_NOT_SETTABLE,   /* the kernel refuses or ignores the write (managed IRQ: EIO) */
+	STUNE_NOT_APPLICABLE, /* this object cannot take the setting (no attribute, no locality...) */
+};
+
+enum stune_object_kind {
+	STUNE_OBJ_DISK = 0,
+	STUNE_OBJ_IRQ,
+	STUNE_OBJ_MODULE,
+	STUNE_OBJ_IRQBALANCE,
+};
+
+struct stune_change {
+	enum stune_object_kind kind;
+	enum stune_pclass cls;
+	char *object;  /* stable key: disk key, "irq:N", "module:NAME", "irqbalance" */
+	char *device;  /* for people: "sda", "mpi3mr0-msix0 0000:01:00.0"; NULL if none */
+	size_t index;  /* into topology.disks / topology.irqs / topology.hbas */
+	char *setting; /* "queue/scheduler", "smp_affinity_list", "parameters/poll_queues" */
+	char *path;    /* root-relative file apply writes ("sys/block/sda/queue/scheduler") */
+	char *current; /* normalised; NULL = unknown */
+	char *desired; /* normalised; NULL = nothing to write */
+	enum stune_change_state state;
+	const struct stune_pvalue *source; /* the profile value behind it (owned by the profile) */
+	char *note;			   /* why this state, and what is done instead; NULL for plain changes */
+};
+
+struct stune_plan {
+	const struct stune_profile *profile;
+	struct stune_change *changes;
+	size_t n_changes;
+};
+
+int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
+void stune_plan_free(struct stune_plan *plan);
+DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
+
+const char *stune_change_state_name(enum stune_change_state s);
+/* Counts per state (array of 4). */
+void stune_plan_count(const struct stune_plan *plan, size_t counts[4]);

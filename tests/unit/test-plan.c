@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The profile parser and the plan engine, without files: a host model built
+ * in C, profiles from strings, assertions on the plan.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "profile.h"
+#include "tap.h"
+
+static struct stune_cpuset cpus(const char *list)
+{
+	struct stune_cpuset s = {0};
+	if (stune_cpuset_parse_list(&s, list) < 0)
+		abort();
+	return s;
+}
+
+/* Two nodes (0-3, 4-7); mpi3mr on node 1; megaraid_sas with numa_node -1. */
+struct host_model {
+	struct stune_topology t;
+	struct stune_node nodes[2];
+	struct stune_hba hbas[2];
+	struct stune_host hosts[2];
+	struct stune_irq irqs[5];
+	struct stune_disk disks[3];
+	size_t hba0_irqs[3], hba1_irqs[2];
+	char *scheds[3];
+};
+
+static void model_init(struct host_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	struct stune_topology *t = &m->t;
+	t->cpus.online = cpus("0-7");
+	m->nodes[0] = (struct stune_node){.id = 0, .cpus = cpus("0-3")};
+	m->nodes[1] = (struct stune_node){.id = 1, .cpus = cpus("4-7")};
+	t->numa.nodes = m->nodes;
+	t->numa.n_nodes = 2;
+
+	m->hba0_irqs[0] = 0, m->hba0_irqs[1] = 1, m->hba0_irqs[2] = 2;
+	m->hba1_irqs[0] = 3, m->hba1_irqs[1] = 4;
+	m->hbas[0] = (struct stune_hba){.pci_address = "0000:41:00.0",
+					.kind = STUNE_HBA_MPI3MR,
+					.driver = "mpi3mr",
+					.pci_driver = "mpi3mr",
+					.numa_node = STUNE_NUM(1),
+					.irqs = m->hba0_irqs,
+					.n_irqs = 3};
+	m->hbas[1] = (struct stune_hba){.pci_address = "0000:02:00.0",
+					.driver = "megaraid_sas",
+					.pci_driver = "megaraid_sas",
+					.numa_node = STUNE_NUM(-1),
+					.irqs = m->hba1_irqs,
+					.n_irqs = 2};
+	t->hbas = m->hbas;
+	t->n_hbas = 2;
+	m->hosts[0] =
+	    (struct stune_host){.host_no = 0, .hba = 0, .can_queue = STUNE_NUM(4000), .host_tagset = STUNE_YES};
+	m->hosts[1] = (struct stune_host){.host_no = 1, .hba = 1, .can_queue = STUNE_NUM(100), .host_tagset = STUNE_NO};
+	t->hosts = m->hosts;
+	t->n_hosts = 2;
+
+	/* mpi3mr: msix0 (admin, not managed, on all CPUs), msix1 managed, msix9 poll (not managed, already
+	 * on CPU 5, which is where spreading puts the second movable IRQ). */
+	m->irqs[0] = (struct stune_irq){.irq = 40,
+					.hba = 0,
+					.vector = STUNE_NUM(0),
+					.name = "mpi3mr0-msix0",
+					.affinity = cpus("0-7"),
+					.managed = STUNE_NO};
+	m->irqs[1] = (struct stune_irq){.irq = 41,
+					.hba = 0,
+					.vector = STUNE_NUM(1),
+					.name = "mpi3mr0-msix1",
+					.affinity = cpus("0"),
+					.managed = STUNE_YES,
+					.managed_rule = "mpi3mr operational vector",
+					.hctx = STUNE_NUM(0)};
+	m->irqs[2] = (struct stune_irq){.irq = 42,
+					.hba = 0,
+					.vector = STUNE_NUM(9),
+					.name = "mpi3mr0-msix9",
+					.affinity = cpus("5"),
+					.managed = STUNE_NO};
+	m->irqs[3] =
+	    (struct stune_irq){.irq = 50, .hba = 1, .name = "megasas", .affinity = cpus("0-7"), .managed = STUNE_NO};
+	m->irqs[4] = (struct stune_irq){.irq = 51,
+					.hba = 1,
+					.name = "megasas1",
+					.affinity = cpus("0-7"),
+					.managed = STUNE_UNKNOWN,
+					.managed_rule = "unclassified"};
+	t->irqs = m->irqs;
+	t->n_irqs = 5;
+
+	m->scheds[0] = "mq-deadline", m->scheds[1] = "none", m->scheds[2] = NULL;
+	/* sda: SSD on mpi3mr, kernel defaults. */
+	m->disks[0] = (struct stune_disk){.name = "sda",
+					  .key = "wwn-0x5000000000000001",
+					  .host = 0,
+					  .rotational = STUNE_NUM(0),
+					  .scheduler = "mq-deadline",
+					  .schedulers = m->scheds,
+					  .nr_requests = STUNE_NUM(256),
+					  .rq_affinity = STUNE_NUM(1),
+					  .nomerges = STUNE_NUM(0),
+					  .read_ahead_kb = STUNE_NUM(128),
+					  .add_random = STUNE_NUM(0),
+					  .io_poll = STUNE_NUM(0),
+					  .queue_depth = STUNE_NUM(64),
+					  .nr_hw_queues = STUNE_NUM(8)};
+	/* sdb: SSD on mpi3mr, already tuned; rq_affinity unreadable. */
+	m->disks[1] = m->disks[0];
+	m->disks[1].name = "sdb";
+	m->disks[1].key = "wwn-0x5000000000000002";
+	m->disks[1].scheduler = "none";
+	m->disks[1].nomerges = STUNE_NUM(2);
+	m->disks[1].read_ahead_kb = STUNE_NUM(16);
+	m->disks[1].rq_affinity = (struct stune_num){0};
+	/* sdc: spinning disk on megaraid_sas, single queue. */
+	m->disks[2] = m->disks[0];
+	m->disks[2].name = "sdc";
+	m->disks[2].key = "path-pci-0000:02:00.0-scsi-0:0:0:0";
+	m->disks[2].host = 1;
+	m->disks[2].rotational = STUNE_NUM(1);
+	m->disks[2].nr_hw_queues = STUNE_NUM(1);
+	m->disks[2].scheduler = "none";
+	t->disks = m->disks;
+	t->n_disks = 3;
+}
+
+static void model_free(struct host_model *m)
+{
+	stune_cpuset_clear(&m->t.cpus.online);
+	for (int i = 0; i < 2; i++)
+		stune_cpuset_clear(&m->nodes[i].cpus);
+	for (int i = 0; i < 5; i++)
+		stune_cpuset_clear(&m->irqs[i].affinity);
+}
+
+static const struct stune_change *find(const struct stune_plan *p, const char *object, const char *setting)
+{
+	for (size_t i = 0; i < p->n_changes; i++)
+		if (!strcmp(p->changes[i].object, object) && !strcmp(p->changes[i].setting, setting))
+			return &p->changes[i];
+	return NULL;
+}
+
+static int load(const char *text, struct stune_profile **p, char **err)
+{
+	return stune_profile_load_string("t", text, NULL, p, err);
+}
+
+/* Error text for a bad profile, or NULL if it loaded. */
+static char *bad(const char *text)
+{
+	struct stune_profile *p = NULL;
+	char *err = NULL;
+	if (load(text, &p, &err) == 0) {
+		stune_profile_free(p);
+		return NULL;
+	}
+	CHECK(p == NULL);
+	return err;
+}
+
+#define CHECK_BAD(text, msg)          \
+	do {                          \
+		char *_e = bad(text); \
+		CHECK_STR(_e, msg);   \
+		free(_e);             \
+	} while (0)
+
+static void test_profile(void)
+{
+	struct stune_profile *p = NULL;
+	char *err = NULL;
+
+	CHECK(load("# top\n\n[queue]\n# why one\n# why two\nscheduler = none ; inline\nrq_affinity=2\n"
+		   "[queue:hdd]\nmatch_rotational = 1\nscheduler = mq-deadline\n[module:mpi3mr]\npoll_queues = 2\n",
+		   &p, &err) == 0);
+	CHECK(err == NULL);
+	CHECK(p && p->n_rules == 3);
+	if (p && p->n_rules == 3) {
+		const struct stune_pvalue *v = stune_prule_get(&p->rules[0], "scheduler");
+		CHECK(v && !strcmp(v->value, "none") && v->line == 6);
+		CHECK_STR(v ? v->why : NULL, "why one why two");
+		CHECK_STR(v ? v->file : NULL, "t");
+		v = stune_prule_get(&p->rules[0], "rq_affinity");
+		CHECK(v && v->why == NULL && v->line == 7);
+		CHECK_STR(p->rules[1].label, "hdd");
+		CHECK(stune_prule_match(&p->rules[1], "match_rotational") != NULL);
+		CHECK(p->rules[2].cls == STUNE_PC_MODULE);
+		CHECK_STR(p->rules[2].label, "mpi3mr");
+	}
+	stune_profile_free(p);
+
+	CHECK_BAD("[queue]\nschedular = none\n", "t:2: unknown key 'schedular' in [queue]");
+	CHECK_BAD("[queue]\n\nrq_affinity = 3\n", "t:3: bad value '3' for rq_affinity in [queue] (expected 0, 1 or 2)");
+	CHECK_BAD("[queue]\nnr_requests = 2\n",
+		  "t:2: bad value '2' for nr_requests in [queue] (expected a number from 4 to 2048, or "
+		  "kernel-default)");
+	CHECK_BAD("[irq]\naffinity = everywhere\n",
+		  "t:2: bad value 'everywhere' for affinity in [irq] (expected keep, node-local or "
+		  "node-local-spread)");
+	CHECK_BAD("[disk]\nscheduler = none\n", "t:2: unknown section [disk]");
+	CHECK_BAD("[module]\nx = 1\n", "t:2: bad section name [module]");
+	CHECK_BAD("scheduler = none\n", "t:1: key 'scheduler' outside a section (only include= may come first)");
+	CHECK_BAD("[queue]\nscheduler = none\nscheduler = none\n",
+		  "t:3: 'scheduler' set twice in [queue] (first at line 2)");
+	CHECK_BAD("[queue\nscheduler = none\n", "t:1: syntax error: expected [section] or key = value");
+	CHECK_BAD("include = numa\n", "t:1: include 'numa': no profile directory to look in");
+	CHECK_BAD("[queue]\ninclude = numa\n", "t:2: include= must come before the first section");
+	CHECK_BAD("[module:mpi3mr]\npoll queues = 1\n", "t:2: bad parameter name 'poll queues' in [module:mpi3mr]");
+	/* The first error wins, even when a later line is a syntax error. */
+	CHECK_BAD("[queue]\nfoo = 1\n[bad\n", "t:2: unknown key 'foo' in [queue]");
+	CHECK_BAD("[queue]\nrq_affinity = 1\n[bad\nfoo = 1\n", "t:3: syntax error: expected [section] or key = value");
+	char longline[400];
+	memset(longline, 'a', sizeof(longline));
+	memcpy(longline, "[queue]\n", 8);
+	longline[sizeof(longline) - 1] = '\0';
+	char *e = bad(longline);
+	CHECK(e && strstr(e, "t:2: line too long"));
+	free(e);
+}
+
+static const char numa_like[] = "[queue]\n"
+				"match_rotational = 0\n"
+				"scheduler = none\n"
+				"rq_affinity = 2\n"
+				"nomerges = 2\n"
+				"read_ahead_kb = 16\n"
+				"add_random = 0\n"
+				"io_poll = 1\n"
+				"[scsi_device]\n"
+				"match_driver = mpi3mr\n"
+				"queue_depth = 5000\n"
+				"[irq]\n"
+				"affinity = node-local-spread\n"
+				"[irqbalance]\n"
+				"ban_pinned = yes\n"
+				"[module:mpi3mr]\n"
+				"poll_queues = 2\n"
+				"[module:mpt3sas]\n"
+				"smp_affinity_enable = 0\n";
+
+static void test_plan(void)
+{
+	struct host_model m;
+	struct stune_profile *p = NULL;
+	struct stune_plan *plan = NULL;
+	char *err = NULL;
+	const struct stune_change *c;
+
+	model_init(&m);
+	CHECK(load(numa_like, &p, &err) == 0);
+	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
+	if (!plan)
+		goto out;
+
+	/* sda: kernel defaults → changes; values compare by meaning. */
+	c = find(plan, "wwn-0x5000000000000001", "queue/scheduler");
+	CHECK(c && c->state == STUNE_CHANGE);
+	CHECK_STR(c ? c->current : NULL, "mq-deadline");
+	CHECK_STR(c ? c->desired : NULL, "none");
+	CHECK_STR(c ? c->path : NULL, "sys/block/sda/queue/scheduler");
+	CHECK(c && c->source && c->source->line == 3);
+	c = find(plan, "wwn-0x5000000000000001", "queue/rq_affinity");
+	CHECK(c && c->state == STUNE_CHANGE);
+	c = find(plan, "wwn-0x5000000000000001", "queue/add_random");
+	CHECK(c && c->state == STUNE_ALREADY);
+	/* io_poll=1 without poll queues: not applicable. */
+	c = find(plan, "wwn-0x5000000000000001", "queue/io_poll");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "poll"));
+	/* queue_depth above can_queue (4000): the kernel would say EINVAL. */
+	c = find(plan, "wwn-0x5000000000000001", "device/queue_depth");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE);
+
+	/* sdb: already right → ALREADY; unreadable attribute → NOT_APPLICABLE. */
+	c = find(plan, "wwn-0x5000000000000002", "queue/scheduler");
+	CHECK(c && c->state == STUNE_ALREADY);
+	c = find(plan, "wwn-0x5000000000000002", "queue/nomerges");
+	CHECK(c && c->state == STUNE_ALREADY);
+	c = find(plan, "wwn-0x5000000000000002", "queue/read_ahead_kb");
+	CHECK(c && c->state == STUNE_ALREADY);
+	c = find(plan, "wwn-0x5000000000000002", "queue/rq_affinity");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->current == NULL);
+
+	/* sdc: rotational, so [queue] (match_rotational = 0) does not touch it; not mpi3mr either. */
+	CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler") == NULL);
+	CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "device/queue_depth") == NULL);
+
+	/* IRQs: managed → NOT_SETTABLE, never a desired value, and the note says what instead. */
+	c = find(plan, "irq:41", "smp_affinity_list");
+	CHECK(c && c->state == STUNE_NOT_SETTABLE && c->desired == NULL);
+	CHECK(c && c->note && strstr(c->note, "EIO") && strstr(c->note, "rq_affinity=2") && strstr(c->note, "node 1"));
+	CHECK_STR(c ? c->current : NULL, "0");
+	/* Movable IRQs spread over node 1's CPUs in turn: msix0 → 4, msix9 → 5 (already there). */
+	c = find(plan, "irq:40", "smp_affinity_list");
+	CHECK(c && c->state == STUNE_CHANGE);
+	CHECK_STR(c ? c->desired : NULL, "4");
+	CHECK_STR(c ? c->current : NULL, "0-7");
+	CHECK_STR(c ? c->path : NULL, "proc/irq/40/smp_affinity_list");
+	c = find(plan, "irq:42", "smp_affinity_list");
+	CHECK(c && c->state == STUNE_ALREADY);
+	/* numa_node -1: no node-local placement. */
+	c = find(plan, "irq:50", "smp_affinity_list");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->desired == NULL && c->note && strstr(c->note, "-1"));
+	/* Unclassified: not written. */
+	c = find(plan, "irq:51", "smp_affinity_list");
+	CHECK(c && c->state == STUNE_NOT_SETTABLE);
+
+	/* irqbalance: banned from the IRQs the plan places (changed or already there). */
+	c = find(plan, "irqbalance", "IRQBALANCE_ARGS");
+	CHECK(c && c->state == STUNE_CHANGE);
+	CHECK_STR(c ? c->desired : NULL, "--banirq=40 --banirq=42");
+
+	/* Driver parameters: load-time, not settable at runtime; not applicable without the driver. */
+	c = find(plan, "module:mpi3mr", "parameters/poll_queues");
+	CHECK(c && c->state == STUNE_NOT_SETTABLE);
+	c = find(plan, "module:mpt3sas", "parameters/smp_affinity_enable");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE);
+
+	size_t counts[4];
+	stune_plan_count(plan, counts);
+	CHECK(counts[STUNE_CHANGE] + counts[STUNE_ALREADY] + counts[STUNE_NOT_SETTABLE] +
+		  counts[STUNE_NOT_APPLICABLE] ==
+	      plan->n_changes);
+	stune_plan_free(plan);
+	plan = NULL;
+	stune_profile_free(p);
+	p = NULL;
+
+	/* kernel-default: computed per disk from shared tags and queue count. */
+	CHECK(load("[queue]\nscheduler = kernel-default\nnr_requests = kernel-default\n", &p, &err) == 0);
+	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
+	if (plan) {
+		/* sda: shared tags → mq-deadline (already); nr_requests 2 * min(4000, 128). */
+		c = find(plan, "wwn-0x5000000000000001", "queue/scheduler");
+		CHECK(c && c->state == STUNE_ALREADY);
+		c = find(plan, "wwn-0x5000000000000001", "queue/nr_requests");
+		CHECK_STR(c ? c->desired : NULL, "256");
+		CHECK(c && c->state == STUNE_ALREADY);
+		/* sdb: none → mq-deadline, and nr_requests follows the new scheduler. */
+		c = find(plan, "wwn-0x5000000000000002", "queue/scheduler");
+		CHECK(c && c->state == STUNE_CHANGE);
+		CHECK_STR(c ? c->desired : NULL, "mq-deadline");
+		CHECK(c + 1 == find(plan, "wwn-0x5000000000000002", "queue/nr_requests")); /* scheduler first */
+		/* sdc: one hardware queue → mq-deadline; nr_requests 2 * min(100, 128). */
+		c = find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler");
+		CHECK_STR(c ? c->desired : NULL, "mq-deadline");
+		c = find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nr_requests");
+		CHECK_STR(c ? c->desired : NULL, "200");
+		CHECK(c && c->state == STUNE_CHANGE);
+		/* No IRQ policy, no irqbalance rows. */
+		CHECK(find(plan, "irq:40", "smp_affinity_list") == NULL);
+		CHECK(find(plan, "irqbalance", "IRQBALANCE_ARGS") == NULL);
+		stune_plan_free(plan);
+		plan = NULL;
+	}
+	stune_profile_free(p);
+	p = NULL;
+
+	/* [hba] selects: only mpi3mr; node-local gives the whole node. */
+	CHECK(load("[hba]\nmatch_driver = mpi3mr\n[queue]\nnomerges = 1\n[irq]\naffinity = node-local\n", &p, &err) ==
+	      0);
+	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
+	if (plan) {
+		CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") == NULL);
+		CHECK(find(plan, "irq:50", "smp_affinity_list") == NULL);
+		c = find(plan, "irq:40", "smp_affinity_list");
+		CHECK_STR(c ? c->desired : NULL, "4-7");
+		c = find(plan, "irq:42", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_CHANGE);
+	}
+out:
+	stune_plan_free(plan);
+	stune_profile_free(p);
+	free(err);
+	model_free(&m);
+}
+
+int main(void)
+{
+	test_profile();
+	test_plan();
+	TAP_END();
+}
