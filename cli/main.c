@@ -61,7 +61,8 @@ static void main_help(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("  help CMD   show help for CMD\n\n", f);
 	print_global_options(f);
-	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 64 usage error.\n"
+	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 3 upload pending (report),\n"
+	      "64 usage error.\n"
 	      "See scsitune(8).\n",
 	      f);
 }

@@ -10,9 +10,10 @@
 /* Exit codes, documented in scsitune(8) EXIT STATUS. */
 enum {
 	EXIT_OK = 0,
-	EXIT_ERROR = 1, /* runtime failure: unreadable sysroot, out of memory, write error */
-	EXIT_DRIFT = 2, /* verify: settings drifted */
-	EXIT_USAGE = 64 /* bad command line (EX_USAGE) */
+	EXIT_ERROR = 1,	  /* runtime failure: unreadable sysroot, out of memory, write error */
+	EXIT_DRIFT = 2,	  /* verify: settings drifted */
+	EXIT_PENDING = 3, /* report: results kept in the spool, the server could not take them now */
+	EXIT_USAGE = 64	  /* bad command line (EX_USAGE) */
 };
 
 struct global_opts {

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Line protocol encoding, the upload URL, auth files, the settings file and the spool. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lineproto.h"
+#include "tap.h"
+#include "upload.h"
+
+static char *escape(const char *s)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	stune_lp_escape_tag(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void check_escape(const char *in, const char *want)
+{
+	char *got = escape(in);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void check_dbl(double v, const char *want)
+{
+	char buf[64];
+	stune_lp_format_double(buf, sizeof(buf), v);
+	CHECK_STR(buf, want);
+}
+
+static void check_url(const char *in, const char *want)
+{
+	char *out = NULL, *err = NULL;
+	int r = stune_upload_url(in, &out, &err);
+	if (want) {
+		CHECK(r == 0);
+		CHECK_STR(out, want);
+	} else {
+		CHECK(r == -EINVAL);
+		CHECK(err != NULL);
+	}
+	free(out);
+	free(err);
+}
+
+static char tmpdir[] = "/tmp/scsitune-unit-lp.XXXXXX";
+
+static char *write_file(const char *name, const char *text, mode_t mode)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", tmpdir, name) < 0)
+		return NULL;
+	FILE *f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+	return p;
+}
+
+static int auth(const char *text, mode_t mode, struct stune_auth **a, char **err)
+{
+	char *p = write_file("auth", text, mode);
+	int r = stune_auth_load(p, a, err);
+	free(p);
+	return r;
+}
+
+static void test_run_line(void)
+{
+	struct stune_kv opts[] = {{"rw", "randread"}, {"bs", "4k"}, {"iodepth", "64"}, {"numjobs", "16"}};
+	struct stune_fio_job job = {.name = "seed", .options = opts, .n_options = 4};
+	struct stune_fio_run run = {.path = "/some/dir/run 1,a=b.json",
+				    .fio_version = "fio-3.33",
+				    .timestamp_ms = 1796014800123,
+				    .jobs = &job,
+				    .n_jobs = 1,
+				    .iops = 6255000.5,
+				    .bw_kib_s = 25020002,
+				    .n_failed = 0};
+	run.total[STUNE_FIO_READ] = (struct stune_fio_io){.iops = 6255000.5, .bw_kib_s = 25020002, .io_bytes = 4096};
+	run.total[STUNE_FIO_READ].clat = (struct stune_lat){
+	    .samples = 10, .mean_ns = 123.25, .pct_set = {true, true, false}, .pct_ns = {100, 39680, 0}};
+	struct stune_lp_facts facts = {.host = "host 01", .kernel = "6.1.0-27-amd64", .phase = "", .fallback_ms = 1};
+	char *out = NULL;
+	size_t len = 0;
+	CHECK(stune_lp_encode((struct stune_fio_run *[]){&run}, 1, &facts, &out, &len) == 0);
+	CHECK_STR(out, "scsitune_fio,bs=4k,file=run\\ 1\\,a\\=b.json,fio_version=fio-3.33,host=host\\ 01,iodepth=64,"
+		       "kernel=6.1.0-27-amd64,numjobs=16,output_format=json,rw=randread "
+		       "iops=6255000.5,kiops=6255.0005,bw_kib_s=25020002,read_iops=6255000.5,read_bw_kib_s=25020002,"
+		       "read_io_bytes=4096i,read_clat_mean_ns=123.25,read_clat_p50_ns=100,read_clat_p99_ns=39680,"
+		       "write_iops=0,write_bw_kib_s=0,write_io_bytes=0i,jobs=1i,errors=0i 1796014800123\n");
+	CHECK(len == strlen(out));
+	free(out);
+	/* No start time in the file: the fallback. */
+	run.timestamp_ms = 0;
+	CHECK(stune_lp_encode((struct stune_fio_run *[]){&run}, 1, &facts, &out, &len) == 0);
+	CHECK(len > 3 && !strcmp(out + len - 3, " 1\n"));
+	free(out);
+}
+
+static void test_auth(void)
+{
+	struct stune_auth *a = NULL;
+	char *err = NULL;
+	CHECK(auth("Bearer tok-123\n", 0600, &a, &err) == 0);
+	CHECK(a && a->header && !a->userpwd);
+	CHECK_STR(a ? a->header : NULL, "Authorization: Bearer tok-123");
+	stune_auth_free(a);
+	a = NULL;
+	CHECK(auth("Token abc\r\nsecond line\n", 0640, &a, &err) == 0);
+	CHECK_STR(a ? a->header : NULL, "Authorization: Token abc");
+	stune_auth_free(a);
+	a = NULL;
+	CHECK(auth("scsitune:s3:cret\n", 0400, &a, &err) == 0);
+	CHECK_STR(a ? a->userpwd : NULL, "scsitune:s3:cret");
+	stune_auth_free(a);
+	a = NULL;
+	CHECK(auth("scsitune:s3cret\n", 0644, &a, &err) == -EPERM);
+	CHECK(err && strstr(err, "0644"));
+	free(err);
+	err = NULL;
+	CHECK(auth("just-a-token\n", 0600, &a, &err) == -EINVAL && err);
+	free(err);
+	err = NULL;
+	CHECK(auth("Bearer \n", 0600, &a, &err) == -EINVAL && err);
+	free(err);
+	err = NULL;
+	CHECK(auth("", 0600, &a, &err) == -EINVAL && err);
+	free(err);
+	err = NULL;
+	CHECK(a == NULL);
+}
+
+static void test_config(void)
+{
+	struct stune_config *c = NULL;
+	char *err = NULL;
+	char *p = write_file("conf",
+			     "# comment\n[upload]\nurl = http://127.0.0.1:1/write\nauth_file=/a\nca_file = /c\n", 0644);
+	CHECK(stune_config_load(p, false, &c, &err) == 0);
+	CHECK_STR(c ? c->upload_url : NULL, "http://127.0.0.1:1/write");
+	CHECK_STR(c ? c->upload_auth_file : NULL, "/a");
+	CHECK_STR(c ? c->upload_ca_file : NULL, "/c");
+	stune_config_free(c);
+	c = NULL;
+	free(p);
+	p = write_file("conf", "[upload]\nurl = x\n\nuser = me\n", 0644);
+	CHECK(stune_config_load(p, false, &c, &err) == -EINVAL);
+	CHECK_STR(err, "4: unknown key 'upload.user'");
+	free(err);
+	err = NULL;
+	free(p);
+	p = write_file("conf", "[upload\n", 0644);
+	CHECK(stune_config_load(p, false, &c, &err) == -EINVAL);
+	CHECK_STR(err, "1: syntax error");
+	free(err);
+	err = NULL;
+	free(p);
+	CHECK(stune_config_load("/nonexistent/scsitune.conf", false, &c, &err) == -ENOENT);
+	CHECK(stune_config_load("/nonexistent/scsitune.conf", true, &c, &err) == 0 && c && !c->upload_url);
+	stune_config_free(c);
+}
+
+static void test_spool(void)
+{
+	char **paths = NULL, *p1 = NULL, *p2 = NULL, *body = NULL;
+	size_t n = 9, len = 0;
+	CHECK(stune_spool_list(tmpdir, &paths, &n) == 0 && n == 0);
+	CHECK(stune_spool_add(tmpdir, "a 1\n", 4, &p1) == 0);
+	CHECK(stune_spool_add(tmpdir, "a 1\n", 4, &p2) == 0); /* the same batch: the same file */
+	CHECK_STR(p1, p2);
+	free(p2);
+	CHECK(stune_spool_add(tmpdir, "b 2\n", 4, &p2) == 0);
+	CHECK(stune_spool_list(tmpdir, &paths, &n) == 0 && n == 2);
+	stune_spool_list_free(paths, n);
+	CHECK(stune_spool_read(p1, &body, &len) == 0 && len == 4 && !memcmp(body, "a 1\n", 4));
+	free(body);
+	CHECK(stune_spool_remove(p1) == 0 && stune_spool_remove(p2) == 0);
+	CHECK(stune_spool_list(tmpdir, &paths, &n) == 0 && n == 0);
+	free(p1);
+	free(p2);
+}
+
+int main(void)
+{
+	check_escape("plain", "plain");
+	check_escape("a b,c=d", "a\\ b\\,c\\=d");
+	check_escape("back\\slash", "back_slash");
+	check_escape("new\nline\ttab", "new_line_tab");
+	check_escape("ünïcode", "ünïcode");
+
+	check_dbl(0, "0");
+	check_dbl(-0.0, "0");
+	check_dbl(39680, "39680");
+	check_dbl(6255.0005, "6255.0005");
+	check_dbl(0.1, "0.1");
+	check_dbl(46793.206793000005, "46793.206793000005");
+	check_dbl(1e20, "1e+20");
+	check_dbl(-2.5, "-2.5");
+
+	check_url("http://h:8428/write", "http://h:8428/write?precision=ms");
+	check_url("https://h/write?db=scsitune", "https://h/write?db=scsitune&precision=ms");
+	check_url("http://h/api/v2/write?org=o&bucket=b", "http://h/api/v2/write?org=o&bucket=b&precision=ms");
+	check_url("http://h/write?", "http://h/write?precision=ms");
+	check_url("http://h/write?db=x&", "http://h/write?db=x&precision=ms");
+	check_url("http://h/write?db=x&precision=ns", NULL);
+	check_url("http://h/write#frag", NULL);
+	check_url("ftp://h/write", NULL);
+	check_url("h:8428/write", NULL);
+
+	test_run_line();
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_auth();
+	test_config();
+	test_spool();
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: %s failed\n", cmd);
+	TAP_END();
+}
