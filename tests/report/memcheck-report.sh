@@ -35,5 +35,12 @@ run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
 run 1 report --state-dir "$work/st" --compare nope "${all[0]}"
 run 1 report --compare "${all[0]}" "${all[0]}"
 run 64 report --phase ../x "${all[0]}"
+# Upload paths without a server: port 1 refuses at once (3 tries, 1 s and 2 s apart).
+printf '[upload]\nurl = http://127.0.0.1:1/write\nbogus = 1\n' >"$work/bad.conf"
+printf 'user:pw\n' >"$work/open.auth"
+chmod 644 "$work/open.auth"
+run 3 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write "${all[0]}"
+run 1 report --flush --state-dir "$work/st" --config "$work/bad.conf"
+run 1 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write --auth-file "$work/open.auth" "${all[0]}"
 [ "$fails" -eq 0 ] && echo "ok: report valgrind-clean in $n runs"
 exit $((fails > 0))

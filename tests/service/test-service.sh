@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# service tier: `scsitune report --upload` against real servers from Debian,
+# started here on 127.0.0.1, on free ports, with data under a temp dir:
+# VictoriaMetrics (dedup on) and InfluxDB 1.x (auth off; a second one with
+# auth on). Installs nothing (scripts/install-deps --test does); exits 77
+# (skipped) when a server is not installed.
+#  - upload, read back through each server's query API, compare every tag,
+#    field and timestamp with the report's JSON document;
+#  - server down: exit 3, one line, the batch in the spool; restart, --flush:
+#    spool empty, exactly one copy of each run; the same runs twice: one copy;
+#  - InfluxDB with auth: wrong password → 401, exit 1, data kept in the spool;
+#    right password → flushed; a world-readable auth file is refused;
+#  - TLS with a self-signed CA: without --ca-file a verification error (exit 1,
+#    spooled), with it the flush succeeds;
+#  - the settings file: url/auth_file from --config, unknown key → FILE:LINE;
+#  - valgrind-clean on the TLS send path.
+# Every server is stopped at the end, also on failure.
+# Usage: test-service.sh SCSITUNE FIO_FIXTURES
+set -uo pipefail
+bin=$(realpath "$1") fx=$(realpath "$2")
+here=$(dirname "$(realpath "$0")")
+py=${PYTHON3:-python3}
+for p in victoria-metrics influxd openssl curl; do
+	command -v "$p" >/dev/null || { echo "SKIP: $p not installed (scripts/install-deps --test)"; exit 77; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-service.XXXXXX")
+declare -A pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap "exit 143" TERM INT
+fails=0 checks=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; }
+check() { # NAME COMMAND...: passes when COMMAND does
+	checks=$((checks + 1))
+	local name=$1
+	shift
+	if "$@" >"$T/check.out" 2>&1; then pass "$name: $(tail -1 "$T/check.out")"; else fail "$name:"; sed 's/^/  /' "$T/check.out" | head -20; fi
+}
+free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_http() { # URL [CURL ARGS]
+	local u=$1
+	shift
+	for _ in $(seq 1 200); do curl -fs -o /dev/null "$@" "$u" 2>/dev/null && return 0; sleep 0.05; done
+	echo "not ready: $u" >&2
+	return 1
+}
+
+start_vm() { # NAME PORT [ARGS...]
+	local name=$1 port=$2
+	shift 2
+	victoria-metrics -storageDataPath="$T/$name" -httpListenAddr="127.0.0.1:$port" -retentionPeriod=100y \
+		-search.latencyOffset=0s -dedup.minScrapeInterval=1ms -loggerLevel=WARN "$@" >>"$T/$name.log" 2>&1 &
+	pids[$name]=$!
+}
+stop() { # NAME
+	kill "${pids[$1]}" 2>/dev/null
+	wait "${pids[$1]}" 2>/dev/null
+	unset "pids[$1]"
+}
+start_influx() { # NAME PORT AUTH
+	local name=$1 port=$2 auth=$3
+	cat >"$T/$name.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$(free_port)"
+[meta]
+  dir = "$T/$name/meta"
+[data]
+  dir = "$T/$name/data"
+  wal-dir = "$T/$name/wal"
+  query-log-enabled = false
+[monitor]
+  store-enabled = false
+[http]
+  bind-address = "127.0.0.1:$port"
+  auth-enabled = $auth
+  log-enabled = false
+[continuous_queries]
+  enabled = false
+CONF
+	influxd run -config "$T/$name.conf" >"$T/$name.log" 2>&1 &
+	pids[$name]=$!
+}
+
+# report RC STDERR_REGEX ARGS...: run scsitune, check the exit code and stderr.
+report() {
+	local want=$1 re=$2 rc=0
+	shift 2
+	checks=$((checks + 1))
+	"$bin" report "$@" >"$T/out" 2>"$T/err" || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		fail "report $*: exit $rc, want $want"; sed 's/^/  stderr: /' "$T/err" | head -5
+	elif ! grep -Eq -- "$re" "$T/err"; then
+		fail "report $*: stderr does not match /$re/"; sed 's/^/  stderr: /' "$T/err" | head -5
+	else
+		pass "report ${*: -1} ... → exit $rc: $(grep -E -- "$re" "$T/err" | head -1 | cut -c1-150)"
+	fi
+}
+spooled() { # NAME DIR N: DIR/spool holds N batches
+	local n
+	n=$(find "$2/spool" -name '*.lp' 2>/dev/null | wc -l)
+	checks=$((checks + 1))
+	if [ "$n" -eq "$3" ]; then pass "$1: $n batch(es) in the spool"; else fail "$1: $n batch(es) in the spool, want $3"; fi
+}
+
+runs=("$fx"/fio-3.33-randread-2jobs-json.json "$fx"/fio-3.33-randread-2jobs-jsonplus.json
+	"$fx"/fio-3.33-randread-1job-jsonplus.json "$fx"/fio-3.33-global-mixed-json.json)
+"$bin" report -o json "${runs[@]}" >"$T/doc.json" || { echo "FAIL: report -o json"; exit 1; }
+
+vm_port=$(free_port) ix_port=$(free_port) ixa_port=$(free_port) tls_port=$(free_port)
+start_vm vm "$vm_port"
+start_influx influx "$ix_port" false
+start_influx influx-auth "$ixa_port" true
+vm=http://127.0.0.1:$vm_port ix=http://127.0.0.1:$ix_port ixa=http://127.0.0.1:$ixa_port
+wait_http "$vm/health" && wait_http "$ix/ping" && wait_http "$ixa/ping" || { echo "FAIL: servers not ready"; exit 1; }
+curl -fsS -XPOST "$ix/query" --data-urlencode 'q=CREATE DATABASE scsitune' >/dev/null
+# The first user of an auth-enabled InfluxDB may be created without credentials.
+curl -fsS -XPOST "$ixa/query" --data-urlencode "q=CREATE USER admin WITH PASSWORD 'adm1n' WITH ALL PRIVILEGES" >/dev/null
+curl -fsS -XPOST -u admin:adm1n "$ixa/query" --data-urlencode 'q=CREATE DATABASE scsitune' >/dev/null
+curl -fsS -XPOST -u admin:adm1n "$ixa/query" --data-urlencode "q=CREATE USER writer WITH PASSWORD 's3cret'" >/dev/null
+curl -fsS -XPOST -u admin:adm1n "$ixa/query" --data-urlencode 'q=GRANT WRITE ON scsitune TO writer' >/dev/null
+
+# --- Upload and read back.
+st=$T/state
+report 0 'uploaded 4 points in 1 batch' --phase base --state-dir "$st" --upload "$vm/write" "${runs[@]}"
+spooled "vm upload" "$st" 0
+check "vm read back" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
+report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$ix/write?db=scsitune" "${runs[@]}"
+check "influx read back" "$py" "$here/check-points.py" influx "$ix" "$T/doc.json" base
+
+# --- The same runs again: still one copy (VictoriaMetrics dedup, InfluxDB overwrite).
+report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$vm/influx/write" "${runs[@]}"
+report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$ix/write?db=scsitune" "${runs[@]}"
+check "vm after a second upload" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
+check "influx after a second upload" "$py" "$here/check-points.py" influx "$ix" "$T/doc.json" base
+
+# --- Server down: spooled, exit 3; restart; flush; exactly one copy.
+stop vm
+report 3 'not sent, kept in spool: 1 batch in ' --phase down --state-dir "$st" --upload "$vm/write" "${runs[@]}"
+checks=$((checks + 1))
+[ "$(wc -l <"$T/err")" -eq 2 ] && pass "down: one error line (after 'result set saved')" || { fail "down: stderr:"; cat "$T/err"; }
+spooled "vm down" "$st" 1
+checks=$((checks + 1))
+[ "$(wc -l <"$(find "$st/spool" -name '*.lp')")" -eq 4 ] && pass "spool file: 4 lines" || fail "spool file: $(cat "$st/spool/"*.lp)"
+report 3 'kept in spool: 1 batch' --state-dir "$st" --flush --upload "$vm/write"
+start_vm vm "$vm_port"
+wait_http "$vm/health" || fail "vm restart"
+report 0 'uploaded 4 points in 1 batch' --state-dir "$st" --flush --upload "$vm/write"
+spooled "after flush" "$st" 0
+report 0 'spool is empty' --state-dir "$st" --flush --upload "$vm/write"
+check "vm after restart and flush (phase down)" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" down
+check "vm phase base still one copy" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
+
+# --- Credentials.
+umask 077
+printf 'writer:wrong\n' >"$T/bad.auth"
+printf 'writer:s3cret\n' >"$T/good.auth"
+printf 'writer:s3cret\n' >"$T/open.auth"
+chmod 644 "$T/open.auth"
+sa=$T/state-auth
+report 1 "^scsitune: --auth-file $T/open.auth: readable by others" --phase auth --state-dir "$sa" \
+	--upload "$ixa/write?db=scsitune" --auth-file "$T/open.auth" "${runs[@]}"
+checks=$((checks + 1))
+[ ! -e "$sa" ] && pass "world-readable auth file: nothing saved" || fail "world-readable auth file: $(find "$sa")"
+report 1 'HTTP 401: .*authorization failed.*; not sent, kept in spool: 1 batch' --phase auth --state-dir "$sa" \
+	--upload "$ixa/write?db=scsitune" --auth-file "$T/bad.auth" "${runs[@]}"
+spooled "401" "$sa" 1
+report 1 'HTTP 401' --phase auth --state-dir "$sa" --upload "$ixa/write?db=scsitune" "${runs[@]}"
+report 0 'uploaded 4 points' --state-dir "$sa" --flush --upload "$ixa/write?db=scsitune" --auth-file "$T/good.auth"
+spooled "401 then the right password" "$sa" 0
+check "influx with auth read back" "$py" "$here/check-points.py" influx "$ixa" "$T/doc.json" auth --user admin:adm1n
+
+# --- TLS with a self-signed CA.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=scsitune-test-ca -keyout "$T/ca.key" -out "$T/ca.pem" \
+	-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign >/dev/null 2>&1
+openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$T/srv.key" -out "$T/srv.csr" >/dev/null 2>&1
+printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$T/srv.ext"
+openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial -days 2 \
+	-extfile "$T/srv.ext" -out "$T/srv.pem" >/dev/null 2>&1
+start_vm vm-tls "$tls_port" -tls -tlsCertFile="$T/srv.pem" -tlsKeyFile="$T/srv.key"
+tls=https://127.0.0.1:$tls_port
+wait_http "$tls/health" --cacert "$T/ca.pem" || fail "vm-tls not ready"
+stl=$T/state-tls
+report 1 '(certificate|SSL).*; not sent, kept in spool: 1 batch' --phase tls --state-dir "$stl" \
+	--upload "$tls/write" "${runs[@]}"
+spooled "TLS without the CA" "$stl" 1
+report 0 'uploaded 4 points' --state-dir "$stl" --flush --upload "$tls/write" --ca-file "$T/ca.pem"
+check "vm over TLS read back" "$py" "$here/check-points.py" vm "$tls" "$T/doc.json" tls --cacert "$T/ca.pem"
+
+# --- valgrind on the whole send path: TLS, basic auth, 2xx, spool removal.
+if command -v valgrind >/dev/null; then
+	checks=$((checks + 1))
+	rc=0
+	valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible "$bin" report --phase vg --state-dir "$T/state-vg" \
+		--upload "$tls/write" --ca-file "$T/ca.pem" --auth-file "$T/good.auth" "${runs[@]}" >/dev/null 2>"$T/vg" || rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$T/vg"; then pass "valgrind: upload over TLS clean"; else
+		fail "valgrind: exit $rc"; head -30 "$T/vg"; fi
+fi
+
+# --- Settings file.
+printf '[upload]\nurl = %s\nauth_file = %s\n' "$ixa/write?db=scsitune" "$T/good.auth" >"$T/scsitune.conf"
+report 0 'uploaded 4 points' --phase conf --state-dir "$T/state-conf" --config "$T/scsitune.conf" "${runs[@]}"
+check "influx with auth from the settings file" "$py" "$here/check-points.py" influx "$ixa" "$T/doc.json" conf --user admin:adm1n
+printf '[upload]\nurl = %s\n# comment\nuser = writer\n' "$vm/write" >"$T/bad.conf"
+report 1 "^scsitune: $T/bad.conf:4: unknown key 'upload.user'$" --state-dir "$T/state-conf" --flush --config "$T/bad.conf"
+report 1 "^scsitune: $T/missing.conf: No such file or directory$" --state-dir "$T/state-conf" --flush --config "$T/missing.conf"
+report 1 'sets precision= itself' --state-dir "$T/state-conf" --flush --upload "$vm/write?precision=ns"
+
+echo "$checks checks, $fails failed"
+exit $((fails > 0))
