@@ -14,6 +14,7 @@
 
 /* Exact-match command table: a tool that writes system state never guesses. */
 static const struct command commands[] = {
+    {"apply", cmd_apply, "compute and print a tuning profile's plan for this host (dry run only for now)", help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
     {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
      help_report},

@@ -48,6 +48,8 @@ struct stune_ctx *cli_ctx_open(const struct global_opts *g);
 void usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
 void error_msg(const char *fmt, ...) _printf_(1, 2);
 
+int cmd_apply(struct global_opts *g, int argc, char **argv);
+void help_apply(FILE *f);
 int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
 int cmd_report(struct global_opts *g, int argc, char **argv);

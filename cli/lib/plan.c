@@ -414,23 +414,22 @@ static char *cpus_str(const struct stune_cpuset *s)
 static char *managed_note(const struct stune_profile *p, const struct stune_topology *t, const struct stune_hba *h,
 			  const struct stune_irq *q)
 {
-	const char *rq = "";
-	for (size_t i = 0; i < t->n_disks; i++) {
+	bool rq2 = false;
+	for (size_t i = 0; i < t->n_disks && !rq2; i++) {
 		const struct stune_disk *d = &t->disks[i];
 		if (disk_hba(t, d) != h)
 			continue;
 		const struct stune_pvalue *v = disk_value(p, STUNE_PC_QUEUE, d, h, "rq_affinity");
-		if (v && !strcmp(v->value, "2"))
-			rq = "; the profile's rq_affinity=2 completes each request on the CPU that submitted it";
-		break;
+		rq2 = v && !strcmp(v->value, "2");
 	}
 	_cleanup_free_ char *node = NULL;
 	if (h->numa_node.set && h->numa_node.v >= 0)
-		node = fmt("; bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
-	_cleanup_free_ char *hctx = q->hctx.set ? fmt(", serving hctx %lld", (long long)q->hctx.v) : NULL;
-	return fmt("kernel-managed (%s)%s: a write fails with EIO, the kernel keeps it on its spread; instead%s%s",
-		   q->managed_rule ? q->managed_rule : "driver rule", hctx ? hctx : "", rq[0] ? rq : ": nothing",
-		   node ? node : "");
+		node = fmt("bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
+	_cleanup_free_ char *hctx = q->hctx.set ? fmt(", serves hctx %lld", (long long)q->hctx.v) : NULL;
+	const char *rq = rq2 ? "rq_affinity=2 (this profile) completes each request on the CPU that submitted it" : "";
+	return fmt("the kernel manages it (%s)%s: a write fails with EIO; instead: %s%s%s",
+		   q->managed_rule ? q->managed_rule : "driver rule", hctx ? hctx : "", rq, rq2 && node ? "; " : "",
+		   node ? node : (rq2 ? "" : "nothing to do from user space"));
 }
 
 static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,

@@ -405,6 +405,8 @@ static int do_include(struct file_state *s, const char *what)
 	if (!*what)
 		return set_err(L, -EINVAL, "%s:%u: include: empty name", s->display, s->line);
 	if (strchr(what, '/')) {
+		while (what[0] == '.' && what[1] == '/')
+			what += 2;
 		if (what[0] == '/' || !s->file_dir)
 			path = strdup(what);
 		else if (asprintf(&path, "%s/%s", s->file_dir, what) < 0)
@@ -493,10 +495,12 @@ static int handle(struct file_state *s, const char *section, const char *name, c
 
 static int add_file_name(struct stune_profile *p, const char *display, const char **stored)
 {
-	char **n = realloc(p->files, (p->n_files + 1) * sizeof(*n));
+	/* NULL-terminated as well as counted. */
+	char **n = realloc(p->files, (p->n_files + 2) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	p->files = n;
+	n[p->n_files + 1] = NULL;
 	if (!(n[p->n_files] = strdup(display)))
 		return -ENOMEM;
 	*stored = n[p->n_files++];

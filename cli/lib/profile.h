@@ -47,7 +47,7 @@ struct stune_prule {
 struct stune_profile {
 	char *name;   /* as asked for: "numa" or a path */
 	char *path;   /* the file it came from */
-	char **files; /* display names of every file read, include order */
+	char **files; /* display names of every file read, include order; NULL-terminated */
 	size_t n_files;
 	struct stune_prule *rules;
 	size_t n_rules;

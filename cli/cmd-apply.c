@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsitune apply --profile NAME --dry-run: load the profile, gather the host
+ * model, build the plan and print it (text or JSON). Writing the plan is
+ * not in this version: without --dry-run, apply says so and exits 64.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/plan.h"
+#include "lib/profile.h"
+#include "lib/topology.h"
+#include "scsitune.h"
+
+#ifndef SCSITUNE_PROFILE_DIR
+#define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
+#endif
+
+#define STUNE_PLAN_SCHEMA_VERSION 1
+
+void help_apply(FILE *f)
+{
+	fputs("Usage: scsitune apply --profile NAME|PATH --dry-run [options]\n"
+	      "\nCompute the plan for a tuning profile on this host: for every object (disk,\n"
+	      "IRQ, driver, irqbalance) and setting, the current value, the desired value,\n"
+	      "the state (change, already, not-settable, not-applicable) and the profile line\n"
+	      "that asks for it. --dry-run prints the plan and changes nothing; writing the\n"
+	      "plan is not implemented in this version.\n"
+	      "\nOptions:\n"
+	      "  -p, --profile NAME|PATH  the profile: a name in the profile directory, or a\n"
+	      "                           path (anything with a '/')\n"
+	      "  -n, --dry-run            print the plan, change nothing\n"
+	      "      --profile-dir DIR    where profile names (and include= names) are looked\n"
+	      "                           up (default " SCSITUNE_PROFILE_DIR ")\n\n",
+	      f);
+	print_global_options(f);
+	fputs("\nExit status: 0 plan printed, 1 error (bad profile, unreadable host), 64 usage.\n"
+	      "See scsitune-apply(8) and scsitune-profile(5).\n",
+	      f);
+}
+
+static const char *class_label(enum stune_pclass c)
+{
+	return stune_pclass_name(c);
+}
+
+static void render_plan(struct out *o, const struct stune_plan *plan)
+{
+	const struct stune_profile *p = plan->profile;
+	size_t counts[4];
+	stune_plan_count(plan, counts);
+
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_PLAN_SCHEMA_VERSION);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", "Profile %s", p->name);
+	out_strv(o, "files", NULL, p->files);
+	out_obj_end(o);
+	out_bool(o, "dry_run", NULL, STUNE_YES);
+	out_obj_begin(o, "summary");
+	out_int(o, "change", ": %s to change", (long long)counts[STUNE_CHANGE]);
+	out_int(o, "already", ", %s already right", (long long)counts[STUNE_ALREADY]);
+	out_int(o, "not_settable", ", %s not settable", (long long)counts[STUNE_NOT_SETTABLE]);
+	out_int(o, "not_applicable", ", %s not applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
+	out_text(o, " (dry run: nothing written)\n");
+	out_obj_end(o);
+
+	/* Column widths for text. */
+	size_t w[5] = {strlen("OBJECT"), strlen("DEVICE"), strlen("SETTING"), strlen("CURRENT"), strlen("DESIRED")};
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		const char *cols[5] = {c->object, c->device, c->setting, c->current, c->desired};
+		for (int k = 0; k < 5; k++) {
+			size_t n = cols[k] && *cols[k] ? strlen(cols[k]) : 1;
+			if (n > w[k])
+				w[k] = n;
+		}
+	}
+	char f[5][16];
+	for (int k = 0; k < 5; k++)
+		snprintf(f[k], sizeof(f[k]), "%%-%zus  ", w[k]);
+	if (plan->n_changes)
+		out_text(o, "\n%-*s  %-*s  %-*s  %-*s  %-*s  %-14s  %s\n", (int)w[0], "OBJECT", (int)w[1], "DEVICE",
+			 (int)w[2], "SETTING", (int)w[3], "CURRENT", (int)w[4], "DESIRED", "STATE", "SOURCE");
+
+	out_arr_begin(o, "changes");
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		char path[4096], source[512] = "";
+		snprintf(path, sizeof(path), "/%s", c->path);
+		if (c->source)
+			snprintf(source, sizeof(source), "%s:%u", c->source->file, c->source->line);
+		out_obj_begin(o, NULL);
+		out_str(o, "class", NULL, class_label(c->cls));
+		out_str(o, "object", f[0], c->object);
+		out_str(o, "device", f[1], c->device);
+		out_str(o, "setting", f[2], c->setting);
+		out_str(o, "path", NULL, path);
+		out_str(o, "current", f[3], c->current);
+		out_str(o, "desired", f[4], c->desired);
+		out_str(o, "state", "%-14s  ", stune_change_state_name(c->state));
+		out_str(o, "source", "%s\n", c->source ? source : NULL);
+		out_str(o, "why", NULL, c->source ? c->source->why : NULL);
+		out_str(o, "note", c->note ? "    note: %s\n" : NULL, c->note);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+
+	/* Text: each profile line that the plan uses, once, with its comment. */
+	if (!out_is_json(o)) {
+		bool header = false;
+		for (size_t i = 0; i < plan->n_changes; i++) {
+			const struct stune_pvalue *v = plan->changes[i].source;
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = plan->changes[j].source == v;
+			if (!v || seen)
+				continue;
+			if (!header)
+				out_text(o, "\nWhy (from the profile):\n");
+			header = true;
+			out_text(o, "  %s:%u  %s = %s%s%s\n", v->file, v->line, v->key, v->value, v->why ? ": " : "",
+				 v->why ? v->why : "");
+		}
+	}
+	out_obj_end(o);
+}
+
+int cmd_apply(struct global_opts *g, int argc, char **argv)
+{
+	enum { OPT_PROFILE_DIR = 0x100 };
+	static const struct option longopts[] = {GLOBAL_LONGOPTS,
+						 {"profile", required_argument, NULL, 'p'},
+						 {"dry-run", no_argument, NULL, 'n'},
+						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
+						 {NULL, 0, NULL, 0}};
+	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR;
+	bool dry_run = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			help_apply(stdout);
+			return EXIT_OK;
+		case 'p':
+			if (!*optarg) {
+				usage_error("apply", "apply: --profile: empty name");
+				return EXIT_USAGE;
+			}
+			profile = optarg;
+			continue;
+		case 'n':
+			dry_run = true;
+			continue;
+		case OPT_PROFILE_DIR:
+			if (!*optarg) {
+				usage_error("apply", "apply: --profile-dir: empty directory name");
+				return EXIT_USAGE;
+			}
+			dir = optarg;
+			continue;
+		}
+		int r = global_opt(g, c, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			fputs("Try 'scsitune apply --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage_error("apply", "apply: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!profile) {
+		usage_error("apply", "apply: --profile NAME is required");
+		return EXIT_USAGE;
+	}
+	if (!dry_run) {
+		error_msg("apply without --dry-run is not implemented in this version (use --dry-run to see the plan)");
+		return EXIT_USAGE;
+	}
+
+	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
+	_cleanup_free_ char *err = NULL;
+	int r = stune_profile_load(profile, dir, &p, &err);
+	if (r < 0) {
+		error_msg("%s", err ? err : strerror(-r));
+		return EXIT_ERROR;
+	}
+
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
+	if (!ctx)
+		return EXIT_ERROR;
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	if ((r = stune_topology_scan(ctx, &t)) < 0) {
+		error_msg("reading the host failed: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
+	if ((r = stune_plan_build(t, p, &plan)) < 0) {
+		error_msg("building the plan failed: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	render_plan(o, plan);
+	if ((r = out_finish(o)) < 0) {
+		error_msg("writing output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
