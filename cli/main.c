@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/topology.h"
 #include "scsitune.h"
 
 #ifndef SCSITUNE_VERSION
@@ -126,6 +127,19 @@ struct stune_ctx *cli_ctx_open(const struct global_opts *g)
 		error_msg("--sysroot %s: no sys/ directory: not a captured root tree", g->sysroot);
 		stune_ctx_free(ctx);
 		return NULL;
+	}
+	/* SCSITUNE_THREADS bounds the scan's worker threads (e.g. 1 on a busy host). */
+	const char *env = getenv("SCSITUNE_THREADS");
+	if (env) {
+		char *end;
+		errno = 0;
+		long n = strtol(env, &end, 10);
+		if (errno || end == env || *end || n < 1 || n > STUNE_MAX_SCAN_THREADS) {
+			error_msg("SCSITUNE_THREADS: '%s' is not a number from 1 to %d", env, STUNE_MAX_SCAN_THREADS);
+			stune_ctx_free(ctx);
+			return NULL;
+		}
+		ctx->scan_threads = (unsigned)n;
 	}
 	stune_ctx_set_log(ctx, log_stderr, (void *)g);
 	return ctx;

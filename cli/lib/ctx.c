@@ -46,17 +46,58 @@ void stune_ctx_set_log(struct stune_ctx *ctx, stune_log_fn fn, void *data)
 	ctx->log_data = data;
 }
 
+struct stune_logmsg {
+	enum stune_log_level level;
+	char *path;
+	char *msg;
+};
+
+/* The capture of the calling thread (see stune_log_capture). */
+static __thread struct stune_logbuf *log_capture;
+
+void stune_log_capture(struct stune_logbuf *buf)
+{
+	log_capture = buf;
+}
+
+static void emit(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *msg)
+{
+	if (level <= STUNE_LOG_WARNING)
+		ctx->n_warnings++;
+	if (ctx->log_fn)
+		ctx->log_fn(ctx->log_data, level, path, msg);
+}
+
+void stune_log_replay(struct stune_ctx *ctx, struct stune_logbuf *buf)
+{
+	for (size_t i = 0; i < buf->n; i++) {
+		emit(ctx, buf->v[i].level, buf->v[i].path, buf->v[i].msg);
+		free(buf->v[i].path);
+		free(buf->v[i].msg);
+	}
+	free(buf->v);
+	*buf = (struct stune_logbuf){0};
+}
+
 static void vlog(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *msg = NULL;
 
-	if (level <= STUNE_LOG_WARNING)
-		ctx->n_warnings++;
-	if (!ctx->log_fn)
-		return;
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
-	ctx->log_fn(ctx->log_data, level, path, msg);
+	struct stune_logbuf *cap = log_capture;
+	if (!cap) {
+		emit(ctx, level, path, msg);
+		return;
+	}
+	struct stune_logmsg *v = realloc(cap->v, (cap->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	cap->v = v;
+	char *p = path ? strdup(path) : NULL;
+	if (path && !p)
+		return;
+	v[cap->n++] = (struct stune_logmsg){.level = level, .path = p, .msg = steal_pointer(&msg)};
 }
 
 void stune_log(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt, ...)

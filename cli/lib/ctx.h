@@ -27,6 +27,9 @@ struct stune_ctx {
 	stune_log_fn log_fn;
 	void *log_data;
 	unsigned n_warnings;
+	/* Worker threads for the per-disk scan: 0 = one per usable CPU (at most 16)
+	 * once there are 128 disks or more; N = up to N whatever the count. */
+	unsigned scan_threads;
 };
 
 /* sysroot NULL: live system (libudev). */
@@ -34,6 +37,19 @@ int stune_ctx_new(const char *sysroot, struct stune_ctx **out);
 void stune_ctx_free(struct stune_ctx *ctx);
 DEFINE_CLEANUP_FUNC(struct stune_ctx, stune_ctx_free)
 void stune_ctx_set_log(struct stune_ctx *ctx, stune_log_fn fn, void *data);
+
+/*
+ * Messages of work done on other threads are captured per item and replayed
+ * in item order, so output never depends on scheduling. While a capture is
+ * active on the calling thread, stune_log and stune_warn_path append to it.
+ */
+struct stune_logbuf {
+	struct stune_logmsg *v;
+	size_t n;
+};
+void stune_log_capture(struct stune_logbuf *buf); /* NULL ends the capture */
+/* Send the captured messages through ctx's log callback, then free them. */
+void stune_log_replay(struct stune_ctx *ctx, struct stune_logbuf *buf);
 
 void stune_log(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt, ...)
     _printf_(4, 5);

@@ -5,6 +5,8 @@
  * blk-mq hardware-queue → CPU map.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +89,12 @@ static int disk_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char *bdir, struct stune_disk *d)
+/*
+ * The sysfs part of one disk: thread-safe (reads only, the root layer's
+ * cache is locked, messages go to the calling thread's capture). Returns 1
+ * when bdir is not a SCSI disk of a listed host.
+ */
+static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, const char *bdir, struct stune_disk *d)
 {
 	_cleanup_free_ char *devlink = NULL, *sdev = NULL, *qdir = NULL;
 	int r;
@@ -154,8 +161,14 @@ static int scan_one(struct stune_ctx *ctx, struct stune_topology *t, const char 
 			ctr[i]->v = (int64_t)((uint64_t)ctr[i]->v & ((UINT64_C(1) << d->iocounterbits.v) - 1));
 	}
 
-	/* Stable key from udev: WWN, else ID_PATH, else H:C:T:L. */
+	return 0;
+}
+
+/* Stable key from udev: WWN, else ID_PATH, else H:C:T:L. Not thread-safe (libudev). */
+static int scan_keys(struct stune_ctx *ctx, const char *bdir, struct stune_disk *d)
+{
 	_cleanup_free_ char *dbid = NULL;
+	int r;
 	struct stune_props props;
 	if (d->devnum && asprintf(&dbid, "b%s", d->devnum) < 0)
 		return -ENOMEM;
@@ -231,46 +244,122 @@ static void scan_tag_flags(struct stune_ctx *ctx, const char *name, struct stune
 	h->host_tagset_source = "debugfs: block/<disk>/hctx0/flags";
 }
 
+/* One block device's sysfs scan, done by whichever worker takes it. */
+struct disk_job {
+	const char *path;
+	struct stune_disk d;
+	struct stune_logbuf log;
+	int r; /* scan_sysfs result */
+};
+
+struct disk_pool {
+	struct stune_ctx *ctx;
+	const struct stune_topology *t;
+	struct disk_job *jobs;
+	size_t n;
+	size_t next; /* atomic */
+};
+
+static void *disk_worker(void *arg)
+{
+	struct disk_pool *p = arg;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+		if (i >= p->n)
+			return NULL;
+		struct disk_job *j = &p->jobs[i];
+		stune_log_capture(&j->log);
+		j->r = scan_sysfs(p->ctx, p->t, j->path, &j->d);
+		stune_log_capture(NULL);
+	}
+}
+
+/*
+ * Scan the jobs' sysfs parts on up to one thread per CPU this process may use
+ * (at most 16), or ctx->scan_threads:
+ * at thousands of disks, detect is bound by per-file syscalls. Small hosts
+ * stay on the calling thread.
+ */
+static void run_disk_pool(struct disk_pool *p, unsigned threads)
+{
+	size_t want = threads;
+	if (!want && p->n >= 128) {
+		/* CPUs this process may run on (a syscall: no /sys read, respects taskset). */
+		cpu_set_t set;
+		int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+		want = (size_t)(cpus > 16 ? 16 : cpus);
+	}
+	if (!want)
+		want = 1;
+	if (want > STUNE_MAX_SCAN_THREADS)
+		want = STUNE_MAX_SCAN_THREADS;
+	pthread_t tid[STUNE_MAX_SCAN_THREADS];
+	size_t started = 0;
+
+	for (size_t k = 1; k < want; k++) {
+		if (pthread_create(&tid[started], NULL, disk_worker, p) != 0)
+			break; /* fewer threads is fine: the caller works too */
+		started++;
+	}
+	disk_worker(p);
+	for (size_t k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+}
+
 int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 {
 	_cleanup_(stune_strv_freep) char **paths = NULL;
-	size_t n = 0;
+	_cleanup_free_ struct disk_job *jobs = NULL;
+	size_t n = 0, n_jobs = 0;
 	int r;
 
 	if ((r = stune_devices_list(ctx, "block", &paths, &n)) < 0)
 		return r;
 	t->disks = calloc(n ? n : 1, sizeof(*t->disks));
-	if (!t->disks)
+	jobs = calloc(n ? n : 1, sizeof(*jobs));
+	if (!t->disks || !jobs)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		/* Whole disks sit in .../block/NAME; partitions in .../block/NAME/PART. */
 		_cleanup_free_ char *parent = NULL;
 		if ((r = stune_path_dirname(paths[i], &parent)) < 0)
 			return r;
-		if (strcmp(stune_path_basename(parent), "block") != 0)
-			continue;
-		struct stune_disk *d = &t->disks[t->n_disks];
-		r = scan_one(ctx, t, paths[i], d);
-		if (r != 0) {
-			/* Not ours, or failed: release what scan_one may have filled. */
-			stune_disk_clear(d);
-			if (r < 0)
-				return r;
+		if (strcmp(stune_path_basename(parent), "block") == 0)
+			jobs[n_jobs++].path = paths[i];
+	}
+
+	struct disk_pool pool = {.ctx = ctx, .t = t, .jobs = jobs, .n = n_jobs};
+	run_disk_pool(&pool, ctx->scan_threads);
+
+	/* In listing order: messages, udev keys, and each host's queue map. */
+	r = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct disk_job *j = &jobs[i];
+		stune_log_replay(ctx, &j->log);
+		if (r == 0 && j->r == 0)
+			j->r = scan_keys(ctx, j->path, &j->d);
+		if (r == 0 && j->r < 0)
+			r = j->r;
+		if (r < 0 || j->r != 0) {
+			/* Not ours, or failed: release what the scan filled. */
+			stune_disk_clear(&j->d);
 			continue;
 		}
-		t->n_disks++;
+		struct stune_disk *d = &t->disks[t->n_disks++];
+		*d = j->d;
 		struct stune_host *h = &t->hosts[d->host];
 		if (h->n_disks == 0) {
-			if ((r = scan_hctx(ctx, paths[i], h)) < 0)
-				return r;
+			if ((r = scan_hctx(ctx, j->path, h)) < 0)
+				continue;
 			scan_tag_flags(ctx, d->name, h);
 		}
 		h->n_disks++;
 		if (h->n_hctx)
 			d->nr_hw_queues = STUNE_NUM((int64_t)h->n_hctx);
 	}
+	if (r < 0)
+		return r;
 	qsort(t->disks, t->n_disks, sizeof(*t->disks), disk_cmp);
-
 	/* Host → disk index lists, in sorted order. */
 	for (size_t i = 0; i < t->n_hosts; i++)
 		t->hosts[i].n_disks = 0;

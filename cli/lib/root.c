@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 /* Root-relative paths known to be real directories or files (not symlinks). */
 struct path_set {
+	pthread_mutex_t lock; /* detect scans disks on several threads */
 	char **slots;
 	size_t cap, n;
 	bool no_openat2; /* openat2 refused once: resolve by hand from then on */
@@ -35,7 +37,7 @@ static uint64_t path_hash(const char *s)
 	return h;
 }
 
-static bool set_has(const struct path_set *set, const char *path)
+static bool set_has_locked(const struct path_set *set, const char *path)
 {
 	if (!set->cap)
 		return false;
@@ -47,7 +49,7 @@ static bool set_has(const struct path_set *set, const char *path)
 	}
 }
 
-static int set_add(struct path_set *set, const char *path)
+static int set_add_locked(struct path_set *set, const char *path)
 {
 	if ((set->n + 1) * 2 > set->cap) {
 		size_t ncap = set->cap ? set->cap * 2 : 256;
@@ -78,6 +80,22 @@ static int set_add(struct path_set *set, const char *path)
 	return 0;
 }
 
+static bool set_has(struct path_set *set, const char *path)
+{
+	pthread_mutex_lock(&set->lock);
+	bool r = set_has_locked(set, path);
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}
+
+static int set_add(struct path_set *set, const char *path)
+{
+	pthread_mutex_lock(&set->lock);
+	int r = set_add_locked(set, path);
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}
+
 static void set_free(struct path_set *set)
 {
 	if (!set)
@@ -85,6 +103,7 @@ static void set_free(struct path_set *set)
 	for (size_t i = 0; i < set->cap; i++)
 		free(set->slots[i]);
 	free(set->slots);
+	pthread_mutex_destroy(&set->lock);
 	free(set);
 }
 
@@ -106,7 +125,7 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		int fd = open(hp, flags | O_CLOEXEC);
 		return fd < 0 ? negative_errno() : fd;
 	}
-	if (!r->nonlinks->no_openat2) {
+	if (!__atomic_load_n(&r->nonlinks->no_openat2, __ATOMIC_RELAXED)) {
 		struct open_how how = {
 		    .flags = (uint64_t)(flags | O_CLOEXEC),
 		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
@@ -117,7 +136,7 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		if (errno != ENOSYS && errno != EPERM)
 			return negative_errno();
 		/* Kernel < 5.6, a seccomp filter, or valgrind: resolve by hand. */
-		r->nonlinks->no_openat2 = true;
+		__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
 	}
 	_cleanup_free_ char *resolved = NULL;
 	int ret = stune_root_resolve(r, path, &resolved);
@@ -155,6 +174,7 @@ int stune_root_new(const char *prefix, struct stune_root **out)
 		free(r);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&r->nonlinks->lock, NULL);
 	if (abs) {
 		r->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (r->dirfd < 0) {

@@ -163,6 +163,8 @@ struct stune_topology {
 	const char *udev_source; /* "libudev" or "udev-db" */
 };
 
+#define STUNE_MAX_SCAN_THREADS 64
+
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
 void stune_topology_free(struct stune_topology *t);
 /* Free what one disk owns and zero it. */

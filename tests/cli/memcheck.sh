@@ -6,8 +6,11 @@ valgrind=$1 bin=$2 archive=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-memcheck.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 tar -xJf "$archive" -C "$work"
-for fmt in text json; do
-	"$valgrind" -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+# Once on one thread, once with the threaded disk scan.
+for fmt in text json json-threads; do
+	threads=1
+	[ "$fmt" = json-threads ] && threads=4 && fmt=json
+	SCSITUNE_THREADS=$threads "$valgrind" -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		"$bin" --sysroot "$work" detect -o "$fmt" >/dev/null 2>"$work/vg.$fmt" || {
 		echo "FAIL: valgrind reported errors (-o $fmt):"; cat "$work/vg.$fmt"; exit 1; }

@@ -33,6 +33,15 @@ for fmt in text json; do
 		fi
 	done
 done
+# The threaded disk scan gives the same bytes, messages in the same order.
+for fmt in text json; do
+	rc=0
+	SCSITUNE_THREADS=4 "$bin" --sysroot "$work/root" detect -o "$fmt" >"$work/t4.$fmt" 2>"$work/t4err.$fmt" || rc=$?
+	sed -i "s|$work/root|SYSROOT|g" "$work/t4err.$fmt"
+	if [ "$rc" -ne 0 ] || ! cmp -s "$work/t4.$fmt" "$work/detect.$fmt" || ! cmp -s "$work/t4err.$fmt" "$work/stderr.$fmt"; then
+		echo "FAIL $name: SCSITUNE_THREADS=4 -o $fmt differs from the one-thread scan (exit $rc)"; status=1
+	fi
+done
 # JSON mode: stdout must hold exactly one JSON document.
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/detect.json" ||
 	{ echo "FAIL $name: stdout is not one JSON document"; status=1; }

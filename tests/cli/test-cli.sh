@@ -68,6 +68,19 @@ mkdir "$work/empty"
 expect "sysroot without sys/" 1 "^scsitune: --sysroot $work/empty: no sys/ directory: not a captured root tree$" empty -- --sysroot "$work/empty" detect
 expect "sysroot after command" 0 "" json -- detect --sysroot "$tree" -o json
 
+# SCSITUNE_THREADS must be a number from 1 to 64.
+for bad in 0 65 x 4x ""; do
+	rc=0
+	SCSITUNE_THREADS=$bad "$bin" --sysroot "$tree" detect >"$work/out" 2>"$work/err" || rc=$?
+	checks=$((checks + 1))
+	if [ "$rc" -eq 1 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+		grep -q "^scsitune: SCSITUNE_THREADS: '$bad' is not a number from 1 to 64$" "$work/err"; then
+		echo "ok   SCSITUNE_THREADS='$bad' refused"
+	else
+		echo "FAIL SCSITUNE_THREADS='$bad': exit $rc"; fails=$((fails + 1))
+	fi
+done
+
 # stdout that cannot be written is an error, not a silent success.
 rc=0
 "$bin" --sysroot "$tree" detect -o json >/dev/full 2>"$work/err" || rc=$?
