@@ -426,7 +426,7 @@ int stune_spool_read(const char *path, char **body, size_t *len)
 int stune_spool_remove(const char *path)
 {
 	if (unlink(path) < 0)
-		return negative_errno();
+		return errno == ENOENT ? 0 : negative_errno(); /* a concurrent flush sent it too */
 	_cleanup_free_ char *dir = strdup(path);
 	if (!dir)
 		return 0;

@@ -9,6 +9,9 @@
 #    field and timestamp with the report's JSON document;
 #  - server down: exit 3, one line, the batch in the spool; restart, --flush:
 #    spool empty, exactly one copy of each run; the same runs twice: one copy;
+#  - the server back during the backoff: sent on a retry; no invalid rows;
+#  - a stub answering 503 (3 tries, exit 3) and 400 (one try, exit 1);
+#  - a bearer token through vmauth (wrong token 400 from vmauth 1.79, right token flushes);
 #  - InfluxDB with auth: wrong password → 401, exit 1, data kept in the spool;
 #    right password → flushed; a world-readable auth file is refused;
 #  - TLS with a self-signed CA: without --ca-file a verification error (exit 1,
@@ -156,6 +159,70 @@ spooled "after flush" "$st" 0
 report 0 'spool is empty' --state-dir "$st" --flush --upload "$vm/write"
 check "vm after restart and flush (phase down)" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" down
 check "vm phase base still one copy" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
+
+# --- The server comes back during the backoff: the retry gets it through.
+stop vm
+"$bin" report --phase retry --state-dir "$st" --upload "$vm/write" "${runs[@]}" >/dev/null 2>"$T/retry.err" &
+retry_pid=$!
+sleep 0.5
+start_vm vm "$vm_port"
+rc=0
+wait "$retry_pid" || rc=$?
+checks=$((checks + 1))
+if [ "$rc" -eq 0 ] && grep -q 'uploaded 4 points' "$T/retry.err"; then pass "server back during the backoff: sent on a retry"; else
+	fail "retry: exit $rc"; cat "$T/retry.err"; fi
+spooled "after the retry" "$st" 0
+check "vm after the retry" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" retry
+checks=$((checks + 1))
+invalid=$(curl -fsS "$vm/metrics" | awk '/^vm_rows_invalid_total\{type="influx"\}/ {print $2}')
+[ "${invalid:-0}" = 0 ] && pass "vm: no invalid line-protocol rows" || fail "vm: vm_rows_invalid_total{type=influx} = $invalid"
+
+# --- 5xx is retried (3 tries), then kept; 400 is permanent at once.
+stub_port=$(free_port)
+"$py" - "$stub_port" "$T/stub.hits" <<'PY' &
+import http.server, sys
+port, hits = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        open(hits, "a").write(self.path + "\n")
+        code = 400 if "db=bad" in self.path else 503
+        self.send_response(code)
+        self.end_headers()
+        self.wfile.write(b'{"error":"stub says %d"}\nsecond line\n' % code)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+pids[stub]=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$stub_port/" && break; sleep 0.05; done
+ss=$T/state-stub
+report 3 'HTTP 503: \{"error":"stub says 503"\}; not sent, kept in spool: 1 batch' --phase stub --state-dir "$ss" \
+	--upload "http://127.0.0.1:$stub_port/write?db=x" "${runs[@]}"
+checks=$((checks + 1))
+[ "$(grep -c 'db=x&precision=ms$' "$T/stub.hits")" -eq 3 ] && pass "503: 3 tries" || fail "503 tries: $(cat "$T/stub.hits")"
+: >"$T/stub.hits"
+report 1 'HTTP 400: \{"error":"stub says 400"\}; not sent, kept in spool: 1 batch' --state-dir "$ss" --flush \
+	--upload "http://127.0.0.1:$stub_port/write?db=bad"
+checks=$((checks + 1))
+[ "$(wc -l <"$T/stub.hits")" -eq 1 ] && pass "400: one try" || fail "400 tries: $(cat "$T/stub.hits")"
+spooled "503, then 400" "$ss" 1
+stop stub
+
+# --- Bearer token: vmauth in front of VictoriaMetrics.
+auth_port=$(free_port)
+printf 'users:\n  - bearer_token: "tok-123"\n    url_prefix: "%s"\n' "$vm" >"$T/vmauth.yml"
+vmauth -auth.config="$T/vmauth.yml" -httpListenAddr="127.0.0.1:$auth_port" -loggerLevel=WARN >"$T/vmauth.log" 2>&1 &
+pids[vmauth]=$!
+wait_http "http://127.0.0.1:$auth_port/health" || fail "vmauth not ready"
+umask 077
+printf 'Bearer tok-999\n' >"$T/badtok.auth"
+printf 'Bearer tok-123\n' >"$T/tok.auth"
+sb=$T/state-bearer
+report 1 'HTTP 40[01]: .*kept in spool: 1 batch' --phase bearer --state-dir "$sb" --upload "http://127.0.0.1:$auth_port/write" \
+	--auth-file "$T/badtok.auth" "${runs[@]}"
+report 0 'uploaded 4 points' --state-dir "$sb" --flush --upload "http://127.0.0.1:$auth_port/write" --auth-file "$T/tok.auth"
+check "vm behind vmauth (bearer) read back" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" bearer
 
 # --- Credentials.
 umask 077
