@@ -5,7 +5,8 @@
 #    and a comparison; SPEC.md's seed table end to end (synthetic runs with
 #    the table's min, max and avg);
 #  - bad input: every case exits with its code, prints one line naming the
-#    file, nothing on stdout, nothing in the state directory.
+#    file, nothing on stdout, nothing in the state directory; upload settings
+#    (URL, auth file, CA file, settings file) are checked before anything is saved.
 # Usage: test-report.sh SCSITUNE FIO_FIXTURES EXPECTED_DIR [--update]
 set -uo pipefail
 bin=$(realpath "$1") fixtures=$(realpath "$2") expected=$3 update=${4:-}
@@ -203,7 +204,33 @@ expect "compare missing file" 1 "^scsitune: --compare $work/none.json: $work/non
 	-- report --state-dir "$cs" --compare "$work/none.json" "$good"
 state_empty "failed compare" "$cs"
 
+# Upload settings are checked before anything is saved (no server needed).
+us=$work/up-state
+printf 'no-form-here\n' >"$work/form.auth"
+chmod 600 "$work/form.auth"
+printf '[upload]\nurl = http://127.0.0.1:1/write\n[server]\nurl = x\n' >"$work/bad.conf"
+: >"$work/empty.conf"
+expect "upload: not http" 1 "^scsitune: --upload ftp://h/w: not an http:// or https:// URL$" \
+	-- report --phase x --state-dir "$us" --upload ftp://h/w "$good"
+expect "upload: precision in the URL" 1 "^scsitune: --upload http://127.0.0.1:1/write\?precision=ns: sets precision= itself" \
+	-- report --phase x --state-dir "$us" --upload 'http://127.0.0.1:1/write?precision=ns' "$good"
+expect "upload: missing auth file" 1 "^scsitune: --auth-file $work/none.auth: No such file or directory$" \
+	-- report --phase x --state-dir "$us" --upload http://127.0.0.1:1/write --auth-file "$work/none.auth" "$good"
+expect "upload: auth file of no known form" 1 "^scsitune: --auth-file $work/form.auth: first line is not 'Bearer TOKEN', 'Token TOKEN' or 'user:password'$" \
+	-- report --phase x --state-dir "$us" --upload http://127.0.0.1:1/write --auth-file "$work/form.auth" "$good"
+expect "upload: missing CA file" 1 "^scsitune: --ca-file $work/none.pem: No such file or directory$" \
+	-- report --phase x --state-dir "$us" --upload http://127.0.0.1:1/write --ca-file "$work/none.pem" "$good"
+expect "config: missing --config file" 1 "^scsitune: $work/none.conf: No such file or directory$" \
+	-- report --phase x --state-dir "$us" --config "$work/none.conf" "$good"
+expect "config: unknown section" 1 "^scsitune: $work/bad.conf:4: unknown key 'server.url'$" \
+	-- report --phase x --state-dir "$us" --config "$work/bad.conf" "$good"
+state_empty "bad upload settings" "$us"
+
 # Usage errors: 64.
+expect "flush with a file" 64 "--flush sends the spool only: no FILE" \
+	-- report --flush --state-dir "$us" --upload http://127.0.0.1:1/write "$good"
+expect "flush without a URL" 64 "--flush: no --upload URL" -- report --flush --state-dir "$us" --config "$work/empty.conf"
+expect "empty --upload" 64 "--upload: empty argument" -- report --upload "" "$good"
 expect "no file" 64 "report: no fio JSON file given" -- report
 expect "bad phase" 64 "--phase: invalid name '../x'" -- report --phase ../x "$good"
 expect "bad compare" 64 "--compare: 'a b' is neither a phase name nor a file" -- report --compare "a b" "$good"
