@@ -188,6 +188,33 @@ static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
 	return n;
 }
 
+/* Servers may quote the credentials they refused (vmauth does): never show them. */
+static void redact(char *msg, const char *secret)
+{
+	size_t n = secret ? strlen(secret) : 0;
+	char *p;
+	if (n < 3)
+		return;
+	while ((p = strstr(msg, secret))) {
+		memset(p, '*', 3);
+		memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
+static void redact_auth(char *msg, const struct stune_auth *a)
+{
+	if (!a)
+		return;
+	if (a->header) {
+		const char *tok = strchr(a->header + strlen("Authorization: "), ' ');
+		redact(msg, tok ? tok + 1 : NULL);
+	}
+	if (a->userpwd) {
+		const char *pw = strchr(a->userpwd, ':');
+		redact(msg, pw ? pw + 1 : NULL);
+	}
+}
+
 static bool curl_retryable(CURLcode c)
 {
 	switch (c) {
@@ -263,6 +290,7 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 	if (status >= 200 && status < 300)
 		return 0;
 	resp.buf[strcspn(resp.buf, "\r\n")] = '\0';
+	redact_auth(resp.buf, u->auth);
 	r = status >= 500 || status == 429 || status == 408 ? -EAGAIN : -EPROTO;
 	return set_err(err, r, "HTTP %ld%s%s", status, *resp.buf ? ": " : "", resp.buf);
 }

@@ -221,6 +221,8 @@ printf 'Bearer tok-123\n' >"$T/tok.auth"
 sb=$T/state-bearer
 report 1 'HTTP 40[01]: .*kept in spool: 1 batch' --phase bearer --state-dir "$sb" --upload "http://127.0.0.1:$auth_port/write" \
 	--auth-file "$T/badtok.auth" "${runs[@]}"
+checks=$((checks + 1))
+grep -q 'tok-999' "$T/err" && fail "the refused token is shown: $(cat "$T/err")" || pass "the refused token is not shown"
 report 0 'uploaded 4 points' --state-dir "$sb" --flush --upload "http://127.0.0.1:$auth_port/write" --auth-file "$T/tok.auth"
 check "vm behind vmauth (bearer) read back" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" bearer
 
