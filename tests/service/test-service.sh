@@ -3,8 +3,8 @@
 # service tier: `scsitune report --upload` against real servers from Debian,
 # started here on 127.0.0.1, on free ports, with data under a temp dir:
 # VictoriaMetrics (dedup on) and InfluxDB 1.x (auth off; a second one with
-# auth on). Installs nothing (scripts/install-deps --test does); exits 77
-# (skipped) when a server is not installed.
+# auth on). Installs nothing (scripts/install-deps --test does); fails when a
+# server is not installed (a tier that cannot run is never counted as a pass).
 #  - upload, read back through each server's query API, compare every tag,
 #    field and timestamp with the report's JSON document;
 #  - server down: exit 3, one line, the batch in the spool; restart, --flush:
@@ -25,7 +25,7 @@ bin=$(realpath "$1") fx=$(realpath "$2")
 here=$(dirname "$(realpath "$0")")
 py=${PYTHON3:-python3}
 for p in victoria-metrics influxd openssl curl; do
-	command -v "$p" >/dev/null || { echo "SKIP: $p not installed (scripts/install-deps --test)"; exit 77; }
+	command -v "$p" >/dev/null || { echo "FAIL: $p not installed (scripts/install-deps --test installs it)"; exit 1; }
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-service.XXXXXX")
 declare -A pids=()
