@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scsitune report: ingest fio JSON output (one file per run), statistics, save, compare. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/config.h"
 #include "lib/fio.h"
+#include "lib/fiorun.h"
 #include "lib/lineproto.h"
 #include "lib/resultset.h"
 #include "lib/stats.h"
+#include "lib/topology.h"
 #include "lib/upload.h"
 #include "render-report.h"
 #include "scsitune.h"
@@ -23,6 +29,7 @@
 void help_report(FILE *f)
 {
 	fputs("Usage: scsitune report [options] FILE...\n"
+	      "       scsitune report --run [--runs N] [--device DEV]... [job options] [options]\n"
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
 	      "\nIngest fio JSON output (fio 3.x output format json or json+), one file per run,\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
@@ -41,7 +48,21 @@ void help_report(FILE *f)
 	      "      --auth-file FILE     credentials: 'Bearer TOKEN', 'Token TOKEN' or 'user:password'\n"
 	      "                           (the file must not be readable by others)\n"
 	      "      --ca-file FILE       verify the server's TLS certificate against these CAs\n"
-	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT ")\n\n",
+	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT ")\n"
+	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
+	      "      --run                run fio N times and report those runs (no FILE)\n"
+	      "      --runs N             how many runs (default 3)\n"
+	      "      --device DEV         a block device (or file) to read; repeatable (default:\n"
+	      "                           the disks of the mpi3mr HBAs detect finds)\n"
+	      "      --rw MODE            fio rw= (default randread; writing modes need --destructive)\n"
+	      "      --bs SIZE            block size (default 4k)\n"
+	      "      --iodepth N          queue depth per job (default 64)\n"
+	      "      --numjobs N          jobs (default 16)\n"
+	      "      --runtime S          seconds per run, time based (default 60)\n"
+	      "      --job-file FILE      a fio job file instead of the job above (it names its devices)\n"
+	      "      --destructive        allow writing jobs (otherwise fio runs read-only)\n"
+	      "      --node N             bind fio to NUMA node N (default: the devices' HBA's node)\n"
+	      "      --fio PATH           the fio program (default: fio in PATH)\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nA file that is not fio output, or a run in which a fio job failed, is an error\n"
@@ -60,6 +81,14 @@ struct report_opts {
 	const char *ca_file;
 	const char *config;
 	bool flush;
+	/* --run */
+	bool run, node_set;
+	unsigned runs;
+	int node;
+	const char *fio;
+	char **devices; /* NULL-terminated */
+	size_t n_devices;
+	struct stune_fio_job_opts job;
 };
 
 static void runs_free(struct stune_fio_run **runs, size_t n)
@@ -201,6 +230,16 @@ static int spool_set(const struct report_opts *ro, const struct report_set *set,
 	bool have_uname = uname(&u) == 0;
 	struct stune_lp_facts facts = {
 	    .host = host, .kernel = have_uname ? u.release : NULL, .phase = ro->phase, .fallback_ms = now_ms};
+	const struct report_provenance *p = set->prov;
+	if (p) { /* report --run: what detect saw (the --sysroot tree's, under --sysroot) */
+		if (p->host)
+			facts.host = p->host;
+		if (p->kernel)
+			facts.kernel = p->kernel;
+		facts.hba_model = p->hba_model;
+		facts.firmware = p->hba_firmware;
+		facts.payload = p->payload_version;
+	}
 	_cleanup_free_ char *lines = NULL;
 	size_t len = 0;
 	int r = stune_lp_encode(set->runs, set->n_runs, &facts, &lines, &len);
@@ -299,6 +338,321 @@ static bool upload_prepare(const struct report_opts *ro, struct stune_auth **aut
 	return true;
 }
 
+/* What report --run owns while the set is reported. */
+struct run_state {
+	struct stune_topology *topo;
+	char *fio_path, *fio_version, *rundir, *cpus, *note;
+	char **fio_args;
+	char **default_devices; /* no --device: /dev/NAME of the mpi3mr disks */
+	char **files;		/* the fio outputs, one per run */
+	size_t n_files;
+	char host[256];
+	struct report_provenance prov;
+};
+
+static void run_state_clear(struct run_state *rs)
+{
+	stune_topology_free(rs->topo);
+	free(rs->fio_path);
+	free(rs->fio_version);
+	free(rs->rundir);
+	free(rs->cpus);
+	free(rs->note);
+	stune_strv_free(rs->fio_args);
+	stune_strv_free(rs->default_devices);
+	for (size_t i = 0; i < rs->n_files; i++)
+		free(rs->files[i]);
+	free(rs->files);
+}
+
+static bool parse_uint(const char *opt, const char *arg, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || v < min || v > max) {
+		usage_error("report", "%s: '%s' is not a number from %u to %u", opt, arg, min, max);
+		return false;
+	}
+	*out = (unsigned)v;
+	return true;
+}
+
+/*
+ * The HBA a device sits behind, in detect's model: a block device by its
+ * major:minor (or name); under --sysroot the tree is another host, so the
+ * device's base name names one of its disks.
+ */
+static const struct stune_hba *device_hba(const struct global_opts *g, const struct stune_topology *t, const char *dev)
+{
+	struct stat st;
+	char mm[32] = "";
+	const char *base = strrchr(dev, '/');
+	base = base ? base + 1 : dev;
+	_cleanup_free_ char *real = realpath(dev, NULL);
+	bool blk = stat(dev, &st) == 0 && S_ISBLK(st.st_mode);
+	if (blk) {
+		snprintf(mm, sizeof(mm), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+		if (real && strrchr(real, '/'))
+			base = strrchr(real, '/') + 1;
+	}
+	if (!blk && !g->sysroot)
+		return NULL;
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		if ((g->sysroot && d->name && !strcmp(d->name, base)) || (*mm && d->devnum && !strcmp(d->devnum, mm)) ||
+		    (blk && d->name && !strcmp(d->name, base)))
+			return d->host < t->n_hosts ? &t->hbas[t->hosts[d->host].hba] : NULL;
+	}
+	return NULL;
+}
+
+/* The default devices: the disks of the mpi3mr HBAs. */
+static int default_devices(const struct stune_topology *t, char ***devs, size_t *n)
+{
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		if (!d->name || d->host >= t->n_hosts || t->hbas[t->hosts[d->host].hba].kind != STUNE_HBA_MPI3MR)
+			continue;
+		char **nv = realloc(*devs, (*n + 2) * sizeof(char *));
+		if (!nv)
+			return -ENOMEM;
+		*devs = nv;
+		if (asprintf(&nv[*n], "/dev/%s", d->name) < 0) {
+			nv[*n] = NULL;
+			return -ENOMEM;
+		}
+		nv[++*n] = NULL;
+	}
+	return 0;
+}
+
+struct progress {
+	unsigned k, n, per_run_s; /* per_run_s 0: unknown (job file) */
+	bool tty;
+};
+
+static void fmt_secs(char *buf, size_t size, unsigned s)
+{
+	snprintf(buf, size, "%u:%02u", s / 60, s % 60);
+}
+
+static void progress_tick(void *data, unsigned elapsed)
+{
+	const struct progress *p = data;
+	char el[32], rem[32] = "-";
+	if (!p->tty)
+		return;
+	fmt_secs(el, sizeof(el), elapsed);
+	if (p->per_run_s) {
+		unsigned left_this = elapsed < p->per_run_s ? p->per_run_s - elapsed : 0;
+		fmt_secs(rem, sizeof(rem), left_this + (p->n - p->k) * p->per_run_s);
+	}
+	fprintf(stderr, "\rscsitune: fio run %u of %u: elapsed %s, remaining ~%s (all runs)\033[K", p->k, p->n, el,
+		rem);
+	fflush(stderr);
+}
+
+/* Binding: which node, and whether libnuma can do it. Fills rs->prov's binding fields. */
+static int choose_binding(const struct global_opts *g, const struct report_opts *ro, struct run_state *rs,
+			  const struct stune_hba *hba, struct stune_numa_binder **binder)
+{
+	struct report_provenance *p = &rs->prov;
+	int node = -1;
+	p->bound_node = -1;
+	if (ro->node_set) {
+		node = ro->node;
+	} else if (!hba) {
+		p->binding_note = "the devices are not behind an HBA detect knows: no node to bind to";
+	} else if (!hba->numa_node.set) {
+		p->binding_note = "the HBA's numa_node is unknown: not bound";
+	} else if (hba->numa_node.v < 0) {
+		p->binding_note = "no locality: the HBA's numa_node is -1: not bound";
+	} else if (g->sysroot) {
+		p->binding_note = "--sysroot: the tree is not this host: not bound (--node N binds)";
+	} else {
+		node = (int)hba->numa_node.v;
+	}
+	if (node < 0) {
+		fprintf(stderr, "scsitune: %s\n", p->binding_note);
+		return 0;
+	}
+	_cleanup_free_ char *err = NULL;
+	int r = stune_numa_binder_open(binder, &err);
+	if (r < 0) {
+		if (asprintf(&rs->note, "libnuma: %s: not bound", err ? err : strerror(-r)) < 0)
+			return -ENOMEM;
+		p->binding_note = rs->note;
+		fprintf(stderr, "scsitune: warning: %s\n", rs->note);
+		return 0;
+	}
+	r = stune_numa_binder_node_cpus(*binder, node, &rs->cpus);
+	if (r < 0 || !*rs->cpus) {
+		error_msg("%s %d: no such NUMA node on this host (libnuma: %s)",
+			  ro->node_set ? "--node" : "HBA numa_node", node, r < 0 ? strerror(-r) : "no CPUs");
+		return -EINVAL;
+	}
+	p->bound_node = node;
+	p->bound_cpus = rs->cpus;
+	if (g->verbose)
+		fprintf(stderr, "scsitune: binding fio to NUMA node %d (CPUs %s) with libnuma numa_run_on_node\n", node,
+			rs->cpus);
+	return 0;
+}
+
+/*
+ * report --run: detect, check, run fio N times. On success rs->files are the
+ * outputs, in run order. Returns an exit code (EXIT_OK to go on).
+ */
+static int run_fio(const struct global_opts *g, struct report_opts *ro, struct stune_ctx *ctx, struct run_state *rs)
+{
+	struct report_provenance *p = &rs->prov;
+	int r;
+	if ((r = stune_fio_find(ro->fio ? ro->fio : "fio", &rs->fio_path)) < 0) {
+		if (ro->fio)
+			error_msg("--fio %s: %s", ro->fio, strerror(-r));
+		else
+			error_msg("fio: not found in PATH (install fio, or give --fio PATH)");
+		return EXIT_ERROR;
+	}
+	if ((r = stune_fio_version(rs->fio_path, &rs->fio_version)) < 0) {
+		error_msg("%s: not a working fio ('%s --version' failed)", rs->fio_path, rs->fio_path);
+		return EXIT_ERROR;
+	}
+	if ((r = stune_topology_scan(ctx, &rs->topo)) < 0) {
+		error_msg("detect: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	if (!ro->job.job_file && ro->n_devices == 0) {
+		r = default_devices(rs->topo, &rs->default_devices, &ro->n_devices);
+		ro->devices = rs->default_devices;
+		if (r < 0) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		if (ro->n_devices == 0) {
+			error_msg("--run: no disk behind an mpi3mr HBA found: name the devices with --device DEV");
+			return EXIT_ERROR;
+		}
+	}
+	const struct stune_hba *hba = NULL;
+	for (size_t i = 0; i < ro->n_devices; i++) {
+		struct stat st;
+		if (stat(ro->devices[i], &st) < 0) {
+			error_msg("--device %s: %s", ro->devices[i], strerror(errno));
+			return EXIT_ERROR;
+		}
+		if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+			error_msg("--device %s: not a block device or a regular file", ro->devices[i]);
+			return EXIT_ERROR;
+		}
+		const struct stune_hba *h = device_hba(g, rs->topo, ro->devices[i]);
+		if (!hba)
+			hba = h;
+		else if (h && h != hba)
+			fprintf(stderr,
+				"scsitune: warning: --device %s is behind another HBA (%s) than the first device's\n",
+				ro->devices[i], h->pci_address ? h->pci_address : "?");
+	}
+	_cleanup_(stune_numa_binder_freep) struct stune_numa_binder *binder = NULL;
+	if (choose_binding(g, ro, rs, hba, &binder) < 0)
+		return EXIT_ERROR;
+	if ((r = stune_resultset_rundir(ro->state_dir, &rs->rundir)) < 0) {
+		error_msg("--state-dir %s: creating %s/runs: %s", ro->state_dir, ro->state_dir, strerror(-r));
+		return EXIT_ERROR;
+	}
+
+	/* Provenance: detect's model (the --sysroot tree's under --sysroot). */
+	const struct stune_kernel *k = &rs->topo->kernel;
+	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)
+		rs->host[0] = '\0';
+	p->host = g->sysroot && k->hostname ? k->hostname : (*rs->host ? rs->host : k->hostname);
+	p->kernel = k->release;
+	for (size_t i = 0; i < k->n_modules; i++)
+		if (!strcmp(k->modules[i].name, "scsi_mod"))
+			p->payload_version = k->modules[i].version;
+	if (hba) {
+		p->have_hba = true;
+		p->hba_model = hba->model;
+		p->hba_firmware = hba->firmware;
+		p->hba_pci_address = hba->pci_address;
+		p->hba_driver = hba->driver;
+		p->hba_numa_node = hba->numa_node;
+	}
+	p->fio_path = rs->fio_path;
+	p->fio_version = rs->fio_version;
+	p->devices = ro->devices;
+	p->n_devices = ro->n_devices;
+	p->job_file = ro->job.job_file;
+	p->readonly = !ro->job.destructive;
+	p->runs = ro->runs;
+	p->start_ms = (int64_t)time(NULL) * 1000;
+
+	_cleanup_free_ char *stamp = NULL;
+	if ((r = stune_resultset_name(p->start_ms, &stamp)) < 0 || !(rs->files = calloc(ro->runs, sizeof(char *)))) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	stamp[strlen(stamp) - 5] = '\0'; /* no ".json" */
+	struct progress pr = {.n = ro->runs, .per_run_s = ro->job.job_file ? 0 : ro->job.runtime_s, .tty = isatty(2)};
+	for (unsigned i = 0; i < ro->runs; i++) {
+		_cleanup_free_ char *errpath = NULL, *err = NULL;
+		if (asprintf(&rs->files[i], "%s/%s-run%u.json", rs->rundir, stamp, i + 1) < 0 ||
+		    asprintf(&errpath, "%s/%s-run%u.stderr", rs->rundir, stamp, i + 1) < 0) {
+			rs->files[i] = NULL;
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		rs->n_files = i + 1;
+		struct stune_fio_spawn sp = {.fio = rs->fio_path,
+					     .job = &ro->job,
+					     .devices = ro->devices,
+					     .n_devices = ro->n_devices,
+					     .output = rs->files[i],
+					     .stderr_path = errpath,
+					     .binder = p->bound_node >= 0 ? binder : NULL,
+					     .node = p->bound_node,
+					     .tick = progress_tick,
+					     .tick_data = &pr};
+		if (i == 0 && (r = stune_fio_argv(&sp, &rs->fio_args)) < 0) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		if (i == 0) /* the job, without the program and the per-run --output= */
+			for (size_t a = 0, b = 0;; a++) {
+				if (rs->fio_args[a] && (a == 0 || !strncmp(rs->fio_args[a], "--output=", 9))) {
+					free(rs->fio_args[a]);
+					continue;
+				}
+				if (!(rs->fio_args[b++] = rs->fio_args[a]))
+					break;
+			}
+		p->fio_args = rs->fio_args;
+		pr.k = i + 1;
+		progress_tick(&pr, 0);
+		r = stune_fio_spawn_run(&sp, &err);
+		if (pr.tty)
+			fputs("\r\033[K", stderr);
+		if (r < 0) {
+			error_msg("fio run %u of %u: %s (output kept: %s, %s)", i + 1, ro->runs,
+				  err ? err : strerror(-r), rs->files[i], errpath);
+			return EXIT_ERROR;
+		}
+		_cleanup_(stune_fio_run_freep) struct stune_fio_run *fr = NULL;
+		_cleanup_free_ char *perr = NULL;
+		if ((r = stune_fio_parse_file(ctx, rs->files[i], &fr, &perr)) < 0) {
+			error_msg("fio run %u of %u: %s: %s", i + 1, ro->runs, rs->files[i],
+				  perr ? perr : strerror(-r));
+			return EXIT_ERROR;
+		}
+		char kiops[32];
+		out_fmt_dbl(kiops, sizeof(kiops), fr->iops / 1000.0, 1);
+		fprintf(stderr, "scsitune: fio run %u of %u done: %s KIOPS, %s\n", i + 1, ro->runs, kiops,
+			rs->files[i]);
+	}
+	return EXIT_OK;
+}
+
 int cmd_report(struct global_opts *g, int argc, char **argv)
 {
 	enum {
@@ -309,7 +663,19 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		OPT_FLUSH,
 		OPT_AUTH_FILE,
 		OPT_CA_FILE,
-		OPT_CONFIG
+		OPT_CONFIG,
+		OPT_RUN,
+		OPT_RUNS,
+		OPT_DEVICE,
+		OPT_RW,
+		OPT_BS,
+		OPT_IODEPTH,
+		OPT_NUMJOBS,
+		OPT_RUNTIME,
+		OPT_JOB_FILE,
+		OPT_DESTRUCTIVE,
+		OPT_NODE,
+		OPT_FIO
 	};
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"phase", required_argument, NULL, OPT_PHASE},
@@ -320,8 +686,28 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 						 {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
 						 {"ca-file", required_argument, NULL, OPT_CA_FILE},
 						 {"config", required_argument, NULL, OPT_CONFIG},
+						 {"run", no_argument, NULL, OPT_RUN},
+						 {"runs", required_argument, NULL, OPT_RUNS},
+						 {"device", required_argument, NULL, OPT_DEVICE},
+						 {"rw", required_argument, NULL, OPT_RW},
+						 {"bs", required_argument, NULL, OPT_BS},
+						 {"iodepth", required_argument, NULL, OPT_IODEPTH},
+						 {"numjobs", required_argument, NULL, OPT_NUMJOBS},
+						 {"runtime", required_argument, NULL, OPT_RUNTIME},
+						 {"job-file", required_argument, NULL, OPT_JOB_FILE},
+						 {"destructive", no_argument, NULL, OPT_DESTRUCTIVE},
+						 {"node", required_argument, NULL, OPT_NODE},
+						 {"fio", required_argument, NULL, OPT_FIO},
 						 {NULL, 0, NULL, 0}};
-	struct report_opts ro = {.state_dir = DEFAULT_STATE_DIR};
+	struct report_opts ro = {.state_dir = DEFAULT_STATE_DIR,
+				 .runs = STUNE_FIO_DEFAULT_RUNS,
+				 .job = {.rw = STUNE_FIO_SEED_RW,
+					 .bs = STUNE_FIO_SEED_BS,
+					 .iodepth = STUNE_FIO_SEED_IODEPTH,
+					 .numjobs = STUNE_FIO_SEED_NUMJOBS,
+					 .runtime_s = STUNE_FIO_SEED_RUNTIME}};
+	_cleanup_(stune_strv_freep) char **devices = NULL;
+	bool job_opts = false, job_shape = false; /* a --run option given; one the job file would ignore */
 	int c;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
@@ -371,6 +757,72 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		case OPT_FLUSH:
 			ro.flush = true;
 			continue;
+		case OPT_RUN:
+			ro.run = true;
+			continue;
+		case OPT_DESTRUCTIVE:
+			ro.job.destructive = job_opts = true;
+			continue;
+		case OPT_RUNS:
+			if (!parse_uint("--runs", optarg, 1, 1000, &ro.runs))
+				return EXIT_USAGE;
+			job_opts = true;
+			continue;
+		case OPT_IODEPTH:
+		case OPT_NUMJOBS:
+		case OPT_RUNTIME:
+			if (!parse_uint(c == OPT_IODEPTH   ? "--iodepth"
+					: c == OPT_NUMJOBS ? "--numjobs"
+							   : "--runtime",
+					optarg, 1, c == OPT_RUNTIME ? 86400 : 65536,
+					c == OPT_IODEPTH   ? &ro.job.iodepth
+					: c == OPT_NUMJOBS ? &ro.job.numjobs
+							   : &ro.job.runtime_s))
+				return EXIT_USAGE;
+			job_opts = job_shape = true;
+			continue;
+		case OPT_NODE: {
+			unsigned node;
+			if (!parse_uint("--node", optarg, 0, 4095, &node))
+				return EXIT_USAGE;
+			ro.node = (int)node;
+			ro.node_set = job_opts = true;
+			continue;
+		}
+		case OPT_DEVICE:
+		case OPT_RW:
+		case OPT_BS:
+		case OPT_JOB_FILE:
+		case OPT_FIO:
+			if (!*optarg || strchr(optarg, '\n')) {
+				const struct option *lo = longopts;
+				while (lo->name && lo->val != c)
+					lo++;
+				usage_error("report", "--%s: empty or multi-line argument", lo->name);
+				return EXIT_USAGE;
+			}
+			job_opts = true;
+			if (c == OPT_DEVICE) {
+				char **nv = realloc(devices, (ro.n_devices + 2) * sizeof(char *));
+				if (!nv || !(nv[ro.n_devices] = strdup(optarg))) {
+					if (nv)
+						devices = nv;
+					error_msg("out of memory");
+					return EXIT_ERROR;
+				}
+				devices = nv;
+				devices[++ro.n_devices] = NULL;
+				job_shape = true;
+			} else if (c == OPT_RW) {
+				ro.job.rw = optarg;
+				job_shape = true;
+			} else if (c == OPT_BS) {
+				ro.job.bs = optarg;
+				job_shape = true;
+			} else {
+				*(c == OPT_JOB_FILE ? &ro.job.job_file : &ro.fio) = optarg;
+			}
+			continue;
 		}
 		int r = global_opt(g, c, optarg);
 		if (r < 0)
@@ -379,6 +831,46 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			fputs("Try 'scsitune report --help' for more information.\n", stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (job_opts && !ro.run) {
+		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "
+				      "--destructive, --node and --fio go with --run");
+		return EXIT_USAGE;
+	}
+	if (ro.run) {
+		if (optind < argc) {
+			usage_error("report", "--run makes its own fio outputs: no FILE");
+			return EXIT_USAGE;
+		}
+		if (ro.flush) {
+			usage_error("report", "--run and --flush: one or the other");
+			return EXIT_USAGE;
+		}
+		if (ro.job.job_file && job_shape) {
+			usage_error("report", "--job-file: the job file says the devices and job options (no --device, "
+					      "--rw, --bs, --iodepth, --numjobs, --runtime)");
+			return EXIT_USAGE;
+		}
+		if (!ro.job.destructive && stune_fio_rw_writes(ro.job.rw)) {
+			usage_error("report", "--rw %s writes to the devices: refused without --destructive",
+				    ro.job.rw);
+			return EXIT_USAGE;
+		}
+		if (ro.job.job_file) {
+			bool writes = false;
+			_cleanup_free_ char *line = NULL;
+			int r = stune_fio_job_file_writes(ro.job.job_file, &writes, &line);
+			if (r < 0) {
+				error_msg("--job-file %s: %s", ro.job.job_file, strerror(-r));
+				return EXIT_ERROR;
+			}
+			if (writes && !ro.job.destructive) {
+				usage_error("report", "--job-file %s: '%s' writes: refused without --destructive",
+					    ro.job.job_file, line);
+				return EXIT_USAGE;
+			}
+		}
+		ro.devices = devices;
 	}
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(&ro, &cfg))
@@ -396,8 +888,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			usage_error("report", "--flush: no --phase or --compare");
 			return EXIT_USAGE;
 		}
-	} else if (optind >= argc) {
-		usage_error("report", "report: no fio JSON file given");
+	} else if (!ro.run && optind >= argc) {
+		usage_error("report", "report: no fio JSON file given (or --run)");
 		return EXIT_USAGE;
 	}
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;
@@ -407,13 +899,22 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		return flush_spool(g, &ro, auth);
 	int64_t now_ms = (int64_t)time(NULL) * 1000;
 
-	/* Logging only: report reads no sysfs (provenance from detect comes later). */
+	/* Ingest: logging only. --run: detect's model (the --sysroot tree's under --sysroot). */
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
 
+	_cleanup_(run_state_clear) struct run_state rs = {0};
+	char **files = argv + optind;
 	size_t n = (size_t)(argc - optind);
-	struct report_set set = {.phase = ro.phase, .n_runs = n};
+	if (ro.run) {
+		int rr = run_fio(g, &ro, ctx, &rs);
+		if (rr != EXIT_OK)
+			return rr;
+		files = rs.files;
+		n = rs.n_files;
+	}
+	struct report_set set = {.phase = ro.phase, .n_runs = n, .prov = ro.run ? &rs.prov : NULL};
 	set.runs = calloc(n, sizeof(*set.runs));
 	_cleanup_free_ double *kiops = set.kiops = calloc(n, sizeof(double));
 	if (!set.runs || !set.kiops) {
@@ -426,7 +927,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *saved = NULL;
 	_cleanup_(out_freep) struct out *o = NULL;
 	struct report_compare cmp;
-	if (!ingest(ctx, argv + optind, n, set.runs))
+	if (!ingest(ctx, files, n, set.runs))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		set.kiops[i] = set.runs[i]->iops / 1000.0;

@@ -189,6 +189,70 @@ static void render_compare(struct out *o, const struct report_compare *c, const 
 	out_obj_end(o);
 }
 
+static void render_provenance(struct out *o, const struct report_set *s)
+{
+	const struct report_provenance *p = s->prov;
+	char buf[64];
+	out_obj_begin(o, "provenance");
+	if (!p) {
+		out_str(o, "source", NULL, "files");
+		out_str(o, "note", NULL,
+			"fio output files ingested: the host, kernel, HBA, payload and profile they were made with "
+			"are not known to scsitune; fio version and job options are per run");
+		out_str(o, "phase", NULL, s->phase);
+		out_obj_end(o);
+		return;
+	}
+	out_str(o, "source", "Provenance: %s", "run");
+	out_str(o, "host", " on host %s", p->host);
+	out_str(o, "kernel", ", kernel %s\n", p->kernel);
+	if (p->have_hba) {
+		out_obj_begin(o, "hba");
+		out_str(o, "model", "  HBA %s", p->hba_model);
+		out_str(o, "firmware", ", firmware %s", p->hba_firmware);
+		out_str(o, "pci_address", ", PCI %s", p->hba_pci_address);
+		out_str(o, "driver", ", driver %s", p->hba_driver);
+		out_num(o, "numa_node", ", numa_node %s\n", p->hba_numa_node);
+		out_obj_end(o);
+	} else {
+		out_str(o, "hba", "  HBA %s (the devices are not behind a detected HBA)\n", NULL);
+	}
+	out_str(o, "payload_version", "  payload %s", p->payload_version);
+	if (!p->payload_version)
+		out_text(o, " (no version marker on scsi_mod: stock modules)");
+	out_obj_begin(o, "profile");
+	out_str(o, "name", "; profile %s", NULL);
+	out_str(o, "digest", NULL, NULL);
+	out_str(o, "verify_state", NULL, NULL);
+	out_str(o, "note", " (%s)\n", "none recorded: scsitune apply keeps no applied-profile state yet");
+	out_obj_end(o);
+	out_str(o, "phase", NULL, s->phase);
+	out_str(o, "fio", "  %s", p->fio_path);
+	out_str(o, "fio_version", " (%s)", p->fio_version);
+	fmt_time(buf, sizeof(buf), p->start_ms, true);
+	out_str(o, "start_time", NULL, *buf ? buf : NULL);
+	fmt_time(buf, sizeof(buf), p->start_ms, false);
+	out_text(o, ", started %s", *buf ? buf : "-");
+	out_int(o, "runs", ", %s run(s)\n", (long long)p->runs);
+	out_obj_begin(o, "job");
+	out_str(o, "job_file", p->job_file ? "  job file %s\n" : NULL, p->job_file);
+	out_strv(o, "devices", p->job_file ? NULL : "  devices %s\n", p->devices);
+	out_bool(o, "readonly", "  read-only (fio --readonly) %s\n", p->readonly ? STUNE_YES : STUNE_NO);
+	out_strv(o, "fio_args", "  fio arguments: %s\n", p->fio_args);
+	out_obj_end(o);
+	out_obj_begin(o, "numa_binding");
+	if (p->bound_node >= 0) {
+		out_int(o, "node", "  fio bound to NUMA node %s", p->bound_node);
+		out_str(o, "cpus", " (CPUs %s; libnuma numa_run_on_node + numa_set_preferred)\n", p->bound_cpus);
+	} else {
+		out_str(o, "node", NULL, NULL);
+		out_str(o, "note", "  fio not bound: %s\n", p->binding_note);
+	}
+	out_obj_end(o);
+	out_obj_end(o);
+	out_text(o, "\n");
+}
+
 void render_report(struct out *o, const struct report_set *s, const struct report_compare *c)
 {
 	out_obj_begin(o, NULL);
@@ -199,6 +263,7 @@ void render_report(struct out *o, const struct report_set *s, const struct repor
 	out_text(o, ", %zu run%s (one fio output file per run)\n", s->n_runs, s->n_runs == 1 ? "" : "s");
 	out_text(o, "IOPS: read + write, summed over all jobs; bandwidth in MiB/s (1 MiB = 1,048,576 bytes);\n"
 		    "clat = completion latency in µs (mean; percentiles p50/p99/p99.9)\n\n");
+	render_provenance(o, s);
 	out_arr_begin(o, "runs");
 	for (size_t i = 0; i < s->n_runs; i++)
 		render_run(o, i, s->runs[i], s->kiops[i]);

@@ -5,9 +5,30 @@
 #include "lib/stats.h"
 #include "out.h"
 
+/* Where and how the runs were made (report --run); NULL strings are unknown (null). */
+struct report_provenance {
+	const char *host, *kernel;
+	bool have_hba; /* the devices' HBA was found in detect's model */
+	const char *hba_model, *hba_firmware, *hba_pci_address, *hba_driver;
+	struct stune_num hba_numa_node;
+	const char *payload_version; /* sys/module/scsi_mod/version */
+	const char *fio_path, *fio_version;
+	char *const *fio_args; /* the job options, as given to fio (NULL-terminated) */
+	char *const *devices;
+	size_t n_devices;
+	const char *job_file;
+	bool readonly;
+	int bound_node;		/* -1: not bound */
+	const char *bound_cpus; /* libnuma's CPUs of that node */
+	const char *binding_note;
+	int64_t start_ms;
+	unsigned runs;
+};
+
 /* One result set: the runs of one configuration, one fio file per run. */
 struct report_set {
-	const char *phase; /* NULL: unlabelled */
+	const char *phase;		      /* NULL: unlabelled */
+	const struct report_provenance *prov; /* NULL: fio files ingested */
 	struct stune_fio_run **runs;
 	size_t n_runs;
 	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */

@@ -83,12 +83,16 @@ int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct st
 	const struct stune_fio_job *j0 = run->n_jobs > 0 ? &run->jobs[0] : NULL;
 	const char *base = run->path ? strrchr(run->path, '/') : NULL;
 	base = base ? base + 1 : run->path;
-	struct tag tags[16];
+	struct tag tags[24];
 	size_t n = 0;
 #define TAG(k, v) tags[n++] = (struct tag){k, v}
 	TAG("host", facts->host);
 	TAG("kernel", facts->kernel);
 	TAG("phase", facts->phase);
+	TAG("hba_model", facts->hba_model);
+	TAG("firmware", facts->firmware);
+	TAG("payload", facts->payload);
+	TAG("profile", facts->profile);
 	TAG("fio_version", run->fio_version);
 	TAG("file", base);
 	TAG("output_format", run->json_plus ? "json+" : "json");

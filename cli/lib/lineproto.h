@@ -21,7 +21,10 @@ struct stune_lp_facts {
 	const char *host;
 	const char *kernel;
 	const char *phase;
-	int64_t fallback_ms; /* timestamp of a run whose fio output has none */
+	const char *hba_model, *firmware; /* the HBA of the devices (report --run) */
+	const char *payload;		  /* payload version (scsi_mod's version marker) */
+	const char *profile;		  /* the applied profile's name */
+	int64_t fallback_ms;		  /* timestamp of a run whose fio output has none */
 };
 
 /*

@@ -99,6 +99,18 @@ int stune_resultset_save(const char *state_dir, const char *phase, const char *n
 	return 0;
 }
 
+int stune_resultset_rundir(const char *state_dir, char **dir)
+{
+	_cleanup_free_ char *d = NULL;
+	int r;
+	if (asprintf(&d, "%s/runs", state_dir) < 0)
+		return -ENOMEM;
+	if ((r = mkdir_p(d)) < 0)
+		return r;
+	*dir = steal_pointer(&d);
+	return 0;
+}
+
 /* YYYYmmddTHHMMSSZ.json */
 static bool is_set_name(const char *n)
 {
@@ -171,7 +183,7 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 	    !json_object_is_type(v, json_type_int) || !json_object_object_get_ex(doc, "runs", &runs) ||
 	    !json_object_is_type(runs, json_type_array))
 		r = set_err(err, "not a scsitune result set: no 'schema_version' and 'runs'", -EINVAL);
-	else if (json_object_get_int(v) != STUNE_REPORT_SCHEMA_VERSION)
+	else if (json_object_get_int(v) < 1 || json_object_get_int(v) > STUNE_REPORT_SCHEMA_VERSION)
 		r = set_err(err, "result set of an unknown schema_version", -EINVAL);
 	if (r < 0)
 		goto out;

@@ -14,7 +14,8 @@
 
 #include "macro.h"
 
-#define STUNE_REPORT_SCHEMA_VERSION 1
+/* 2: a "provenance" object (report --run); 1 (without it) is still read. */
+#define STUNE_REPORT_SCHEMA_VERSION 2
 
 /* Letters, digits, '.', '_', '-'; not starting with '.'; 1-64 characters. */
 bool stune_phase_valid(const char *phase);
@@ -29,6 +30,9 @@ int stune_resultset_name(int64_t start_ms, char **out);
  */
 int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc,
 			 char **saved_path);
+
+/* STATE_DIR/runs, created (0755) if needed: where `report --run` keeps fio's outputs. */
+int stune_resultset_rundir(const char *state_dir, char **dir);
 
 /* The newest saved set of a phase: -ENOENT when there is none. */
 int stune_resultset_find(const char *state_dir, const char *phase, char **path);

@@ -29,7 +29,8 @@ def check(cond, what):
     if not cond:
         errors.append(what)
 runs = d["runs"]
-check(d["schema_version"] == 1, "schema_version")
+check(d["schema_version"] == 2, "schema_version")
+check(d["provenance"]["source"] == "files", "provenance of ingested files")
 check(len(runs) == 4, "4 runs")
 want = [(2, {"rr"}, "json", "max-of-jobs"), (2, {"rr"}, "json+", "merged-bins"),
         (1, {"single"}, "json+", "fio"), (2, {"reader", "mixer"}, "json", "max-of-jobs")]

@@ -104,6 +104,19 @@ static void test_run_line(void)
 	CHECK(stune_lp_encode((struct stune_fio_run *[]){&run}, 1, &facts, &out, &len) == 0);
 	CHECK(len > 3 && !strcmp(out + len - 3, " 1\n"));
 	free(out);
+	/* Provenance facts of report --run: tags, sorted with the others, escaped. */
+	run.timestamp_ms = 1796014800123;
+	facts.hba_model = "MPI3 Gen2, 9600";
+	facts.firmware = "8.9.1.0";
+	facts.payload = "scsitune-1";
+	facts.profile = "numa";
+	CHECK(stune_lp_encode((struct stune_fio_run *[]){&run}, 1, &facts, &out, &len) == 0);
+	static const char want[] =
+	    "scsitune_fio,bs=4k,file=run\\ 1\\,a\\=b.json,fio_version=fio-3.33,firmware=8.9.1.0,"
+	    "hba_model=MPI3\\ Gen2\\,\\ 9600,host=host\\ 01,iodepth=64,kernel=6.1.0-27-amd64,numjobs=16,"
+	    "output_format=json,payload=scsitune-1,profile=numa,rw=randread iops=";
+	CHECK(out && !strncmp(out, want, strlen(want)));
+	free(out);
 }
 
 static void test_auth(void)
