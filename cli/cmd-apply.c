@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * scsitune apply --profile NAME --dry-run: load the profile, gather the host
- * model, build the plan and print it (text or JSON). Writing the plan is
- * not in this version: without --dry-run, apply says so and exits 64.
+ * scsitune apply --profile NAME [--dry-run]: load the profile, gather the host
+ * model, build the plan; --dry-run prints it (text or JSON), otherwise the
+ * CHANGE rows are written (lib/apply.c) under the lock, with the journal
+ * that revert reads, and the outcome of each row is printed.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/apply.h"
+#include "lib/journal.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
 #include "lib/topology.h"
@@ -22,21 +27,27 @@
 
 void help_apply(FILE *f)
 {
-	fputs("Usage: scsitune apply --profile NAME|PATH --dry-run [options]\n"
+	fputs("Usage: scsitune apply --profile NAME|PATH [--dry-run] [options]\n"
 	      "\nCompute the plan for a tuning profile on this host: for every object (disk,\n"
 	      "IRQ, driver, irqbalance) and setting, the current value, the desired value,\n"
 	      "the state (change, already, not-settable, not-applicable) and the profile line\n"
-	      "that asks for it. --dry-run prints the plan and changes nothing; writing the\n"
-	      "plan is not implemented in this version.\n"
+	      "that asks for it. --dry-run prints the plan and changes nothing. Without it,\n"
+	      "apply writes the changes in plan order, reads each back, and records the old\n"
+	      "values in the journal first (STATE_DIR/journal.json) so that 'scsitune revert'\n"
+	      "can undo them. Managed IRQs and other not-settable rows are never written.\n"
 	      "\nOptions:\n"
 	      "  -p, --profile NAME|PATH  the profile: a name in the profile directory, or a\n"
 	      "                           path (anything with a '/')\n"
 	      "  -n, --dry-run            print the plan, change nothing\n"
 	      "      --profile-dir DIR    where profile names (and include= names) are looked\n"
-	      "                           up (default " SCSITUNE_PROFILE_DIR ")\n\n",
+	      "                           up (default " SCSITUNE_PROFILE_DIR ")\n"
+	      "      --state-dir DIR      journal and lock directory (default " STUNE_STATE_DIR ",\n"
+	      "                           inside the --sysroot tree when one is given)\n\n",
 	      f);
 	print_global_options(f);
-	fputs("\nExit status: 0 plan printed, 1 error (bad profile, unreadable host), 64 usage.\n"
+	fputs("\nExit status: 0 plan printed or every change applied, 1 error (bad profile,\n"
+	      "unreadable host, a write failed, was refused or ignored, another apply is\n"
+	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
 }
@@ -130,13 +141,14 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 
 int cmd_apply(struct global_opts *g, int argc, char **argv)
 {
-	enum { OPT_PROFILE_DIR = 0x100 };
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"profile", required_argument, NULL, 'p'},
 						 {"dry-run", no_argument, NULL, 'n'},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
+						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
 						 {NULL, 0, NULL, 0}};
-	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR;
+	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
 	bool dry_run = false;
 	int c;
 
@@ -162,6 +174,13 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 			}
 			dir = optarg;
 			continue;
+		case OPT_STATE_DIR:
+			if (!*optarg) {
+				usage_error("apply", "apply: --state-dir: empty directory name");
+				return EXIT_USAGE;
+			}
+			state_opt = optarg;
+			continue;
 		}
 		int r = global_opt(g, c, optarg);
 		if (r < 0)
@@ -179,11 +198,6 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		usage_error("apply", "apply: --profile NAME is required");
 		return EXIT_USAGE;
 	}
-	if (!dry_run) {
-		error_msg("apply without --dry-run is not implemented in this version (use --dry-run to see the plan)");
-		return EXIT_USAGE;
-	}
-
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
 	_cleanup_free_ char *err = NULL;
 	int r = stune_profile_load(profile, dir, &p, &err);
@@ -205,6 +219,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		error_msg("building the plan failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	if (!dry_run)
+		return apply_write(g, ctx, plan, state_opt);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

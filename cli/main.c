@@ -15,10 +15,13 @@
 
 /* Exact-match command table: a tool that writes system state never guesses. */
 static const struct command commands[] = {
-    {"apply", cmd_apply, "compute and print a tuning profile's plan for this host (dry run only for now)", help_apply},
+    {"apply", cmd_apply, "apply a tuning profile with a journal of old values, or print its plan (dry run)",
+     help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
     {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
      help_report},
+    {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},
+    {"verify", cmd_verify, "check that a tuning profile is in effect: in effect, drifted, not applicable", help_verify},
 };
 
 void error_msg(const char *fmt, ...)

@@ -54,3 +54,12 @@ int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
 int cmd_report(struct global_opts *g, int argc, char **argv);
 void help_report(FILE *f);
+int cmd_revert(struct global_opts *g, int argc, char **argv);
+void help_revert(FILE *f);
+int cmd_verify(struct global_opts *g, int argc, char **argv);
+void help_verify(FILE *f);
+/* flock the state directory's lock; prints "another scsitune apply is running (pid N)". */
+int cli_lock(const char *state_dir, int *fd);
+struct stune_plan;
+/* apply without --dry-run (cmd-apply-write.c). */
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_opt);

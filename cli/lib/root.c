@@ -267,6 +267,19 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+int stune_root_write(const struct stune_root *r, const char *path, const char *value)
+{
+	_cleanup_close_ int fd = root_open(r, path, O_WRONLY | O_TRUNC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	size_t len = strlen(value);
+	/* One write: a sysfs store() sees the whole value or nothing. */
+	ssize_t k = write(fd, value, len);
+	if (k < 0)
+		return negative_errno();
+	return (size_t)k == len ? 0 : -EIO;
+}
+
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...)
 {
 	_cleanup_free_ char *path = NULL;

@@ -44,9 +44,8 @@ expect 1 "^scsitune: $bad/unknown-key:3: unknown key 'schedular' in \[queue\]$" 
 expect 1 "^scsitune: profile 'no-such' not found in " --profile no-such "${d[@]}"
 expect 1 "^scsitune: profile $work/none: No such file or directory$" --profile "$work/none" "${d[@]}"
 expect 1 "^scsitune: bad profile name '\.\.'" --profile .. "${d[@]}"
-# Usage: no --profile, no --dry-run (apply is not implemented yet), stray argument.
+# Usage: no --profile, stray argument.
 expect 64 "^scsitune: apply: --profile NAME is required$" --dry-run
-expect 64 "^scsitune: apply without --dry-run is not implemented in this version" --profile numa
 # A good profile by path works too.
 rc=0
 "$bin" --sysroot "$work/root" apply --profile "$dir/../../profiles/numa" --dry-run >"$work/out" 2>"$work/err" || rc=$?

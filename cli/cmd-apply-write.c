@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsitune apply --profile NAME (no --dry-run): take the lock, write the plan
+ * with its journal (lib/apply.c), print the outcome of each row.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/apply.h"
+#include "lib/journal.h"
+#include "lib/plan.h"
+#include "scsitune.h"
+
+#define STUNE_APPLY_SCHEMA_VERSION 1
+
+static const struct stune_jentry *journal_find(const struct stune_journal *j, size_t from, const char *object,
+					       const char *setting)
+{
+	for (size_t i = j->n; i-- > from;)
+		if (j->entries[i].state != STUNE_J_RECORDED && !strcmp(j->entries[i].object, object) &&
+		    !strcmp(j->entries[i].setting, setting))
+			return &j->entries[i];
+	return NULL;
+}
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case EINVAL:
+		return "EINVAL";
+	case EIO:
+		return "EIO";
+	case EBUSY:
+		return "EBUSY";
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case EROFS:
+		return "EROFS";
+	case ENOENT:
+		return "ENOENT";
+	}
+	return "errno";
+}
+
+int cli_lock(const char *state_dir, int *fd)
+{
+	pid_t holder = 0;
+	int r = stune_lock_take(state_dir, fd, &holder);
+	if (r == -EWOULDBLOCK) {
+		if (holder > 0)
+			error_msg("another scsitune apply is running (pid %ld)", (long)holder);
+		else
+			error_msg("another scsitune apply is running (pid unknown)");
+		return -1;
+	}
+	if (r < 0) {
+		error_msg("%s/lock: %s", state_dir, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan,
+		       const char *state_opt)
+{
+	const struct stune_profile *p = plan->profile;
+	_cleanup_free_ char *state_dir = NULL;
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir);
+	if (r < 0) {
+		error_msg("state directory: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_close_ int lock = -1;
+	if (cli_lock(state_dir, &lock) < 0)
+		return EXIT_ERROR;
+
+	/* A journal left by an earlier apply stays: its entries come first, so
+	 * revert undoes this apply, then that one, back to the original values. */
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	r = stune_journal_load(state_dir, &j);
+	if (r == -ENOENT)
+		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
+	if (r < 0) {
+		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		return EXIT_ERROR;
+	}
+	size_t first = j->n;
+	free(j->profile);
+	free(j->profile_path);
+	free(j->digest);
+	j->profile = strdup(p->name);
+	j->profile_path = strdup(p->path);
+	j->digest = NULL;
+	j->started = (long long)time(NULL);
+	if (!j->profile || !j->profile_path || (r = stune_profile_digest(p, &j->digest)) < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	size_t counts[4];
+	stune_plan_count(plan, counts);
+	if (counts[STUNE_CHANGE] && (r = stune_apply_plan(ctx, plan, state_dir, j)) < 0) {
+		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
+		return EXIT_ERROR;
+	}
+
+	size_t n_applied = 0, n_failed = 0, n_already = counts[STUNE_ALREADY], n_skipped = counts[STUNE_NOT_SETTABLE];
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_APPLY_SCHEMA_VERSION);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", "Profile %s", p->name);
+	out_str(o, "digest", NULL, j->digest);
+	out_obj_end(o);
+	out_bool(o, "dry_run", NULL, STUNE_NO);
+	out_str(o, "journal", NULL, counts[STUNE_CHANGE] ? state_dir : NULL);
+	out_text(o, "\n");
+	out_arr_begin(o, "changes");
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		const char *result = "not-applicable", *why = c->note;
+		const struct stune_jentry *e = NULL;
+		char buf[256];
+		int err = 0;
+		switch (c->state) {
+		case STUNE_ALREADY:
+			result = "already";
+			break;
+		case STUNE_NOT_SETTABLE:
+			result = "skipped";
+			break;
+		case STUNE_NOT_APPLICABLE:
+			break;
+		case STUNE_CHANGE:
+			e = journal_find(j, first, c->object, c->setting);
+			if (c->kind == STUNE_OBJ_IRQBALANCE) {
+				result = "skipped";
+				why = "editing irqbalance's configuration is not in this version: set it by hand";
+				n_skipped++;
+			} else if (!e || e->state == STUNE_J_SKIPPED) {
+				result = "failed";
+				err = e ? e->err : 0;
+				why = "could not read the old value: not written";
+				n_failed++;
+			} else if (e->state == STUNE_J_APPLIED) {
+				result = "applied";
+				n_applied++;
+			} else if (e->state == STUNE_J_IGNORED) {
+				result = "ignored";
+				snprintf(buf, sizeof(buf),
+					 "the kernel accepted the write but it is not in effect (reads back '%s')",
+					 e->after ? e->after : "?");
+				why = buf;
+				n_failed++;
+			} else {
+				err = e->err;
+				result = err == EINVAL ? "rejected" : err == EIO ? "not-settable" : "failed";
+				snprintf(buf, sizeof(buf), "%s: %s", errno_name(err), strerror(err));
+				why = buf;
+				n_failed++;
+			}
+			break;
+		}
+		out_obj_begin(o, NULL);
+		out_str(o, "object", NULL, c->object);
+		out_str(o, "device", NULL, c->device);
+		out_str(o, "setting", NULL, c->setting);
+		out_str(o, "path", NULL, c->path);
+		out_str(o, "old", NULL, c->current);
+		out_str(o, "desired", NULL, c->desired);
+		out_str(o, "result", NULL, result);
+		if (err)
+			out_int(o, "errno", NULL, err);
+		out_str(o, "why", NULL, why);
+		out_obj_end(o);
+		if (c->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
+			continue;
+		bool inline_why = why && c->state == STUNE_CHANGE && c->kind != STUNE_OBJ_IRQBALANCE;
+		out_text(o, "%-14s %s %s: %s -> %s%s%s\n", result, c->object, c->setting, c->current ? c->current : "-",
+			 c->desired ? c->desired : "-", inline_why ? ": " : "", inline_why ? why : "");
+		if (why && (c->state != STUNE_CHANGE || c->kind == STUNE_OBJ_IRQBALANCE))
+			out_text(o, "               (%s)\n", why);
+	}
+	out_arr_end(o);
+	out_obj_begin(o, "summary");
+	out_int(o, "applied", "\n%s applied", (long long)n_applied);
+	out_int(o, "already", ", %s already right", (long long)n_already);
+	out_int(o, "skipped", ", %s skipped (not settable)", (long long)n_skipped);
+	out_int(o, "failed", ", %s failed", (long long)n_failed);
+	out_int(o, "not_applicable", ", %s not applicable\n", (long long)counts[STUNE_NOT_APPLICABLE]);
+	out_obj_end(o);
+	if (counts[STUNE_CHANGE])
+		out_text(o, "Journal: %s/journal.json ('scsitune revert' undoes this)\n", state_dir);
+	out_obj_end(o);
+	if ((r = out_finish(o)) < 0) {
+		error_msg("writing output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return n_failed ? EXIT_ERROR : EXIT_OK;
+}
+

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsitune revert [--force]: put back every value apply changed, from the
+ * journal (lib/apply.c does the work).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/apply.h"
+#include "lib/journal.h"
+#include "scsitune.h"
+
+#define STUNE_REVERT_SCHEMA_VERSION 1
+
+void help_revert(FILE *f)
+{
+	fputs("Usage: scsitune revert [--force] [options]\n"
+	      "\nPut back every value that 'scsitune apply' changed, newest first, from the\n"
+	      "journal (STATE_DIR/journal.json). A value that someone else changed since\n"
+	      "apply wrote it is reported and left alone, unless --force. When every value\n"
+	      "is back, the journal is removed. Works after an apply that was interrupted.\n"
+	      "\nOptions:\n"
+	      "  -f, --force           restore values changed by someone else since apply too\n"
+	      "      --state-dir DIR   where the journal is (default " STUNE_STATE_DIR ",\n"
+	      "                        inside the --sysroot tree when one is given)\n\n",
+	      f);
+	print_global_options(f);
+	fputs("\nExit status: 0 everything restored (or nothing to revert), 1 a value was left\n"
+	      "alone or could not be restored, or an error, 64 usage.\n"
+	      "See scsitune-revert(8).\n",
+	      f);
+}
+
+int cmd_revert(struct global_opts *g, int argc, char **argv)
+{
+	enum { OPT_STATE_DIR = 0x100 };
+	static const struct option longopts[] = {GLOBAL_LONGOPTS,
+						 {"force", no_argument, NULL, 'f'},
+						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+						 {NULL, 0, NULL, 0}};
+	const char *state_opt = NULL;
+	bool force = false;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "f", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			help_revert(stdout);
+			return EXIT_OK;
+		case 'f':
+			force = true;
+			continue;
+		case OPT_STATE_DIR:
+			if (!*optarg) {
+				usage_error("revert", "revert: --state-dir: empty directory name");
+				return EXIT_USAGE;
+			}
+			state_opt = optarg;
+			continue;
+		}
+		r = global_opt(g, c, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			fputs("Try 'scsitune revert --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage_error("revert", "revert: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
+	if (!ctx)
+		return EXIT_ERROR;
+	_cleanup_free_ char *state_dir = NULL;
+	if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir)) < 0) {
+		error_msg("state directory: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_close_ int lock = -1;
+	if (cli_lock(state_dir, &lock) < 0)
+		return EXIT_ERROR;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	r = stune_journal_load(state_dir, &j);
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	if (r == -ENOENT) {
+		out_obj_begin(o, NULL);
+		out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
+		out_bool(o, "complete", NULL, STUNE_YES);
+		out_text(o, "No journal in %s: nothing to revert.\n", state_dir);
+		out_arr_begin(o, "changes");
+		out_arr_end(o);
+		out_obj_end(o);
+		return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
+	}
+	if (r < 0) {
+		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		return EXIT_ERROR;
+	}
+	struct stune_revert_item *items = NULL;
+	size_t n = 0;
+	bool complete = false;
+	if ((r = stune_revert(ctx, j, state_dir, force, &items, &n, &complete)) < 0) {
+		error_msg("revert: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
+	out_str(o, "profile", "Reverting profile %s\n", j->profile);
+	out_arr_begin(o, "changes");
+	for (size_t i = 0; i < n; i++) {
+		const struct stune_revert_item *it = &items[i];
+		const struct stune_jentry *e = &j->entries[it->entry];
+		out_obj_begin(o, NULL);
+		out_str(o, "object", NULL, e->object);
+		out_str(o, "setting", NULL, e->setting);
+		out_str(o, "path", NULL, e->path);
+		out_str(o, "old", NULL, e->old);
+		out_str(o, "current", NULL, it->current);
+		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
+		if (it->err)
+			out_int(o, "errno", NULL, it->err);
+		out_obj_end(o);
+		switch (it->outcome) {
+		case STUNE_RV_RESTORED:
+			out_text(o, "restored       %s %s: %s -> %s\n", e->object, e->setting, it->current, e->old);
+			break;
+		case STUNE_RV_UNCHANGED:
+			out_text(o, "unchanged      %s %s: already %s\n", e->object, e->setting, e->old);
+			break;
+		case STUNE_RV_CHANGED:
+			out_text(o, "left alone     %s %s: changed since apply (apply wrote %s, now %s; --force restores %s)\n",
+				 e->object, e->setting, e->after ? e->after : "-", it->current, e->old);
+			break;
+		case STUNE_RV_FAILED:
+		case STUNE_RV_GONE:
+			out_text(o, "failed         %s %s: %s\n", e->object, e->setting, strerror(it->err));
+			break;
+		case _STUNE_RV_MAX:
+			break;
+		}
+	}
+	out_arr_end(o);
+	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
+	if (complete)
+		out_text(o, "Every value restored; journal removed.\n");
+	else
+		out_text(o, "Not everything was restored: the journal stays in %s.\n", state_dir);
+	out_obj_end(o);
+	stune_revert_items_free(items, n);
+	if ((r = out_finish(o)) < 0) {
+		error_msg("writing output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return complete ? EXIT_OK : EXIT_ERROR;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsitune verify [--profile NAME]: build the plan again (the journal's
+ * profile by default) and say, per setting, whether it is in effect.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/journal.h"
+#include "lib/plan.h"
+#include "lib/profile.h"
+#include "lib/topology.h"
+#include "scsitune.h"
+
+#ifndef SCSITUNE_PROFILE_DIR
+#define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
+#endif
+
+#define STUNE_VERIFY_SCHEMA_VERSION 1
+
+void help_verify(FILE *f)
+{
+	fputs("Usage: scsitune verify [--profile NAME|PATH] [options]\n"
+	      "\nCheck that a tuning profile is in effect on this host: the plan is computed\n"
+	      "again and each setting is reported in effect, drifted (expected and actual\n"
+	      "value), not applicable, not settable, or manual (irqbalance: not edited by\n"
+	      "this version; not counted as drift). Without --profile, the profile of the\n"
+	      "last apply (from the journal) is checked.\n"
+	      "\nOptions:\n"
+	      "  -p, --profile NAME|PATH  the profile (default: the journal's)\n"
+	      "      --profile-dir DIR    where profile names are looked up\n"
+	      "                           (default " SCSITUNE_PROFILE_DIR ")\n"
+	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
+	      "                           inside the --sysroot tree when one is given)\n\n",
+	      f);
+	print_global_options(f);
+	fputs("\nExit status: 0 every setting in effect, 1 error, 2 drift, 64 usage.\n"
+	      "See scsitune-verify(8).\n",
+	      f);
+}
+
+/* irqbalance's configuration is not edited by apply in this version: reported, not drift. */
+static bool manual(const struct stune_change *c)
+{
+	return c->state == STUNE_CHANGE && c->kind == STUNE_OBJ_IRQBALANCE;
+}
+
+static const char *verify_state(const struct stune_change *c)
+{
+	if (manual(c))
+		return "manual";
+	switch (c->state) {
+	case STUNE_CHANGE:
+		return "drifted";
+	case STUNE_ALREADY:
+		return "in-effect";
+	case STUNE_NOT_SETTABLE:
+		return "not-settable";
+	case STUNE_NOT_APPLICABLE:
+		return "not-applicable";
+	}
+	return "?";
+}
+
+int cmd_verify(struct global_opts *g, int argc, char **argv)
+{
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR };
+	static const struct option longopts[] = {GLOBAL_LONGOPTS,
+						 {"profile", required_argument, NULL, 'p'},
+						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
+						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+						 {NULL, 0, NULL, 0}};
+	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			help_verify(stdout);
+			return EXIT_OK;
+		case 'p':
+		case OPT_PROFILE_DIR:
+		case OPT_STATE_DIR:
+			if (!*optarg) {
+				usage_error("verify", "verify: empty argument");
+				return EXIT_USAGE;
+			}
+			*(c == 'p' ? &profile : c == OPT_STATE_DIR ? &state_opt : &dir) = optarg;
+			continue;
+		}
+		r = global_opt(g, c, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			fputs("Try 'scsitune verify --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage_error("verify", "verify: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
+	if (!ctx)
+		return EXIT_ERROR;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	if (!profile) {
+		_cleanup_free_ char *state_dir = NULL;
+		if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir)) < 0) {
+			error_msg("state directory: %s", strerror(-r));
+			return EXIT_ERROR;
+		}
+		r = stune_journal_load(state_dir, &j);
+		if (r == -ENOENT) {
+			error_msg("no journal in %s: nothing was applied; name the profile with --profile", state_dir);
+			return EXIT_ERROR;
+		}
+		if (r < 0 || !j->profile_path) {
+			error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG || r >= 0 ? "not a scsitune journal" : strerror(-r));
+			return EXIT_ERROR;
+		}
+		profile = j->profile_path;
+	}
+	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
+	_cleanup_free_ char *err = NULL;
+	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {
+		error_msg("%s", err ? err : strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_free_ char *digest = NULL;
+	if (j && j->digest && stune_profile_digest(p, &digest) == 0 && strcmp(digest, j->digest))
+		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
+
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	if ((r = stune_topology_scan(ctx, &t)) < 0) {
+		error_msg("reading the host failed: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
+	if ((r = stune_plan_build(t, p, &plan)) < 0) {
+		error_msg("building the plan failed: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	size_t counts[4], n_manual = 0;
+	stune_plan_count(plan, counts);
+	for (size_t i = 0; i < plan->n_changes; i++)
+		n_manual += manual(&plan->changes[i]);
+	counts[STUNE_CHANGE] -= n_manual;
+
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", "Profile %s\n", p->name);
+	out_strv(o, "files", NULL, p->files);
+	out_obj_end(o);
+	out_arr_begin(o, "settings");
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *ch = &plan->changes[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "object", NULL, ch->object);
+		out_str(o, "device", NULL, ch->device);
+		out_str(o, "setting", NULL, ch->setting);
+		out_str(o, "path", NULL, ch->path);
+		out_str(o, "state", NULL, verify_state(ch));
+		out_str(o, "expected", NULL, ch->desired);
+		out_str(o, "actual", NULL, ch->current);
+		out_str(o, "note", NULL, ch->note);
+		out_obj_end(o);
+		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
+			continue;
+		if (manual(ch))
+			out_text(o, "%-14s %s %s: expected %s, actual %s (not edited by this version: set it by hand)\n",
+				 "manual", ch->object, ch->setting, ch->desired ? ch->desired : "-",
+				 ch->current ? ch->current : "-");
+		else if (ch->state == STUNE_CHANGE)
+			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object,
+				 ch->setting, ch->desired ? ch->desired : "-", ch->current ? ch->current : "-");
+		else
+			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting,
+				 ch->current ? ch->current : "-");
+	}
+	out_arr_end(o);
+	out_obj_begin(o, "summary");
+	out_int(o, "in_effect", "\n%s in effect", (long long)counts[STUNE_ALREADY]);
+	out_int(o, "drifted", ", %s drifted", (long long)counts[STUNE_CHANGE]);
+	out_int(o, "not_settable", ", %s not settable", (long long)counts[STUNE_NOT_SETTABLE]);
+	out_int(o, "not_applicable", ", %s not applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
+	out_int(o, "manual", ", %s to set by hand\n", (long long)n_manual);
+	out_obj_end(o);
+	out_obj_end(o);
+	if ((r = out_finish(o)) < 0) {
+		error_msg("writing output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return counts[STUNE_CHANGE] ? EXIT_DRIFT : EXIT_OK;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "apply.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "root.h"
+#include "topology.h"
+
+#ifdef SCSITUNE_TEST_HOOKS
+static int hook_errno(const char *s)
+{
+	static const struct {
+		const char *name;
+		int e;
+	} names[] = {{"EIO", EIO}, {"EINVAL", EINVAL}, {"EBUSY", EBUSY}, {"EPERM", EPERM}, {"EACCES", EACCES}};
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].e;
+	int e = atoi(s);
+	return e > 0 ? e : EIO;
+}
+
+static int test_hooks(const char *path)
+{
+	static long writes;
+	const char *abort_after = getenv("SCSITUNE_TEST_ABORT_AFTER");
+	if (abort_after && writes >= atol(abort_after))
+		abort();
+	writes++;
+	const char *fail = getenv("SCSITUNE_FAIL_WRITE");
+	if (fail) {
+		const char *colon = strrchr(fail, ':');
+		if (colon) {
+			_cleanup_free_ char *sub = strndup(fail, (size_t)(colon - fail));
+			if (sub && strstr(path, sub))
+				return -hook_errno(colon + 1);
+		}
+	}
+	return 0;
+}
+#endif
+
+int stune_apply_write(const struct stune_root *r, const char *path, const char *value)
+{
+#ifdef SCSITUNE_TEST_HOOKS
+	int h = test_hooks(path);
+	if (h < 0)
+		return h;
+#endif
+	_cleanup_free_ char *line = NULL;
+	if (asprintf(&line, "%s\n", value) < 0)
+		return -ENOMEM;
+	return stune_root_write(r, path, line);
+}
+
+static const struct stune_change *find_change(const struct stune_plan *plan, const char *object, const char *setting)
+{
+	for (size_t i = 0; i < plan->n_changes; i++)
+		if (!strcmp(plan->changes[i].object, object) && !strcmp(plan->changes[i].setting, setting))
+			return &plan->changes[i];
+	return NULL;
+}
+
+static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c, const char *path,
+		  const char *setting, const char *desired, enum stune_jstate state)
+{
+	_cleanup_free_ char *old = NULL;
+	int r = stune_root_read(ctx->root, path, &old);
+	if (r < 0 && r != -ENOMEM)
+		state = STUNE_J_SKIPPED; /* nothing to restore from: not written */
+	else if (r < 0)
+		return r;
+	if ((r = stune_journal_add(j, c->object, setting, path, old, desired, state)) < 0)
+		return r;
+	if (state == STUNE_J_SKIPPED)
+		j->entries[j->n - 1].err = -r;
+	return 0;
+}
+
+int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
+		     struct stune_journal *j)
+{
+	int r;
+	/* 1. Every old value, before the first write. */
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		/* irqbalance's config is not edited by this version. */
+		if (c->state != STUNE_CHANGE || !c->desired || !c->path || c->kind == STUNE_OBJ_IRQBALANCE)
+			continue;
+		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler")) {
+			/* The switch resets nr_requests: keep its old value for revert. */
+			const struct stune_change *nr = find_change(plan, c->object, "queue/nr_requests");
+			if (!nr || nr->state != STUNE_CHANGE) {
+				_cleanup_free_ char *dir = NULL, *nrpath = NULL;
+				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
+				    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
+					return r;
+				if (stune_root_exists(ctx->root, nrpath) &&
+				    (r = record(ctx, j, c, nrpath, "queue/nr_requests", NULL, STUNE_J_RECORDED)) < 0)
+					return r;
+			}
+		}
+		if ((r = record(ctx, j, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
+			return r;
+	}
+	if ((r = stune_journal_save(state_dir, j)) < 0)
+		return r;
+
+	/* 2. The writes, in plan order, the journal saved after each. */
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		if (e->state != STUNE_J_PENDING)
+			continue;
+		int w = stune_apply_write(ctx->root, e->path, e->desired);
+		if (w < 0) {
+			e->state = STUNE_J_FAILED;
+			e->err = -w;
+		} else {
+			e->state = STUNE_J_APPLIED;
+			if (stune_root_read(ctx->root, e->path, &e->after) < 0)
+				e->after = NULL;
+		}
+		if ((r = stune_journal_save(state_dir, j)) < 0)
+			return r;
+	}
+
+	/* 3. Read the host again: a write accepted but not in effect was ignored. */
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	_cleanup_(stune_plan_freep) struct stune_plan *now = NULL;
+	if ((r = stune_topology_scan(ctx, &t)) < 0 || (r = stune_plan_build(t, plan->profile, &now)) < 0)
+		return r;
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		if (e->state == STUNE_J_RECORDED) {
+			/* Read again: the scheduler switch may have changed it. */
+			free(e->after);
+			if (stune_root_read(ctx->root, e->path, &e->after) < 0)
+				e->after = NULL;
+			continue;
+		}
+		if (e->state != STUNE_J_APPLIED)
+			continue;
+		const struct stune_change *c = find_change(now, e->object, e->setting);
+		if (c && c->state != STUNE_ALREADY)
+			e->state = STUNE_J_IGNORED;
+	}
+	return stune_journal_save(state_dir, j);
+}
+
+const char *stune_revert_outcome_name(enum stune_revert_outcome o)
+{
+	static const char *const n[_STUNE_RV_MAX] = {"restored", "unchanged", "changed-since", "failed", "gone"};
+	return o < _STUNE_RV_MAX ? n[o] : "?";
+}
+
+void stune_revert_items_free(struct stune_revert_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(items[i].current);
+	free(items);
+}
+
+/* What to write back: the selected word of a "[a] b" list, else the value as read. */
+static int restore_value(const struct stune_root *root, const char *old, char **out)
+{
+	const char *lb = strchr(old, '[');
+	const char *rb = lb ? strchr(lb, ']') : NULL;
+	/* A captured tree takes the old text as it was, so it comes back byte for byte. */
+	if (!stune_root_is_live(root) || !lb || !rb)
+		*out = strdup(old);
+	else
+		*out = strndup(lb + 1, (size_t)(rb - lb - 1));
+	return *out ? 0 : -ENOMEM;
+}
+
+static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, struct stune_revert_item *it)
+{
+	int r = stune_root_read(ctx->root, e->path, &it->current);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		it->outcome = r == -ENOENT ? STUNE_RV_GONE : STUNE_RV_FAILED;
+		it->err = -r;
+		return 0;
+	}
+	if (!strcmp(it->current, e->old)) {
+		it->outcome = STUNE_RV_UNCHANGED;
+		e->state = STUNE_J_REVERTED;
+		return 0;
+	}
+	/* Written by apply and changed again since: not ours to undo. */
+	bool ours = e->state == STUNE_J_PENDING || e->state == STUNE_J_RECORDED ||
+		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED) && e->after &&
+		     !strcmp(it->current, e->after));
+	if (!ours && !force) {
+		it->outcome = STUNE_RV_CHANGED;
+		return 0;
+	}
+	_cleanup_free_ char *val = NULL, *back = NULL;
+	if ((r = restore_value(ctx->root, e->old, &val)) < 0)
+		return r;
+	int w = stune_apply_write(ctx->root, e->path, val);
+	if (w < 0) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -w;
+		return 0;
+	}
+	if (stune_root_read(ctx->root, e->path, &back) < 0 || strcmp(back, e->old)) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = EIO;
+		return 0;
+	}
+	it->outcome = STUNE_RV_RESTORED;
+	e->state = STUNE_J_REVERTED;
+	return 0;
+}
+
+int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
+		 struct stune_revert_item **items, size_t *n_items, bool *complete)
+{
+	struct stune_revert_item *it = calloc(j->n ? j->n : 1, sizeof(*it));
+	size_t n = 0;
+	int r = 0;
+	if (!it)
+		return -ENOMEM;
+	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
+	for (int pass = 0; pass < 2 && r >= 0; pass++)
+		for (size_t k = j->n; k-- > 0 && r >= 0;) {
+			struct stune_jentry *e = &j->entries[k];
+			bool sched = !strcmp(e->setting, "queue/scheduler");
+			if ((pass == 0) != sched || e->state == STUNE_J_REVERTED)
+				continue;
+			if (!e->old || e->state == STUNE_J_SKIPPED) {
+				e->state = STUNE_J_REVERTED; /* never written */
+				continue;
+			}
+			it[n].entry = k;
+			r = revert_one(ctx, e, force, &it[n]);
+			n++;
+		}
+	bool done = true;
+	for (size_t k = 0; k < j->n; k++)
+		done = done && j->entries[k].state == STUNE_J_REVERTED;
+	if (r >= 0)
+		r = done ? stune_journal_remove(state_dir) : stune_journal_save(state_dir, j);
+	if (r < 0) {
+		stune_revert_items_free(it, n);
+		return r;
+	}
+	*items = it;
+	*n_items = n;
+	*complete = done;
+	return 0;
+}

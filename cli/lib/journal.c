@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+DEFINE_CLEANUP_FUNC(json_object, json_object_put)
+
+static const char *const jstate_names[_STUNE_J_MAX] = {
+    [STUNE_J_PENDING] = "pending", [STUNE_J_APPLIED] = "applied", [STUNE_J_IGNORED] = "ignored",
+    [STUNE_J_FAILED] = "failed",   [STUNE_J_SKIPPED] = "skipped", [STUNE_J_RECORDED] = "recorded",
+    [STUNE_J_REVERTED] = "reverted",
+};
+
+const char *stune_jstate_name(enum stune_jstate s)
+{
+	return s < _STUNE_J_MAX ? jstate_names[s] : "?";
+}
+
+void stune_journal_free(struct stune_journal *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		free(e->object);
+		free(e->setting);
+		free(e->path);
+		free(e->old);
+		free(e->desired);
+		free(e->after);
+	}
+	free(j->entries);
+	free(j->profile);
+	free(j->profile_path);
+	free(j->digest);
+	free(j);
+}
+
+static int dup_opt(const char *s, char **out)
+{
+	*out = NULL;
+	if (s && !(*out = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
+		      const char *old, const char *desired, enum stune_jstate state)
+{
+	struct stune_jentry *n = realloc(j->entries, (j->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	j->entries = n;
+	struct stune_jentry *e = &n[j->n];
+	memset(e, 0, sizeof(*e));
+	e->state = state;
+	if (dup_opt(object, &e->object) < 0 || dup_opt(setting, &e->setting) < 0 || dup_opt(path, &e->path) < 0 ||
+	    dup_opt(old, &e->old) < 0 || dup_opt(desired, &e->desired) < 0) {
+		free(e->object);
+		free(e->setting);
+		free(e->path);
+		free(e->old);
+		free(e->desired);
+		return -ENOMEM;
+	}
+	j->n++;
+	return 0;
+}
+
+static int mkdir_p(char *path)
+{
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		int r = mkdir(path, 0755);
+		*s = '/';
+		if (r < 0 && errno != EEXIST)
+			return negative_errno();
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return negative_errno();
+	return 0;
+}
+
+int stune_state_dir(const char *prefix, const char *opt, char **out)
+{
+	char *d = NULL;
+	if (opt) {
+		if (!(d = strdup(opt)))
+			return -ENOMEM;
+	} else if (asprintf(&d, "%s%s", prefix ? prefix : "", STUNE_STATE_DIR) < 0)
+		return -ENOMEM;
+	size_t len = strlen(d);
+	while (len > 1 && d[len - 1] == '/')
+		d[--len] = '\0';
+	int r = mkdir_p(d);
+	if (r < 0) {
+		free(d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+int stune_lock_take(const char *dir, int *fd, pid_t *holder)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/lock", dir) < 0)
+		return -ENOMEM;
+	_cleanup_close_ int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f < 0)
+		return negative_errno();
+	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
+		int e = negative_errno();
+		if (holder) {
+			char buf[32] = "";
+			ssize_t k = pread(f, buf, sizeof(buf) - 1, 0);
+			*holder = k > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
+		}
+		return e == -EAGAIN ? -EWOULDBLOCK : e;
+	}
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(f, 0) < 0 || pwrite(f, buf, (size_t)len, 0) != len)
+		return negative_errno();
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+int stune_journal_save(const char *dir, const struct stune_journal *j)
+{
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	if (!root)
+		return -ENOMEM;
+	json_object_object_add(root, "version", json_object_new_int(STUNE_JOURNAL_VERSION));
+	put_str(root, "profile", j->profile);
+	put_str(root, "profile_path", j->profile_path);
+	put_str(root, "digest", j->digest);
+	json_object_object_add(root, "started", json_object_new_int64(j->started));
+	json_object *arr = json_object_new_array();
+	json_object_object_add(root, "changes", arr);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		json_object *o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		put_str(o, "object", e->object);
+		put_str(o, "setting", e->setting);
+		put_str(o, "path", e->path);
+		put_str(o, "old", e->old);
+		put_str(o, "desired", e->desired);
+		put_str(o, "after", e->after);
+		put_str(o, "state", stune_jstate_name(e->state));
+		if (e->err)
+			json_object_object_add(o, "errno", json_object_new_int(e->err));
+		json_object_array_add(arr, o);
+	}
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	_cleanup_free_ char *tmp = NULL, *dst = NULL;
+	if (asprintf(&tmp, "%s/journal.json.tmp", dir) < 0 || asprintf(&dst, "%s/journal.json", dir) < 0)
+		return -ENOMEM;
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return negative_errno();
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = negative_errno();
+			unlink(tmp);
+			return e;
+		}
+		off += (size_t)k;
+	}
+	if (write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
+		int e = negative_errno();
+		unlink(tmp);
+		return e;
+	}
+	if (rename(tmp, dst) < 0) {
+		int e = negative_errno();
+		unlink(tmp);
+		return e;
+	}
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int get_str(json_object *o, const char *k, char **out)
+{
+	json_object *v;
+	*out = NULL;
+	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EBADMSG;
+	return (*out = strdup(json_object_get_string(v))) ? 0 : -ENOMEM;
+}
+
+int stune_journal_load(const char *dir, struct stune_journal **out)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/journal.json", dir) < 0)
+		return -ENOMEM;
+	if (access(p, F_OK) < 0)
+		return negative_errno();
+	_cleanup_(json_object_putp) json_object *root = json_object_from_file(p);
+	json_object *v, *arr;
+	if (!root || !json_object_object_get_ex(root, "version", &v) || json_object_get_int(v) != STUNE_JOURNAL_VERSION ||
+	    !json_object_object_get_ex(root, "changes", &arr) || !json_object_is_type(arr, json_type_array))
+		return -EBADMSG;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	int r;
+	if ((r = get_str(root, "profile", &j->profile)) < 0 || (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
+	    (r = get_str(root, "digest", &j->digest)) < 0)
+		return r;
+	if (json_object_object_get_ex(root, "started", &v))
+		j->started = json_object_get_int64(v);
+	size_t n = json_object_array_length(arr);
+	if (n && !(j->entries = calloc(n, sizeof(*j->entries))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct stune_jentry *e = &j->entries[i];
+		j->n = i + 1;
+		_cleanup_free_ char *state = NULL;
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		if ((r = get_str(o, "object", &e->object)) < 0 || (r = get_str(o, "setting", &e->setting)) < 0 ||
+		    (r = get_str(o, "path", &e->path)) < 0 || (r = get_str(o, "old", &e->old)) < 0 ||
+		    (r = get_str(o, "desired", &e->desired)) < 0 || (r = get_str(o, "after", &e->after)) < 0 ||
+		    (r = get_str(o, "state", &state)) < 0)
+			return r;
+		if (!e->object || !e->setting || !e->path || !state)
+			return -EBADMSG;
+		e->state = _STUNE_J_MAX;
+		for (int s = 0; s < _STUNE_J_MAX; s++)
+			if (!strcmp(state, jstate_names[s]))
+				e->state = (enum stune_jstate)s;
+		if (e->state == _STUNE_J_MAX)
+			return -EBADMSG;
+		if (json_object_object_get_ex(o, "errno", &v))
+			e->err = json_object_get_int(v);
+	}
+	*out = steal_pointer(&j);
+	return 0;
+}
+
+int stune_journal_remove(const char *dir)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/journal.json", dir) < 0)
+		return -ENOMEM;
+	if (unlink(p) < 0 && errno != ENOENT)
+		return negative_errno();
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		(void)fsync(dfd);
+	return 0;
+}
+
+static int hash_str(EVP_MD_CTX *m, const char *s)
+{
+	s = s ? s : "";
+	return EVP_DigestUpdate(m, s, strlen(s) + 1) == 1 ? 0 : -EIO;
+}
+
+int stune_profile_digest(const struct stune_profile *p, char **out)
+{
+	EVP_MD_CTX *m = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	int r = 0;
+	if (!m)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(m, EVP_sha256(), NULL) != 1)
+		r = -EIO;
+	/* The resolved text: one "[class:label]" line per rule, then its keys, include order. */
+	for (size_t i = 0; !r && i < p->n_rules; i++) {
+		const struct stune_prule *ru = &p->rules[i];
+		r = hash_str(m, stune_pclass_name(ru->cls));
+		if (!r)
+			r = hash_str(m, ru->label);
+		for (size_t k = 0; !r && k < ru->n_matches; k++)
+			if (!(r = hash_str(m, ru->matches[k].key)))
+				r = hash_str(m, ru->matches[k].value);
+		for (size_t k = 0; !r && k < ru->n_settings; k++)
+			if (!(r = hash_str(m, ru->settings[k].key)))
+				r = hash_str(m, ru->settings[k].value);
+	}
+	if (!r && EVP_DigestFinal_ex(m, md, &mdlen) != 1)
+		r = -EIO;
+	EVP_MD_CTX_free(m);
+	if (r)
+		return r;
+	char *hex = malloc(mdlen * 2 + 1);
+	if (!hex)
+		return -ENOMEM;
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	*out = hex;
+	return 0;
+}

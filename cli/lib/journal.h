@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The apply journal and lock. apply records every value it is about to change
+ * (the old value, raw as read) before its first write, and each write's
+ * outcome after it; revert walks the journal newest first. The journal is
+ * <state>/journal.json, replaced atomically (tmp + fsync + rename + fsync of
+ * the directory); <state>/lock (flock) keeps two applies or reverts apart.
+ * The state directory is a host path (default: /var/lib/scsitune inside the
+ * --sysroot tree).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "macro.h"
+#include "profile.h"
+
+#define STUNE_STATE_DIR "/var/lib/scsitune"
+#define STUNE_JOURNAL_VERSION 1
+
+enum stune_jstate {
+	STUNE_J_PENDING = 0, /* recorded, not written yet (or the write was interrupted) */
+	STUNE_J_APPLIED,     /* written, read back, and the plan now sees it in effect */
+	STUNE_J_IGNORED,     /* the write was accepted but the value did not change */
+	STUNE_J_FAILED,	     /* the write failed: err */
+	STUNE_J_SKIPPED,     /* not written */
+	STUNE_J_RECORDED,    /* not written by apply, changed as a side effect (nr_requests after a scheduler switch) */
+	STUNE_J_REVERTED,    /* revert restored the old value */
+	_STUNE_J_MAX
+};
+
+struct stune_jentry {
+	char *object;
+	char *setting;
+	char *path;    /* root-relative */
+	char *old;     /* raw as read before apply (one trailing newline removed) */
+	char *desired; /* what apply writes; NULL for recorded side effects */
+	char *after;   /* raw as read back after the write; NULL if not written */
+	enum stune_jstate state;
+	int err; /* errno of a failed write */
+};
+
+struct stune_journal {
+	char *profile;	    /* name as asked for */
+	char *profile_path; /* the file it came from */
+	char *digest;	    /* SHA-256 (hex) of the resolved profile */
+	long long started;  /* unix seconds */
+	struct stune_jentry *entries;
+	size_t n;
+};
+
+const char *stune_jstate_name(enum stune_jstate s);
+void stune_journal_free(struct stune_journal *j);
+DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
+int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
+		      const char *old, const char *desired, enum stune_jstate state);
+
+/* <state_dir> (mkdir -p) for the given host prefix ("" live) and --state-dir (NULL: default). */
+int stune_state_dir(const char *prefix, const char *opt, char **out);
+/* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
+int stune_lock_take(const char *dir, int *fd, pid_t *holder);
+int stune_journal_save(const char *dir, const struct stune_journal *j);
+/* -ENOENT: no journal. -EBADMSG: not a journal. */
+int stune_journal_load(const char *dir, struct stune_journal **out);
+int stune_journal_remove(const char *dir);
+
+/* SHA-256 over the resolved profile (every rule, include order), hex. */
+int stune_profile_digest(const struct stune_profile *p, char **out);
