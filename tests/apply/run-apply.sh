@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# apply tier: apply / verify / revert round trip on a fixture tree extracted
+# to a temporary directory (--sysroot), with the journal and lock in a
+# separate --state-dir; fault injection (needs -DSCSITUNE_TEST_HOOKS=ON) and
+# the lock. After every revert the tree must be byte-identical to the
+# snapshot taken before the first apply.
+# Usage: run-apply.sh SCSITUNE FIXTURE_ARCHIVE PROFILE_DIR
+set -uo pipefail
+bin=$1 archive=$2 profiles=$3
+name=$(basename "$archive" .tar.xz)
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-apply-$name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/root"
+tar -xJf "$archive" -C "$work/root"
+snap() { (cd "$work/root" && find . -printf '%y %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
+before=$(snap)
+# APPLY_MEMCHECK=1 (the memcheck label; not for sanitizer builds): every run under valgrind.
+if [ "${APPLY_MEMCHECK:-}" = 1 ]; then
+	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect %s "$@"\n' \
+		"$bin" >"$work/vg"
+	chmod +x "$work/vg"
+	bin=$work/vg
+fi
+state=$work/state
+status=0
+fail() { echo "FAIL $name: $*"; status=1; }
+st() { "$bin" --sysroot "$work/root" "$@"; }
+run() { # run EXPECTED_RC LABEL ARGS...: output in $work/out, $work/err
+	local want=$1 label=$2 rc=0
+	shift 2
+	"$@" >"$work/out" 2>"$work/err" || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		fail "$label: exit $rc, want $want"
+		sed 's/^/    /' "$work/out" "$work/err" | tail -20
+	fi
+}
+same_tree() { [ "$(snap)" = "$before" ] || { fail "$1: the tree is not byte-identical to the snapshot"; }; }
+journal_path() { # first journal entry (state applied) for a setting
+	python3 -c 'import json,sys
+j=json.load(open(sys.argv[1]))
+for e in j["changes"]:
+    if e["setting"]==sys.argv[2] and e["state"]=="applied": print(e["path"], e["object"]); break' "$state/journal.json" "$1"
+}
+
+# 1. Round trip: apply, verify (0), drift by hand, verify (2), revert.
+run 0 "apply numa" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
+[ -f "$state/journal.json" ] || fail "no journal after apply"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]=="numa" and len(j["digest"])==64 and j["changes"]' \
+	"$state/journal.json" || fail "journal lacks profile, digest or changes"
+run 0 "verify after apply" st verify --profile-dir "$profiles" --state-dir "$state"
+run 0 "verify -o json" st verify --profile-dir "$profiles" --state-dir "$state" -o json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"]==1 and d["summary"]["drifted"]==0' \
+	"$work/out" || fail "verify -o json: not one document with no drift"
+read -r path object < <(journal_path queue/read_ahead_kb)
+[ -n "${path:-}" ] || fail "no applied queue/read_ahead_kb in the journal"
+echo 4096 >"$work/root/$path"
+run 2 "verify after a hand change" st verify --profile-dir "$profiles" --state-dir "$state"
+grep -q "^drifted .*$object queue/read_ahead_kb: expected .*, actual 4096" "$work/out" || fail "verify does not name the drifted setting"
+run 1 "revert leaves the hand change alone" st revert --state-dir "$state"
+grep -q "^left alone .*$object queue/read_ahead_kb" "$work/out" || fail "revert does not report the value changed since apply"
+[ -f "$state/journal.json" ] || fail "journal removed though a value was left alone"
+run 0 "revert --force" st revert --force --state-dir "$state"
+[ -f "$state/journal.json" ] && fail "journal not removed after a complete revert"
+same_tree "round trip"
+run 0 "revert without a journal" st revert --state-dir "$state"
+run 1 "verify without a journal or --profile" st verify --state-dir "$state"
+
+# 2. Faults: EINVAL and EIO on chosen writes are reported, the rest applied, revert restores.
+run 1 "apply with rq_affinity EINVAL" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:EINVAL \
+	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+grep -q '^rejected .* queue/rq_affinity: .*EINVAL' "$work/out" || fail "EINVAL not reported as rejected"
+grep -q '^applied ' "$work/out" || fail "other writes not applied after a rejected one"
+run 2 "verify after a rejected write" st verify --profile-dir "$profiles" --state-dir "$state"
+run 0 "revert after a rejected write" st revert --state-dir "$state"
+same_tree "revert after EINVAL"
+run 1 "apply with nomerges EIO" env SCSITUNE_FAIL_WRITE=queue/nomerges:EIO \
+	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state" -o json
+python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+r=[c for c in d["changes"] if c["setting"]=="queue/nomerges" and c["result"]=="not-settable" and c["errno"]==5]
+assert r and d["summary"]["failed"]==len(r), d["summary"]' "$work/out" || fail "EIO not reported as not-settable in JSON"
+run 0 "revert after EIO" st revert --state-dir "$state"
+same_tree "revert after EIO"
+
+# 3. Killed half way (abort() before write 3): revert restores everything.
+run 134 "apply aborted after 2 writes" env SCSITUNE_TEST_ABORT_AFTER=2 \
+	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); s=[e["state"] for e in j["changes"]]
+assert s.count("applied")==2 and "pending" in s, s' "$state/journal.json" || fail "journal after the abort: not 2 applied + pending"
+run 0 "revert after the abort" st revert --state-dir "$state"
+same_tree "revert after abort"
+
+# 4. The lock: a second apply while one holds it exits 1 with one line.
+mkdir -p "$state"
+rc=0
+flock -n "$state/lock" -c "echo 4242 >'$state/lock'; '$bin' --sysroot '$work/root' apply --profile numa --profile-dir '$profiles' --state-dir '$state'" \
+	>"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "apply under a held lock: exit $rc, want 1"
+[ "$(grep -v '^--[0-9]*--' "$work/err")" = "scsitune: another scsitune apply is running (pid 4242)" ] || fail "lock message: $(cat "$work/err")"
+same_tree "apply under a held lock"
+
+[ "$status" -eq 0 ] && echo "ok $name: apply/verify/revert round trip, faults, abort and lock"
+exit "$status"
