@@ -42,5 +42,18 @@ chmod 644 "$work/open.auth"
 run 3 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write "${all[0]}"
 run 1 report --flush --state-dir "$work/st" --config "$work/bad.conf"
 run 1 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write --auth-file "$work/open.auth" "${all[0]}"
+# report --run on a regular file (fio itself is not run under valgrind: it is exec()ed).
+if command -v fio >/dev/null; then
+	dd if=/dev/zero of="$work/data" bs=1M count=16 status=none
+	printf '#!/bin/sh\n[ "$1" = --version ] && { echo fio-3.33; exit 0; }\necho "fio: broken" >&2\nexit 1\n' >"$work/fio-fail"
+	chmod +x "$work/fio-fail"
+	r=(report --run --device "$work/data" --runtime 1 --runs 1 --numjobs 1 --iodepth 1 --state-dir "$work/st")
+	run 0 -v -o json "${r[@]}" --node 0 --phase run
+	run 0 "${r[@]}"
+	run 1 "${r[@]}" --fio "$work/fio-fail"
+	run 1 "${r[@]}" --node 4000
+	run 1 report --run --device "$work/nope" --state-dir "$work/st"
+	run 64 "${r[@]}" --rw randwrite
+fi
 [ "$fails" -eq 0 ] && echo "ok: report valgrind-clean in $n runs"
 exit $((fails > 0))
