@@ -34,8 +34,9 @@ static int test_hooks(const char *path)
 		const char *colon = strrchr(fail, ':');
 		if (colon) {
 			_cleanup_free_ char *sub = strndup(fail, (size_t)(colon - fail));
+			/* "ignore": the write "succeeds" and changes nothing (rq_affinity=3 on old kernels). */
 			if (sub && strstr(path, sub))
-				return -hook_errno(colon + 1);
+				return strcmp(colon + 1, "ignore") ? -hook_errno(colon + 1) : 1;
 		}
 	}
 	return 0;
@@ -46,8 +47,8 @@ int stune_apply_write(const struct stune_root *r, const char *path, const char *
 {
 #ifdef SCSITUNE_TEST_HOOKS
 	int h = test_hooks(path);
-	if (h < 0)
-		return h;
+	if (h)
+		return h < 0 ? h : 0;
 #endif
 	_cleanup_free_ char *line = NULL;
 	if (asprintf(&line, "%s\n", value) < 0)
@@ -175,7 +176,8 @@ static int restore_value(const struct stune_root *root, const char *old, char **
 	return *out ? 0 : -ENOMEM;
 }
 
-static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, struct stune_revert_item *it)
+static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, bool reset,
+		      struct stune_revert_item *it)
 {
 	int r = stune_root_read(ctx->root, e->path, &it->current);
 	if (r == -ENOMEM)
@@ -191,7 +193,8 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 		return 0;
 	}
 	/* Written by apply and changed again since: not ours to undo. */
-	bool ours = e->state == STUNE_J_PENDING || e->state == STUNE_J_RECORDED ||
+	/* reset: the kernel reset it when revert switched the scheduler back. */
+	bool ours = reset || e->state == STUNE_J_PENDING || e->state == STUNE_J_RECORDED ||
 		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED) && e->after &&
 		     !strcmp(it->current, e->after));
 	if (!ours && !force) {
@@ -236,8 +239,15 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 				e->state = STUNE_J_REVERTED; /* never written */
 				continue;
 			}
+			/* nr_requests of a disk whose scheduler revert just switched back: reset by the kernel. */
+			bool reset = false;
+			if (!strcmp(e->setting, "queue/nr_requests"))
+				for (size_t m = 0; m < n && !reset; m++)
+					reset = it[m].outcome == STUNE_RV_RESTORED &&
+						!strcmp(j->entries[it[m].entry].setting, "queue/scheduler") &&
+						!strcmp(j->entries[it[m].entry].object, e->object);
 			it[n].entry = k;
-			r = revert_one(ctx, e, force, &it[n]);
+			r = revert_one(ctx, e, force, reset, &it[n]);
 			n++;
 		}
 	bool done = true;

@@ -14,7 +14,8 @@
 /*
  * Write one value. Test builds (-DSCSITUNE_TEST_HOOKS=ON) honour
  * SCSITUNE_FAIL_WRITE=SUBSTRING:ERRNO (a write to a path containing
- * SUBSTRING fails with ERRNO, a number or EIO/EINVAL/EBUSY/EPERM) and
+ * SUBSTRING fails with ERRNO, a number or EIO/EINVAL/EBUSY/EPERM/EACCES, or
+ * with "ignore" succeeds without writing anything) and
  * SCSITUNE_TEST_ABORT_AFTER=N (abort() instead of write number N+1).
  */
 int stune_apply_write(const struct stune_root *r, const char *path, const char *value);

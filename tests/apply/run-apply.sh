@@ -84,6 +84,15 @@ assert r and d["summary"]["failed"]==len(r), d["summary"]' "$work/out" || fail "
 run 0 "revert after EIO" st revert --state-dir "$state"
 same_tree "revert after EIO"
 
+run 1 "apply with rq_affinity ignored" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:ignore \
+	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+grep -q "^ignored .* queue/rq_affinity: .*not in effect" "$work/out" || fail "a write accepted but not in effect is not reported as ignored"
+python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); assert any(e["state"]=="ignored" for e in j["changes"])' "$state/journal.json" ||
+	fail "journal has no ignored entry"
+run 0 "revert after an ignored write" st revert --state-dir "$state"
+same_tree "revert after ignored"
+
 # 3. Killed half way (abort() before write 3): revert restores everything.
 run 134 "apply aborted after 2 writes" env SCSITUNE_TEST_ABORT_AFTER=2 \
 	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
