@@ -16,6 +16,7 @@
 #include "lib/config.h"
 #include "lib/fio.h"
 #include "lib/fiorun.h"
+#include "lib/journal.h"
 #include "lib/lineproto.h"
 #include "lib/resultset.h"
 #include "lib/stats.h"
@@ -86,6 +87,7 @@ struct report_opts {
 	unsigned runs;
 	int node;
 	const char *fio;
+	bool state_dir_given;
 	char **devices; /* NULL-terminated */
 	size_t n_devices;
 	struct stune_fio_job_opts job;
@@ -239,6 +241,7 @@ static int spool_set(const struct report_opts *ro, const struct report_set *set,
 		facts.hba_model = p->hba_model;
 		facts.firmware = p->hba_firmware;
 		facts.payload = p->payload_version;
+		facts.profile = p->profile;
 	}
 	_cleanup_free_ char *lines = NULL;
 	size_t len = 0;
@@ -345,6 +348,7 @@ struct run_state {
 	char **fio_args;
 	char **default_devices; /* no --device: /dev/NAME of the mpi3mr disks */
 	char **files;		/* the fio outputs, one per run */
+	struct stune_journal *journal;
 	size_t n_files;
 	char host[256];
 	struct report_provenance prov;
@@ -360,6 +364,7 @@ static void run_state_clear(struct run_state *rs)
 	free(rs->note);
 	stune_strv_free(rs->fio_args);
 	stune_strv_free(rs->default_devices);
+	stune_journal_free(rs->journal);
 	for (size_t i = 0; i < rs->n_files; i++)
 		free(rs->files[i]);
 	free(rs->files);
@@ -501,6 +506,45 @@ static int choose_binding(const struct global_opts *g, const struct report_opts 
 }
 
 /*
+ * The applied profile, from apply's journal (issue 4): in --state-dir when
+ * given, else in /var/lib/scsitune (of the --sysroot tree under --sysroot).
+ * The journal says what apply did; whether it is still in effect is what
+ * `scsitune verify` says, which report does not run: verify_state is null.
+ */
+static void profile_provenance(const struct report_opts *ro, struct stune_ctx *ctx, struct run_state *rs)
+{
+	struct report_provenance *p = &rs->prov;
+	_cleanup_free_ char *dir = NULL;
+	if (ro->state_dir_given)
+		dir = strdup(ro->state_dir);
+	else if (asprintf(&dir, "%s%s", stune_root_prefix(ctx->root), STUNE_STATE_DIR) < 0)
+		dir = NULL;
+	int r = dir ? stune_journal_load(dir, &rs->journal) : -ENOMEM;
+	if (r == -ENOENT) {
+		p->profile_note = "no applied profile: no apply journal (stock settings, or reverted)";
+		return;
+	}
+	if (r < 0 || !rs->journal) {
+		p->profile_note = "apply journal unreadable: profile unknown";
+		fprintf(stderr, "scsitune: warning: %s/journal.json: %s\n", dir ? dir : "?",
+			r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		return;
+	}
+	const struct stune_journal *j = rs->journal;
+	size_t bad = 0, reverted = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		if (j->entries[i].state == STUNE_J_PENDING || j->entries[i].state == STUNE_J_FAILED)
+			bad++;
+		if (j->entries[i].state == STUNE_J_REVERTED)
+			reverted++;
+	}
+	p->profile = j->profile;
+	p->profile_digest = j->digest;
+	p->profile_journal_state = reverted ? "partly-reverted" : bad ? "incomplete" : "applied";
+	p->profile_note = "from apply's journal; verify_state: run scsitune verify (not run by report)";
+}
+
+/*
  * report --run: detect, check, run fio N times. On success rs->files are the
  * outputs, in run order. Returns an exit code (EXIT_OK to go on).
  */
@@ -579,6 +623,7 @@ static int run_fio(const struct global_opts *g, struct report_opts *ro, struct s
 		p->hba_driver = hba->driver;
 		p->hba_numa_node = hba->numa_node;
 	}
+	profile_provenance(ro, ctx, rs);
 	p->fio_path = rs->fio_path;
 	p->fio_version = rs->fio_version;
 	p->devices = ro->devices;
@@ -729,6 +774,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			ro.state_dir = optarg;
+			ro.state_dir_given = true;
 			continue;
 		case OPT_COMPARE:
 			if (!is_file_arg(optarg) && !stune_phase_valid(optarg)) {

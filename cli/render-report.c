@@ -221,10 +221,12 @@ static void render_provenance(struct out *o, const struct report_set *s)
 	if (!p->payload_version)
 		out_text(o, " (no version marker on scsi_mod: stock modules)");
 	out_obj_begin(o, "profile");
-	out_str(o, "name", "; profile %s", NULL);
-	out_str(o, "digest", NULL, NULL);
+	out_str(o, "name", "; profile %s", p->profile);
+	out_str(o, "digest", p->profile ? " (sha256 %.12s...)" : NULL, p->profile_digest);
+	out_str(o, "journal_state", p->profile ? ", journal: %s" : NULL, p->profile_journal_state);
 	out_str(o, "verify_state", NULL, NULL);
-	out_str(o, "note", " (%s)\n", "none recorded: scsitune apply keeps no applied-profile state yet");
+	out_str(o, "note", " (%s)", p->profile_note);
+	out_text(o, "\n");
 	out_obj_end(o);
 	out_str(o, "phase", NULL, s->phase);
 	out_str(o, "fio", "  %s", p->fio_path);

@@ -12,6 +12,8 @@ struct report_provenance {
 	const char *hba_model, *hba_firmware, *hba_pci_address, *hba_driver;
 	struct stune_num hba_numa_node;
 	const char *payload_version; /* sys/module/scsi_mod/version */
+	/* The applied profile, from apply's journal; NULL name: none applied */
+	const char *profile, *profile_digest, *profile_journal_state, *profile_note;
 	const char *fio_path, *fio_version;
 	char *const *fio_args; /* the job options, as given to fio (NULL-terminated) */
 	char *const *devices;

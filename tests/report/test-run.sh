@@ -74,7 +74,8 @@ p = d["provenance"]
 check(p["source"] == "run" and p["host"] and p["kernel"], "provenance: source, host, kernel")
 check(p["phase"] == "smoke" and p["runs"] == 2 and p["fio_version"].startswith("fio-"), "provenance: phase, runs, fio")
 check(p["hba"] is None, "provenance: no HBA for a regular file")
-check(p["profile"]["name"] is None and p["profile"]["note"], "provenance: profile null with a note")
+check(p["profile"]["name"] is None and p["profile"]["digest"] is None and p["profile"]["note"],
+      "provenance: no journal, profile null with a note")
 j = p["job"]
 check(j["readonly"] is True and j["devices"] == [data] and j["job_file"] is None, "provenance: job")
 for a in ("--readonly", "--rw=randread", "--bs=4k", "--iodepth=4", "--numjobs=2", "--runtime=1", "--time_based",
@@ -116,6 +117,9 @@ for fx in dual-socket-mpi3mr numa-unknown no-hba; do
 done
 mkdir -p "$work/dev"
 ln "$data" "$work/dev/sdf" && ln "$data" "$work/dev/sda"
+# apply a profile to the (extracted) tree first: its journal names the profile.
+"$bin" --sysroot "$work/fx/dual-socket-mpi3mr" apply --profile numa --profile-dir "$fixtures/../../profiles" \
+	--state-dir "$work/st2" >/dev/null 2>"$work/apply.err" || fail "apply on the tree: $(cat "$work/apply.err")"
 rc=0
 "$bin" -o json --sysroot "$work/fx/dual-socket-mpi3mr" report --run --fio "$work/fio-wrap" --device "$work/dev/sdf" \
 	--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --phase canary --state-dir "$work/st2" \
@@ -132,11 +136,14 @@ want = {"model": "Fusion-MPT 24GSAS/PCIe SAS40xx (eHBA 9600-16i Tri-Mode Storage
 assert h == want, h
 assert p["host"] == "stor-ds01" and p["kernel"] == "6.1.0-57-amd64" and p["payload_version"] == "scsitune-0.1", p
 assert p["numa_binding"]["node"] is None, p["numa_binding"]
+pr = p["profile"]
+assert pr["name"] == "numa" and len(pr["digest"]) == 64 and pr["journal_state"] == "applied", pr
+assert pr["verify_state"] is None and pr["note"], pr
 lp = "".join(open(f).read() for f in glob.glob(sys.argv[2] + "/spool/*.lp"))
 for tag in ("firmware=8.9.1.0.00000-00011", "hba_model=Fusion-MPT\\ 24GSAS/PCIe\\ SAS40xx\\ (eHBA\\ 9600-16i",
-            "host=stor-ds01", "kernel=6.1.0-57-amd64", "payload=scsitune-0.1", "phase=canary"):
+            "host=stor-ds01", "kernel=6.1.0-57-amd64", "payload=scsitune-0.1", "phase=canary", "profile=numa"):
     assert tag in lp, (tag, lp)
-print("ok   sysroot: HBA, firmware, node, payload, kernel, host from the tree; the same as line-protocol tags")
+print("ok   sysroot: HBA, firmware, node, payload, kernel, host from the tree, profile + digest from apply's journal; the same as line-protocol tags")
 PY
 "$bin" --sysroot "$work/fx/numa-unknown" report --run --fio "$work/fio-wrap" --device "$work/dev/sda" \
 	--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --state-dir "$work/st3" >/dev/null 2>"$work/nu.err" ||
