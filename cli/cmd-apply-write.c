@@ -65,12 +65,11 @@ int cli_lock(const char *state_dir, int *fd)
 	return 0;
 }
 
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan,
-		       const char *state_opt)
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_opt)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir);
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, &state_dir);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
@@ -206,4 +205,3 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	}
 	return n_failed ? EXIT_ERROR : EXIT_OK;
 }
-

@@ -78,7 +78,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
-	if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir)) < 0) {
+	if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, &state_dir)) < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
@@ -138,8 +138,10 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 			out_text(o, "unchanged      %s %s: already %s\n", e->object, e->setting, e->old);
 			break;
 		case STUNE_RV_CHANGED:
-			out_text(o, "left alone     %s %s: changed since apply (apply wrote %s, now %s; --force restores %s)\n",
-				 e->object, e->setting, e->after ? e->after : "-", it->current, e->old);
+			out_text(
+			    o,
+			    "left alone     %s %s: changed since apply (apply wrote %s, now %s; --force restores %s)\n",
+			    e->object, e->setting, e->after ? e->after : "-", it->current, e->old);
 			break;
 		case STUNE_RV_FAILED:
 		case STUNE_RV_GONE:

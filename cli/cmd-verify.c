@@ -110,7 +110,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	if (!profile) {
 		_cleanup_free_ char *state_dir = NULL;
-		if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, &state_dir)) < 0) {
+		if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir)) < 0) {
 			error_msg("state directory: %s", strerror(-r));
 			return EXIT_ERROR;
 		}
@@ -120,7 +120,8 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 			return EXIT_ERROR;
 		}
 		if (r < 0 || !j->profile_path) {
-			error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG || r >= 0 ? "not a scsitune journal" : strerror(-r));
+			error_msg("%s/journal.json: %s", state_dir,
+				  r == -EBADMSG || r >= 0 ? "not a scsitune journal" : strerror(-r));
 			return EXIT_ERROR;
 		}
 		profile = j->profile_path;
@@ -178,12 +179,13 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
 			continue;
 		if (manual(ch))
-			out_text(o, "%-14s %s %s: expected %s, actual %s (not edited by this version: set it by hand)\n",
+			out_text(o,
+				 "%-14s %s %s: expected %s, actual %s (not edited by this version: set it by hand)\n",
 				 "manual", ch->object, ch->setting, ch->desired ? ch->desired : "-",
 				 ch->current ? ch->current : "-");
 		else if (ch->state == STUNE_CHANGE)
-			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object,
-				 ch->setting, ch->desired ? ch->desired : "-", ch->current ? ch->current : "-");
+			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object, ch->setting,
+				 ch->desired ? ch->desired : "-", ch->current ? ch->current : "-");
 		else
 			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting,
 				 ch->current ? ch->current : "-");

@@ -15,8 +15,8 @@
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
 static const char *const jstate_names[_STUNE_J_MAX] = {
-    [STUNE_J_PENDING] = "pending", [STUNE_J_APPLIED] = "applied", [STUNE_J_IGNORED] = "ignored",
-    [STUNE_J_FAILED] = "failed",   [STUNE_J_SKIPPED] = "skipped", [STUNE_J_RECORDED] = "recorded",
+    [STUNE_J_PENDING] = "pending",   [STUNE_J_APPLIED] = "applied", [STUNE_J_IGNORED] = "ignored",
+    [STUNE_J_FAILED] = "failed",     [STUNE_J_SKIPPED] = "skipped", [STUNE_J_RECORDED] = "recorded",
     [STUNE_J_REVERTED] = "reverted",
 };
 
@@ -92,7 +92,7 @@ static int mkdir_p(char *path)
 	return 0;
 }
 
-int stune_state_dir(const char *prefix, const char *opt, char **out)
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out)
 {
 	char *d = NULL;
 	if (opt) {
@@ -103,7 +103,7 @@ int stune_state_dir(const char *prefix, const char *opt, char **out)
 	size_t len = strlen(d);
 	while (len > 1 && d[len - 1] == '/')
 		d[--len] = '\0';
-	int r = mkdir_p(d);
+	int r = create ? mkdir_p(d) : 0;
 	if (r < 0) {
 		free(d);
 		return r;
@@ -171,7 +171,8 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 			json_object_object_add(o, "errno", json_object_new_int(e->err));
 		json_object_array_add(arr, o);
 	}
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text =
+	    json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return -ENOMEM;
 	_cleanup_free_ char *tmp = NULL, *dst = NULL;
@@ -228,15 +229,16 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 		return negative_errno();
 	_cleanup_(json_object_putp) json_object *root = json_object_from_file(p);
 	json_object *v, *arr;
-	if (!root || !json_object_object_get_ex(root, "version", &v) || json_object_get_int(v) != STUNE_JOURNAL_VERSION ||
-	    !json_object_object_get_ex(root, "changes", &arr) || !json_object_is_type(arr, json_type_array))
+	if (!root || !json_object_object_get_ex(root, "version", &v) ||
+	    json_object_get_int(v) != STUNE_JOURNAL_VERSION || !json_object_object_get_ex(root, "changes", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
 		return -EBADMSG;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	int r;
-	if ((r = get_str(root, "profile", &j->profile)) < 0 || (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
-	    (r = get_str(root, "digest", &j->digest)) < 0)
+	if ((r = get_str(root, "profile", &j->profile)) < 0 ||
+	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)
 		return r;
 	if (json_object_object_get_ex(root, "started", &v))
 		j->started = json_object_get_int64(v);

@@ -17,7 +17,7 @@
 #include "macro.h"
 #include "profile.h"
 
-#define STUNE_STATE_DIR "/var/lib/scsitune"
+#define STUNE_STATE_DIR	      "/var/lib/scsitune"
 #define STUNE_JOURNAL_VERSION 1
 
 enum stune_jstate {
@@ -57,8 +57,8 @@ DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
 		      const char *old, const char *desired, enum stune_jstate state);
 
-/* <state_dir> (mkdir -p) for the given host prefix ("" live) and --state-dir (NULL: default). */
-int stune_state_dir(const char *prefix, const char *opt, char **out);
+/* The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p. */
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
 /* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
 int stune_lock_take(const char *dir, int *fd, pid_t *holder);
 int stune_journal_save(const char *dir, const struct stune_journal *j);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The apply journal and lock, and stune_root_write, on a temporary directory. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "profile.h"
+#include "root.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/stune-test-journal-XXXXXX";
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 2;
+	_cleanup_free_ char *state = NULL;
+	CHECK(stune_state_dir(dir, NULL, true, &state) == 0);
+	char want[512];
+	snprintf(want, sizeof(want), "%s/var/lib/scsitune", dir);
+	CHECK_STR(state, want);
+
+	/* Round trip, NULLs and states kept. */
+	struct stune_journal *j = calloc(1, sizeof(*j));
+	j->profile = strdup("numa");
+	j->profile_path = strdup("/p/numa");
+	j->digest = strdup("ab");
+	j->started = 1700000000;
+	CHECK(stune_journal_add(j, "wwn-1", "queue/scheduler", "sys/block/sda/queue/scheduler", "[mq-deadline] none",
+				"none", STUNE_J_PENDING) == 0);
+	CHECK(stune_journal_add(j, "wwn-1", "queue/nr_requests", "sys/block/sda/queue/nr_requests", "64", NULL,
+				STUNE_J_RECORDED) == 0);
+	j->entries[0].state = STUNE_J_FAILED;
+	j->entries[0].err = EINVAL;
+	CHECK(stune_journal_save(state, j) == 0);
+	struct stune_journal *k = NULL;
+	CHECK(stune_journal_load(state, &k) == 0);
+	CHECK(k && k->n == 2);
+	if (k && k->n == 2) {
+		CHECK_STR(k->profile, "numa");
+		CHECK(k->started == 1700000000);
+		CHECK_STR(k->entries[0].old, "[mq-deadline] none");
+		CHECK(k->entries[0].state == STUNE_J_FAILED && k->entries[0].err == EINVAL);
+		CHECK(k->entries[1].desired == NULL && k->entries[1].state == STUNE_J_RECORDED);
+	}
+	stune_journal_free(k);
+	stune_journal_free(j);
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s/journal.json.tmp", state);
+	CHECK(access(tmp, F_OK) < 0); /* renamed, not left behind */
+
+	/* Not a journal. */
+	char jp[600];
+	snprintf(jp, sizeof(jp), "%s/journal.json", state);
+	FILE *f = fopen(jp, "w");
+	fputs("{\"version\": 99}", f);
+	fclose(f);
+	k = NULL;
+	CHECK(stune_journal_load(state, &k) == -EBADMSG && !k);
+	CHECK(stune_journal_remove(state) == 0);
+	CHECK(stune_journal_load(state, &k) == -ENOENT);
+
+	/* The lock: a second taker (another open file description) is refused and told the pid. */
+	int fd1 = -1, fd2 = -1;
+	pid_t holder = 0;
+	CHECK(stune_lock_take(state, &fd1, NULL) == 0);
+	CHECK(stune_lock_take(state, &fd2, &holder) == -EWOULDBLOCK);
+	CHECK(holder == getpid());
+	close(fd1);
+	CHECK(stune_lock_take(state, &fd2, &holder) == 0);
+	close(fd2);
+
+	/* Digest: 64 hex digits, stable, changes with a value. */
+	struct stune_profile *p1 = NULL, *p2 = NULL;
+	char *err = NULL, *d1 = NULL, *d1b = NULL, *d2 = NULL;
+	CHECK(stune_profile_load_string("a", "[queue]\nscheduler = none\n", dir, &p1, &err) == 0);
+	CHECK(stune_profile_load_string("b", "[queue]\nscheduler = mq-deadline\n", dir, &p2, &err) == 0);
+	if (p1 && p2) {
+		CHECK(stune_profile_digest(p1, &d1) == 0 && strlen(d1) == 64);
+		CHECK(stune_profile_digest(p1, &d1b) == 0 && !strcmp(d1, d1b));
+		CHECK(stune_profile_digest(p2, &d2) == 0 && strcmp(d1, d2));
+	}
+	free(d1);
+	free(d1b);
+	free(d2);
+	free(err);
+	stune_profile_free(p1);
+	stune_profile_free(p2);
+
+	/* stune_root_write: inside the root, truncating, -errno as given. */
+	struct stune_root *r = NULL;
+	char sub[600];
+	snprintf(sub, sizeof(sub), "%s/sys", dir);
+	mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/sys/attr", dir);
+	f = fopen(sub, "w");
+	fputs("a long old value\n", f);
+	fclose(f);
+	CHECK(stune_root_new(dir, &r) == 0);
+	CHECK(stune_root_write(r, "sys/attr", "2\n") == 0);
+	char *v = NULL;
+	CHECK(stune_root_read(r, "sys/attr", &v) == 0);
+	CHECK_STR(v, "2");
+	free(v);
+	CHECK(stune_root_write(r, "sys/none", "1") == -ENOENT);
+	CHECK(stune_root_write(r, "sys", "1") == -EISDIR);
+	stune_root_free(r);
+
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		return 2;
+	TAP_END();
+}
