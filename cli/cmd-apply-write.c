@@ -183,6 +183,10 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		if (c->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
 			continue;
 		bool inline_why = why && c->state == STUNE_CHANGE && c->kind != STUNE_OBJ_IRQBALANCE;
+		if (c->state == STUNE_ALREADY) {
+			out_text(o, "%-14s %s %s: %s\n", result, c->object, c->setting, c->current ? c->current : "-");
+			continue;
+		}
 		out_text(o, "%-14s %s %s: %s -> %s%s%s\n", result, c->object, c->setting, c->current ? c->current : "-",
 			 c->desired ? c->desired : "-", inline_why ? ": " : "", inline_why ? why : "");
 		if (why && (c->state != STUNE_CHANGE || c->kind == STUNE_OBJ_IRQBALANCE))
