@@ -467,6 +467,8 @@ static int choose_binding(const struct global_opts *g, const struct report_opts 
 	p->bound_node = -1;
 	if (ro->node_set) {
 		node = ro->node;
+	} else if (!hba && ro->job.job_file) {
+		p->binding_note = "--job-file: its devices are not looked up: no node to bind to (--node N binds)";
 	} else if (!hba) {
 		p->binding_note = "the devices are not behind an HBA detect knows: no node to bind to";
 	} else if (!hba->numa_node.set) {
