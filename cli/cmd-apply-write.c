@@ -176,8 +176,7 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		out_str(o, "old", NULL, c->current);
 		out_str(o, "desired", NULL, c->desired);
 		out_str(o, "result", NULL, result);
-		if (err)
-			out_int(o, "errno", NULL, err);
+		out_num(o, "errno", NULL, err ? STUNE_NUM(err) : (struct stune_num){0});
 		out_str(o, "why", NULL, why);
 		out_obj_end(o);
 		if (c->state == STUNE_NOT_APPLICABLE && g->verbose == 0)

@@ -95,6 +95,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	if (r == -ENOENT) {
 		out_obj_begin(o, NULL);
 		out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
+		out_str(o, "profile", NULL, NULL);
 		out_bool(o, "complete", NULL, STUNE_YES);
 		out_text(o, "No journal in %s: nothing to revert.\n", state_dir);
 		out_arr_begin(o, "changes");
@@ -127,8 +128,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_str(o, "old", NULL, e->old);
 		out_str(o, "current", NULL, it->current);
 		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
-		if (it->err)
-			out_int(o, "errno", NULL, it->err);
+		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
 		out_obj_end(o);
 		switch (it->outcome) {
 		case STUNE_RV_RESTORED:

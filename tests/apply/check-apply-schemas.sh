@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# apply, verify and revert -o json validate against schema/{apply,verify,revert}.schema.json,
+# each schema rejects every broken copy of them, and names the same keys as its renderer.
+# Usage: check-apply-schemas.sh SCSITUNE SRCDIR FIXTURE_ARCHIVE
+set -uo pipefail
+bin=$1 src=$2 archive=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-apply-schema.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/root"
+tar -xJf "$archive" -C "$work/root"
+st() { "$bin" --sysroot "$work/root" -o json "$@" --state-dir "$work/state"; }
+p=(--profile numa --profile-dir "$src/profiles")
+st apply "${p[@]}" >"$work/apply-ok.json"
+SCSITUNE_FAIL_WRITE=queue/nomerges:EIO st apply --profile kernel-default --profile-dir "$src/profiles" >"$work/apply-fail.json"
+st verify >"$work/verify-drift.json"
+st revert >"$work/revert-partial.json"
+st revert --force >"$work/revert-complete.json"
+st revert >"$work/revert-none.json"
+st verify "${p[@]}" >"$work/verify-plain.json"
+status=0
+for kind in apply verify revert; do
+	renderer=$src/cli/cmd-$kind.c
+	[ "$kind" = apply ] && renderer=$src/cli/cmd-apply-write.c
+	check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/$kind.schema.json")
+	docs=("$work/$kind"-*.json)
+	"${check[@]}" --keys "$renderer" && "${check[@]}" "${docs[@]}" && "${check[@]}" --mutants "${docs[@]}" ||
+		{ echo "FAIL: $kind schema"; status=1; }
+done
+[ "$status" -eq 0 ] && echo "ok: apply, verify and revert JSON match their schemas"
+exit "$status"
