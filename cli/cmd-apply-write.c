@@ -65,7 +65,8 @@ int cli_lock(const char *state_dir, int *fd)
 	return 0;
 }
 
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_opt)
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *profile_dir,
+		const char *state_opt)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
@@ -91,12 +92,17 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	size_t first = j->n;
 	free(j->profile);
 	free(j->profile_path);
+	free(j->profile_dir);
 	free(j->digest);
 	j->profile = strdup(p->name);
 	j->profile_path = strdup(p->path);
+	/* Absolute: verify may run from another directory. */
+	j->profile_dir = realpath(profile_dir, NULL);
+	if (!j->profile_dir)
+		j->profile_dir = strdup(profile_dir);
 	j->digest = NULL;
 	j->started = (long long)time(NULL);
-	if (!j->profile || !j->profile_path || (r = stune_profile_digest(p, &j->digest)) < 0) {
+	if (!j->profile || !j->profile_path || !j->profile_dir || (r = stune_profile_digest(p, &j->digest)) < 0) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}

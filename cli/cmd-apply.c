@@ -220,7 +220,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (!dry_run)
-		return apply_write(g, ctx, plan, state_opt);
+		return apply_write(g, ctx, plan, dir, state_opt);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

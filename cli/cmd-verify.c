@@ -31,8 +31,8 @@ void help_verify(FILE *f)
 	      "last apply (from the journal) is checked.\n"
 	      "\nOptions:\n"
 	      "  -p, --profile NAME|PATH  the profile (default: the journal's)\n"
-	      "      --profile-dir DIR    where profile names are looked up\n"
-	      "                           (default " SCSITUNE_PROFILE_DIR ")\n"
+	      "      --profile-dir DIR    where profile names are looked up (default: the\n"
+	      "                           journal's, else " SCSITUNE_PROFILE_DIR ")\n"
 	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
 	      "                           inside the --sysroot tree when one is given)\n\n",
 	      f);
@@ -73,7 +73,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
 						 {NULL, 0, NULL, 0}};
-	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
+	const char *profile = NULL, *dir = NULL, *state_opt = NULL;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:", longopts, NULL)) != -1) {
@@ -125,7 +125,11 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 			return EXIT_ERROR;
 		}
 		profile = j->profile_path;
+		if (!dir)
+			dir = j->profile_dir;
 	}
+	if (!dir)
+		dir = SCSITUNE_PROFILE_DIR;
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
 	_cleanup_free_ char *err = NULL;
 	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {

@@ -62,4 +62,5 @@ void help_verify(FILE *f);
 int cli_lock(const char *state_dir, int *fd);
 struct stune_plan;
 /* apply without --dry-run (cmd-apply-write.c). */
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_opt);
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *profile_dir,
+		const char *state_opt);

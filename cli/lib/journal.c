@@ -41,6 +41,7 @@ void stune_journal_free(struct stune_journal *j)
 	free(j->entries);
 	free(j->profile);
 	free(j->profile_path);
+	free(j->profile_dir);
 	free(j->digest);
 	free(j);
 }
@@ -151,6 +152,7 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 	json_object_object_add(root, "version", json_object_new_int(STUNE_JOURNAL_VERSION));
 	put_str(root, "profile", j->profile);
 	put_str(root, "profile_path", j->profile_path);
+	put_str(root, "profile_dir", j->profile_dir);
 	put_str(root, "digest", j->digest);
 	json_object_object_add(root, "started", json_object_new_int64(j->started));
 	json_object *arr = json_object_new_array();
@@ -238,7 +240,8 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 		return -ENOMEM;
 	int r;
 	if ((r = get_str(root, "profile", &j->profile)) < 0 ||
-	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)
+	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
+	    (r = get_str(root, "profile_dir", &j->profile_dir)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)
 		return r;
 	if (json_object_object_get_ex(root, "started", &v))
 		j->started = json_object_get_int64(v);

@@ -45,6 +45,7 @@ struct stune_jentry {
 struct stune_journal {
 	char *profile;	    /* name as asked for */
 	char *profile_path; /* the file it came from */
+	char *profile_dir;  /* --profile-dir of the apply (include= names resolve there) */
 	char *digest;	    /* SHA-256 (hex) of the resolved profile */
 	long long started;  /* unix seconds */
 	struct stune_jentry *entries;

@@ -49,7 +49,7 @@ grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
 [ -f "$state/journal.json" ] || fail "no journal after apply"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]=="numa" and len(j["digest"])==64 and j["changes"]' \
 	"$state/journal.json" || fail "journal lacks profile, digest or changes"
-run 0 "verify after apply" st verify --profile-dir "$profiles" --state-dir "$state"
+run 0 "verify after apply (profile and profile dir from the journal)" st verify --state-dir "$state"
 run 0 "verify -o json" st verify --profile-dir "$profiles" --state-dir "$state" -o json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"]==1 and d["summary"]["drifted"]==0' \
 	"$work/out" || fail "verify -o json: not one document with no drift"
