@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "statefile.h"
+
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
 static const char *const jstate_names[_STUNE_J_MAX] = {
@@ -77,22 +79,6 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 	return 0;
 }
 
-static int mkdir_p(char *path)
-{
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		int r = mkdir(path, 0755);
-		*s = '/';
-		if (r < 0 && errno != EEXIST)
-			return negative_errno();
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return negative_errno();
-	return 0;
-}
-
 int stune_state_dir(const char *prefix, const char *opt, bool create, char **out)
 {
 	char *d = NULL;
@@ -104,7 +90,7 @@ int stune_state_dir(const char *prefix, const char *opt, bool create, char **out
 	size_t len = strlen(d);
 	while (len > 1 && d[len - 1] == '/')
 		d[--len] = '\0';
-	int r = create ? mkdir_p(d) : 0;
+	int r = create ? stune_mkdir_p(d, 0755) : 0;
 	if (r < 0) {
 		free(d);
 		return r;
@@ -177,38 +163,10 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 	    json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return -ENOMEM;
-	_cleanup_free_ char *tmp = NULL, *dst = NULL;
-	if (asprintf(&tmp, "%s/journal.json.tmp", dir) < 0 || asprintf(&dst, "%s/journal.json", dir) < 0)
+	_cleanup_free_ char *doc = NULL;
+	if (asprintf(&doc, "%s\n", text) < 0)
 		return -ENOMEM;
-	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return negative_errno();
-	size_t len = strlen(text), off = 0;
-	while (off < len) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = negative_errno();
-			unlink(tmp);
-			return e;
-		}
-		off += (size_t)k;
-	}
-	if (write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
-		int e = negative_errno();
-		unlink(tmp);
-		return e;
-	}
-	if (rename(tmp, dst) < 0) {
-		int e = negative_errno();
-		unlink(tmp);
-		return e;
-	}
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0)
-		return negative_errno();
-	return 0;
+	return stune_write_atomic(dir, "journal.json", doc, strlen(doc), 0644, NULL);
 }
 
 static int get_str(json_object *o, const char *k, char **out)

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "statefile.h"
+
 bool stune_phase_valid(const char *phase)
 {
 	size_t n = strlen(phase);
@@ -35,68 +37,18 @@ int stune_resultset_name(int64_t start_ms, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static int mkdir_p(const char *path)
-{
-	_cleanup_free_ char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return negative_errno();
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return negative_errno();
-	struct stat st;
-	if (stat(p, &st) < 0)
-		return negative_errno();
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc, char **saved_path)
 {
-	_cleanup_free_ char *dir = NULL, *tmp = NULL, *final = NULL;
+	_cleanup_free_ char *dir = NULL;
 	int r;
 
 	if (!stune_phase_valid(phase) || strchr(name, '/'))
 		return -EINVAL;
 	if (asprintf(&dir, "%s/reports/%s", state_dir, phase) < 0)
 		return -ENOMEM;
-	if ((r = mkdir_p(dir)) < 0)
+	if ((r = stune_mkdir_p(dir, 0755)) < 0)
 		return r;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0 || asprintf(&final, "%s/%s", dir, name) < 0)
-		return -ENOMEM;
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	if ((r = write_all(fd, doc, strlen(doc))) < 0 || (fchmod(fd, 0644) < 0 && (r = negative_errno())) ||
-	    (fsync(fd) < 0 && (r = negative_errno())) || (rename(tmp, final) < 0 && (r = negative_errno()))) {
-		unlink(tmp);
-		return r;
-	}
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
-		(void)fsync(dfd);
-	*saved_path = steal_pointer(&final);
-	return 0;
+	return stune_write_atomic(dir, name, doc, strlen(doc), 0644, saved_path);
 }
 
 int stune_resultset_rundir(const char *state_dir, char **dir)
@@ -105,7 +57,7 @@ int stune_resultset_rundir(const char *state_dir, char **dir)
 	int r;
 	if (asprintf(&d, "%s/runs", state_dir) < 0)
 		return -ENOMEM;
-	if ((r = mkdir_p(d)) < 0)
+	if ((r = stune_mkdir_p(d, 0755)) < 0)
 		return r;
 	*dir = steal_pointer(&d);
 	return 0;

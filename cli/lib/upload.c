@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "statefile.h"
+
 static int set_err(char **err, int r, const char *fmt, ...) _printf_(3, 4);
 static int set_err(char **err, int r, const char *fmt, ...)
 {
@@ -297,32 +299,6 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 
 /* --- spool --- */
 
-static int mkdir_one(const char *p, mode_t mode)
-{
-	if (mkdir(p, mode) < 0 && errno != EEXIST)
-		return negative_errno();
-	struct stat st;
-	if (stat(p, &st) < 0)
-		return negative_errno();
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return negative_errno();
-		*s = '/';
-	}
-	return mkdir_one(p, mode);
-}
-
 static void fsync_dir(const char *dir)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -330,46 +306,20 @@ static void fsync_dir(const char *dir)
 		(void)fsync(dfd);
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path)
 {
-	_cleanup_free_ char *dir = NULL, *tmp = NULL, *final = NULL;
+	_cleanup_free_ char *dir = NULL;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int r;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)body[i]) * 0x100000001b3ULL;
 	if (asprintf(&dir, "%s/spool", state_dir) < 0)
 		return -ENOMEM;
-	if ((r = mkdir_p(dir, 0750)) < 0)
+	if ((r = stune_mkdir_p(dir, 0750)) < 0)
 		return r;
-	if (asprintf(&tmp, "%s/.%016" PRIx64 ".XXXXXX", dir, h) < 0 ||
-	    asprintf(&final, "%s/%016" PRIx64 ".lp", dir, h) < 0)
-		return -ENOMEM;
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	if ((r = write_all(fd, body, len)) < 0 || (fchmod(fd, 0640) < 0 && (r = negative_errno())) ||
-	    (fsync(fd) < 0 && (r = negative_errno())) || (rename(tmp, final) < 0 && (r = negative_errno()))) {
-		unlink(tmp);
-		return r;
-	}
-	fsync_dir(dir);
-	*path = steal_pointer(&final);
-	return 0;
+	char name[32];
+	snprintf(name, sizeof(name), "%016" PRIx64 ".lp", h);
+	return stune_write_atomic(dir, name, body, len, 0640, path);
 }
 
 static bool is_spool_name(const char *n)
