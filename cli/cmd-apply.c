@@ -182,13 +182,9 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 			state_opt = optarg;
 			continue;
 		}
-		int r = global_opt(g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			fputs("Try 'scsitune apply --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
+		int ec = command_opt(g, "apply", c, optarg);
+		if (ec)
+			return ec;
 	}
 	if (optind < argc) {
 		usage_error("apply", "apply: unexpected argument '%s'", argv[optind]);

@@ -30,13 +30,9 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 			help_detect(stdout);
 			return EXIT_OK;
 		}
-		int r = global_opt(g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			fputs("Try 'scsitune detect --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
+		int ec = command_opt(g, "detect", c, optarg);
+		if (ec)
+			return ec;
 	}
 	if (optind < argc) {
 		usage_error("detect", "detect: unexpected argument '%s'", argv[optind]);

@@ -872,13 +872,9 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			}
 			continue;
 		}
-		int r = global_opt(g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			fputs("Try 'scsitune report --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
+		int ec = command_opt(g, "report", c, optarg);
+		if (ec)
+			return ec;
 	}
 	if (job_opts && !ro.run) {
 		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "

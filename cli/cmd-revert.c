@@ -61,13 +61,9 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 			state_opt = optarg;
 			continue;
 		}
-		r = global_opt(g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			fputs("Try 'scsitune revert --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
+		int ec = command_opt(g, "revert", c, optarg);
+		if (ec)
+			return ec;
 	}
 	if (optind < argc) {
 		usage_error("revert", "revert: unexpected argument '%s'", argv[optind]);

@@ -91,13 +91,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 			*(c == 'p' ? &profile : c == OPT_STATE_DIR ? &state_opt : &dir) = optarg;
 			continue;
 		}
-		r = global_opt(g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			fputs("Try 'scsitune verify --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
+		int ec = command_opt(g, "verify", c, optarg);
+		if (ec)
+			return ec;
 	}
 	if (optind < argc) {
 		usage_error("verify", "verify: unexpected argument '%s'", argv[optind]);

@@ -102,6 +102,16 @@ int global_opt(struct global_opts *g, int opt, const char *arg)
 	return 0;
 }
 
+int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg)
+{
+	int r = global_opt(g, opt, arg);
+	if (r > 0)
+		return 0;
+	if (r == 0)
+		fprintf(stderr, "Try 'scsitune %s --help' for more information.\n", cmd);
+	return EXIT_USAGE;
+}
+
 static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
 	const struct global_opts *g = data;

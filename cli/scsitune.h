@@ -42,6 +42,11 @@ int global_opt(struct global_opts *g, int opt, const char *arg);
 	}
 #define GLOBAL_SHORTOPTS "o:vhV"
 void print_global_options(FILE *f);
+/*
+ * A command's getopt fallthrough: a global option is taken (0); anything else
+ * prints the --help hint for cmd and gives EXIT_USAGE.
+ */
+int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg);
 
 /* Open the engine context with the CLI's stderr logger. NULL after printing the error. */
 struct stune_ctx *cli_ctx_open(const struct global_opts *g);

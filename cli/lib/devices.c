@@ -7,28 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void stune_strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-static int strv_push(char ***v, size_t *n, char *s)
-{
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
-}
-
 static int list_live(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n)
 {
 	struct udev_enumerate *e = udev_enumerate_new(ctx->udev);
@@ -44,7 +22,7 @@ static int list_live(struct stune_ctx *ctx, const char *subsystem, char ***out, 
 		while (*sp == '/')
 			sp++;
 		char *s = strdup(sp);
-		if (!s || (r = strv_push(out, n, s)) < 0) {
+		if (!s || (r = stune_strv_push(out, n, s)) < 0) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -80,7 +58,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 			stune_warn_path(ctx, link, "cannot resolve: %s", strerror(-r));
 			continue;
 		}
-		if ((r = strv_push(out, n, resolved)) < 0)
+		if ((r = stune_strv_push(out, n, resolved)) < 0)
 			return r;
 	}
 	return 0;
@@ -116,7 +94,7 @@ static int props_live(struct stune_ctx *ctx, const char *syspath, struct stune_p
 	udev_list_entry_foreach (it, udev_device_get_properties_list_entry(dev)) {
 		char *kv;
 		if (asprintf(&kv, "%s=%s", udev_list_entry_get_name(it), udev_list_entry_get_value(it) ?: "") < 0 ||
-		    strv_push(&out->kv, &out->n, kv) < 0) {
+		    stune_strv_push(&out->kv, &out->n, kv) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -141,7 +119,7 @@ static int props_db(struct stune_ctx *ctx, const char *dbid, struct stune_props 
 		if (strncmp(line, "E:", 2) != 0 || !strchr(line, '='))
 			continue;
 		char *kv = strdup(line + 2);
-		if (!kv || strv_push(&out->kv, &out->n, kv) < 0)
+		if (!kv || stune_strv_push(&out->kv, &out->n, kv) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "strv.h"
 
 struct stune_props {
 	char **kv; /* "KEY=value", NULL terminated */
@@ -17,8 +18,6 @@ struct stune_props {
 
 /* Root-relative canonical device paths of a class, e.g. "scsi_host", "block". */
 int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n);
-void stune_strv_free(char **v);
-DEFINE_CLEANUP_FUNC(char *, stune_strv_free)
 
 /*
  * Properties of the device at root-relative syspath. dbid is its udev

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "fiorun.h"
+#include "strv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -130,33 +131,6 @@ int stune_fio_version(const char *fio, char **version)
 	return *version ? 0 : -ENOMEM;
 }
 
-static int push(char ***v, size_t *n, char *s)
-{
-	if (!s)
-		return -ENOMEM;
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
-}
-
-static char *fmt(const char *f, ...) _printf_(1, 2);
-static char *fmt(const char *f, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 {
 	char **v = NULL;
@@ -164,15 +138,15 @@ int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 	int r = 0;
 	const struct stune_fio_job_opts *j = s->job;
 
-	r = push(&v, &n, strdup(s->fio));
+	r = stune_strv_push(&v, &n, strdup(s->fio));
 	if (!r)
-		r = push(&v, &n, strdup("--output-format=json"));
+		r = stune_strv_push(&v, &n, strdup("--output-format=json"));
 	if (!r)
-		r = push(&v, &n, fmt("--output=%s", s->output));
+		r = stune_strv_push(&v, &n, stune_strdupf("--output=%s", s->output));
 	if (!r && !j->destructive)
-		r = push(&v, &n, strdup("--readonly"));
+		r = stune_strv_push(&v, &n, strdup("--readonly"));
 	if (!r && j->job_file) {
-		r = push(&v, &n, strdup(j->job_file));
+		r = stune_strv_push(&v, &n, strdup(j->job_file));
 	} else if (!r) {
 		char *files = NULL;
 		size_t fsize = 0;
@@ -191,26 +165,26 @@ int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 		if (f && fclose(f) != 0)
 			r = -ENOMEM;
 		if (!r)
-			r = push(&v, &n, strdup("--name=scsitune"));
+			r = stune_strv_push(&v, &n, strdup("--name=scsitune"));
 		if (!r)
-			r = push(&v, &n, fmt("--filename=%s", files));
+			r = stune_strv_push(&v, &n, stune_strdupf("--filename=%s", files));
 		free(files);
 		if (!r)
-			r = push(&v, &n, fmt("--rw=%s", j->rw));
+			r = stune_strv_push(&v, &n, stune_strdupf("--rw=%s", j->rw));
 		if (!r)
-			r = push(&v, &n, fmt("--bs=%s", j->bs));
+			r = stune_strv_push(&v, &n, stune_strdupf("--bs=%s", j->bs));
 		if (!r)
-			r = push(&v, &n, fmt("--iodepth=%u", j->iodepth));
+			r = stune_strv_push(&v, &n, stune_strdupf("--iodepth=%u", j->iodepth));
 		if (!r)
-			r = push(&v, &n, fmt("--numjobs=%u", j->numjobs));
+			r = stune_strv_push(&v, &n, stune_strdupf("--numjobs=%u", j->numjobs));
 		if (!r)
-			r = push(&v, &n, fmt("--runtime=%u", j->runtime_s));
+			r = stune_strv_push(&v, &n, stune_strdupf("--runtime=%u", j->runtime_s));
 		if (!r)
-			r = push(&v, &n, strdup("--time_based"));
+			r = stune_strv_push(&v, &n, strdup("--time_based"));
 		if (!r)
-			r = push(&v, &n, strdup("--direct=1"));
+			r = stune_strv_push(&v, &n, strdup("--direct=1"));
 		if (!r)
-			r = push(&v, &n, strdup("--ioengine=libaio"));
+			r = stune_strv_push(&v, &n, strdup("--ioengine=libaio"));
 	}
 	if (r < 0) {
 		stune_strv_free(v);

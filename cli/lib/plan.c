@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "plan.h"
+#include "strv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -54,21 +55,9 @@ void stune_plan_free(struct stune_plan *plan)
 	free(plan);
 }
 
-static char *fmt(const char *f, ...) _printf_(1, 2);
-static char *fmt(const char *f, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static char *num_str(struct stune_num n)
 {
-	return n.set ? fmt("%lld", (long long)n.v) : NULL;
+	return n.set ? stune_strdupf("%lld", (long long)n.v) : NULL;
 }
 
 /* A change under construction; strings are taken over (may be NULL). */
@@ -215,8 +204,8 @@ static int plan_number(struct stune_plan *plan, struct draft *dr, struct stune_n
 	dr->desired = strdup(desired);
 	if (!cur.set) {
 		dr->state = STUNE_NOT_APPLICABLE;
-		dr->note =
-		    fmt("%s could not be read here (no such attribute, or not a number): not written", dr->setting);
+		dr->note = stune_strdupf("%s could not be read here (no such attribute, or not a number): not written",
+					 dr->setting);
 	} else
 		dr->state = cur.v == strtoll(desired, NULL, 10) ? STUNE_ALREADY : STUNE_CHANGE;
 	return add(plan, dr);
@@ -236,7 +225,7 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 	if (v) {
 		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/scheduler"};
 		dr.source = v;
-		dr.path = fmt("sys/block/%s/queue/scheduler", d->name);
+		dr.path = stune_strdupf("sys/block/%s/queue/scheduler", d->name);
 		dr.current = d->scheduler ? strdup(d->scheduler) : NULL;
 		const char *want = v->value;
 		if (!strcmp(want, "kernel-default"))
@@ -259,9 +248,9 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 			} else {
 				dr.state = STUNE_CHANGE;
 				if (!scheduler_listed(d, want))
-					dr.note = fmt("%s is not loaded yet: the write makes the kernel load "
-						      "%s-iosched, and fails with EINVAL if it cannot",
-						      want, want);
+					dr.note = stune_strdupf("%s is not loaded yet: the write makes the kernel load "
+								"%s-iosched, and fails with EINVAL if it cannot",
+								want, want);
 			}
 		}
 		if ((r = add(plan, &dr)) < 0)
@@ -272,7 +261,7 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 	if (v) {
 		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/nr_requests"};
 		dr.source = v;
-		dr.path = fmt("sys/block/%s/queue/nr_requests", d->name);
+		dr.path = stune_strdupf("sys/block/%s/queue/nr_requests", d->name);
 		long long want = -1;
 		bool none = final_sched && !strcmp(final_sched, "none");
 		bool can_queue = host && host->can_queue.set && host->can_queue.v > 0;
@@ -289,7 +278,7 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 			dr.note = strdup("the kernel's default depends on the scheduler and the host's can_queue, "
 					 "unknown here");
 		} else {
-			dr.desired = fmt("%lld", want);
+			dr.desired = stune_strdupf("%lld", want);
 			if (!d->nr_requests.set) {
 				dr.state = STUNE_NOT_APPLICABLE;
 				dr.note = strdup("queue/nr_requests could not be read here: not written");
@@ -297,9 +286,10 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 				dr.state = STUNE_ALREADY;
 			else if (none && can_queue && want > host->can_queue.v) {
 				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = fmt("with scheduler none nr_requests cannot exceed the tag depth (%lld): the "
-					      "kernel answers EINVAL",
-					      (long long)host->can_queue.v);
+				dr.note = stune_strdupf(
+				    "with scheduler none nr_requests cannot exceed the tag depth (%lld): the "
+				    "kernel answers EINVAL",
+				    (long long)host->can_queue.v);
 			} else {
 				dr.state = STUNE_CHANGE;
 				if (none && host && host->host_tagset == STUNE_YES)
@@ -317,12 +307,12 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 		v = disk_value(p, STUNE_PC_QUEUE, d, h, numeric[i]);
 		if (!v)
 			continue;
-		_cleanup_free_ char *setting = fmt("queue/%s", numeric[i]);
+		_cleanup_free_ char *setting = stune_strdupf("queue/%s", numeric[i]);
 		if (!setting)
 			return -ENOMEM;
 		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, setting};
 		dr.source = v;
-		dr.path = fmt("sys/block/%s/queue/%s", d->name, numeric[i]);
+		dr.path = stune_strdupf("sys/block/%s/queue/%s", d->name, numeric[i]);
 		size_t before = plan->n_changes;
 		if ((r = plan_number(plan, &dr, cur[i], v->value)) < 0)
 			return r;
@@ -336,7 +326,7 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 	if (v) {
 		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/io_poll"};
 		dr.source = v;
-		dr.path = fmt("sys/block/%s/queue/io_poll", d->name);
+		dr.path = stune_strdupf("sys/block/%s/queue/io_poll", d->name);
 		dr.current = num_str(d->io_poll);
 		dr.desired = strdup(v->value);
 		if (!d->io_poll.set) {
@@ -361,15 +351,16 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 	if (v) {
 		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_SCSI_DEVICE, object, d->name, di, "device/queue_depth"};
 		dr.source = v;
-		dr.path = fmt("sys/block/%s/device/queue_depth", d->name);
+		dr.path = stune_strdupf("sys/block/%s/device/queue_depth", d->name);
 		long long want = strtoll(v->value, NULL, 10);
 		if (host && host->can_queue.set && want > host->can_queue.v) {
 			dr.current = num_str(d->queue_depth);
 			dr.desired = strdup(v->value);
 			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note = fmt("queue_depth must be at most the host's can_queue (%lld): the kernel answers "
-				      "EINVAL",
-				      (long long)host->can_queue.v);
+			dr.note =
+			    stune_strdupf("queue_depth must be at most the host's can_queue (%lld): the kernel answers "
+					  "EINVAL",
+					  (long long)host->can_queue.v);
 			if ((r = add(plan, &dr)) < 0)
 				return r;
 		} else if ((r = plan_number(plan, &dr, d->queue_depth, v->value)) < 0)
@@ -424,12 +415,12 @@ static char *managed_note(const struct stune_profile *p, const struct stune_topo
 	}
 	_cleanup_free_ char *node = NULL;
 	if (h->numa_node.set && h->numa_node.v >= 0)
-		node = fmt("bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
-	_cleanup_free_ char *hctx = q->hctx.set ? fmt(", serves hctx %lld", (long long)q->hctx.v) : NULL;
+		node = stune_strdupf("bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
+	_cleanup_free_ char *hctx = q->hctx.set ? stune_strdupf(", serves hctx %lld", (long long)q->hctx.v) : NULL;
 	const char *rq = rq2 ? "rq_affinity=2 (this profile) completes each request on the CPU that submitted it" : "";
-	return fmt("the kernel manages it (%s)%s: a write fails with EIO; instead: %s%s%s",
-		   q->managed_rule ? q->managed_rule : "driver rule", hctx ? hctx : "", rq, rq2 && node ? "; " : "",
-		   node ? node : (rq2 ? "" : "nothing to do from user space"));
+	return stune_strdupf("the kernel manages it (%s)%s: a write fails with EIO; instead: %s%s%s",
+			     q->managed_rule ? q->managed_rule : "driver rule", hctx ? hctx : "", rq,
+			     rq2 && node ? "; " : "", node ? node : (rq2 ? "" : "nothing to do from user space"));
 }
 
 static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
@@ -475,25 +466,25 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 		if (qi >= t->n_irqs)
 			continue;
 		const struct stune_irq *q = &t->irqs[qi];
-		_cleanup_free_ char *object = fmt("irq:%u", q->irq);
+		_cleanup_free_ char *object = stune_strdupf("irq:%u", q->irq);
 		_cleanup_free_ char *device =
-		    fmt("%s %s", q->name ? q->name : "-", h->pci_address ? h->pci_address : "-");
+		    stune_strdupf("%s %s", q->name ? q->name : "-", h->pci_address ? h->pci_address : "-");
 		if (!object || !device) {
 			r = -ENOMEM;
 			break;
 		}
 		struct draft dr = {STUNE_OBJ_IRQ, STUNE_PC_IRQ, object, device, qi, "smp_affinity_list"};
 		dr.source = v;
-		dr.path = fmt("proc/irq/%u/smp_affinity_list", q->irq);
+		dr.path = stune_strdupf("proc/irq/%u/smp_affinity_list", q->irq);
 		dr.current = cpus_str(&q->affinity);
 		if (q->managed == STUNE_YES) {
 			dr.state = STUNE_NOT_SETTABLE;
 			dr.note = managed_note(p, t, h, q);
 		} else if (q->managed == STUNE_UNKNOWN) {
 			dr.state = STUNE_NOT_SETTABLE;
-			dr.note =
-			    fmt("not classified (%s): scsitune writes only IRQs it knows the kernel does not manage",
-				q->managed_rule ? q->managed_rule : "no rule");
+			dr.note = stune_strdupf(
+			    "not classified (%s): scsitune writes only IRQs it knows the kernel does not manage",
+			    q->managed_rule ? q->managed_rule : "no rule");
 		} else if (no_node) {
 			dr.state = STUNE_NOT_APPLICABLE;
 			dr.note = strdup(no_node);
@@ -550,7 +541,7 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_profile *
 		const struct stune_change *c = &plan->changes[i];
 		if (c->kind != STUNE_OBJ_IRQ || (c->state != STUNE_CHANGE && c->state != STUNE_ALREADY))
 			continue;
-		_cleanup_free_ char *one = fmt("%s--banirq=%s", len ? " " : "", c->object + 4);
+		_cleanup_free_ char *one = stune_strdupf("%s--banirq=%s", len ? " " : "", c->object + 4);
 		if (!one) {
 			free(args);
 			return -ENOMEM;
@@ -589,21 +580,21 @@ static int plan_modules(struct stune_plan *plan, const struct stune_topology *t,
 						    (hb->pci_driver && !strcmp(hb->pci_driver, rule->label))))
 				used = true;
 		}
-		_cleanup_free_ char *object = fmt("module:%s", rule->label);
+		_cleanup_free_ char *object = stune_strdupf("module:%s", rule->label);
 		if (!object)
 			return -ENOMEM;
 		for (size_t j = 0; j < rule->n_settings; j++) {
 			const struct stune_pvalue *v = &rule->settings[j];
-			_cleanup_free_ char *setting = fmt("parameters/%s", v->key);
+			_cleanup_free_ char *setting = stune_strdupf("parameters/%s", v->key);
 			if (!setting)
 				return -ENOMEM;
 			struct draft dr = {STUNE_OBJ_MODULE, STUNE_PC_MODULE, object, NULL, 0, setting};
 			dr.source = v;
-			dr.path = fmt("sys/module/%s/parameters/%s", rule->label, v->key);
+			dr.path = stune_strdupf("sys/module/%s/parameters/%s", rule->label, v->key);
 			dr.desired = strdup(v->value);
 			if (!used) {
 				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = fmt("no HBA here uses %s", rule->label);
+				dr.note = stune_strdupf("no HBA here uses %s", rule->label);
 			} else {
 				dr.state = STUNE_NOT_SETTABLE;
 				dr.note = strdup("a load-time parameter: it takes effect through modprobe.d (apply "
