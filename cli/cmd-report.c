@@ -205,7 +205,9 @@ static int save(const struct report_opts *ro, const struct report_set *set, char
 static bool load_config(struct report_opts *ro, struct stune_config **cfg)
 {
 	_cleanup_free_ char *err = NULL;
-	const char *path = ro->config ? ro->config : STUNE_CONFIG_DEFAULT;
+	/* SCSITUNE_CONFIG moves the default file (tests point it away from /etc). */
+	const char *def = getenv("SCSITUNE_CONFIG");
+	const char *path = ro->config ? ro->config : def && *def ? def : STUNE_CONFIG_DEFAULT;
 	if (!ro->config && !ro->upload && !ro->flush)
 		return true;
 	int r = stune_config_load(path, !ro->config, cfg, &err);
