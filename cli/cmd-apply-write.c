@@ -47,10 +47,15 @@ static const char *errno_name(int e)
 	return "errno";
 }
 
-int cli_lock(const char *state_dir, int *fd)
+int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd)
 {
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
+	if (r < 0) {
+		error_msg("state directory: %s", strerror(-r));
+		return -1;
+	}
 	pid_t holder = 0;
-	int r = stune_lock_take(state_dir, fd, &holder);
+	r = stune_lock_take(*state_dir, fd, &holder);
 	if (r == -EWOULDBLOCK) {
 		if (holder > 0)
 			error_msg("another scsitune apply is running (pid %ld)", (long)holder);
@@ -59,7 +64,7 @@ int cli_lock(const char *state_dir, int *fd)
 		return -1;
 	}
 	if (r < 0) {
-		error_msg("%s/lock: %s", state_dir, strerror(-r));
+		error_msg("%s/lock: %s", *state_dir, strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -70,14 +75,10 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, &state_dir);
-	if (r < 0) {
-		error_msg("state directory: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(state_dir, &lock) < 0)
+	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
+	int r;
 
 	/* A journal left by an earlier apply stays: its entries come first, so
 	 * revert undoes this apply, then that one, back to the original values. */

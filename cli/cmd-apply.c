@@ -186,10 +186,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		if (ec)
 			return ec;
 	}
-	if (optind < argc) {
-		usage_error("apply", "apply: unexpected argument '%s'", argv[optind]);
+	if (command_no_args("apply", argc, argv))
 		return EXIT_USAGE;
-	}
 	if (!profile) {
 		usage_error("apply", "apply: --profile NAME is required");
 		return EXIT_USAGE;

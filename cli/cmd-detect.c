@@ -34,10 +34,8 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 		if (ec)
 			return ec;
 	}
-	if (optind < argc) {
-		usage_error("detect", "detect: unexpected argument '%s'", argv[optind]);
+	if (command_no_args("detect", argc, argv))
 		return EXIT_USAGE;
-	}
 
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)

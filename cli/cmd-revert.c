@@ -65,21 +65,15 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		if (ec)
 			return ec;
 	}
-	if (optind < argc) {
-		usage_error("revert", "revert: unexpected argument '%s'", argv[optind]);
+	if (command_no_args("revert", argc, argv))
 		return EXIT_USAGE;
-	}
 
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
-	if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, &state_dir)) < 0) {
-		error_msg("state directory: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(state_dir, &lock) < 0)
+	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	r = stune_journal_load(state_dir, &j);

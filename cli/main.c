@@ -112,6 +112,14 @@ int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg
 	return EXIT_USAGE;
 }
 
+int command_no_args(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
+	return EXIT_USAGE;
+}
+
 static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
 	const struct global_opts *g = data;

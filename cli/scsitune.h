@@ -47,6 +47,8 @@ void print_global_options(FILE *f);
  * prints the --help hint for cmd and gives EXIT_USAGE.
  */
 int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg);
+/* After a command's getopt loop: a positional argument is a usage error (EXIT_USAGE). */
+int command_no_args(const char *cmd, int argc, char **argv);
 
 /* Open the engine context with the CLI's stderr logger. NULL after printing the error. */
 struct stune_ctx *cli_ctx_open(const struct global_opts *g);
@@ -63,8 +65,12 @@ int cmd_revert(struct global_opts *g, int argc, char **argv);
 void help_revert(FILE *f);
 int cmd_verify(struct global_opts *g, int argc, char **argv);
 void help_verify(FILE *f);
-/* flock the state directory's lock; prints "another scsitune apply is running (pid N)". */
-int cli_lock(const char *state_dir, int *fd);
+/*
+ * Find (and create) the state directory for state_opt (NULL: the default inside
+ * the root) and take its lock. Prints the error ("another scsitune apply is
+ * running (pid N)") and returns -1 on failure.
+ */
+int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
 struct stune_plan;
 /* apply without --dry-run (cmd-apply-write.c). */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *profile_dir,
