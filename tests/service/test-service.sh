@@ -263,11 +263,17 @@ report 0 'uploaded 4 points' --state-dir "$stl" --flush --upload "$tls/write" --
 check "vm over TLS read back" "$py" "$here/check-points.py" vm "$tls" "$T/doc.json" tls --cacert "$T/ca.pem"
 
 # --- valgrind on the whole send path: TLS, basic auth, 2xx, spool removal.
-# (Not on an ASan build: the sanitizer runtime and valgrind exclude each other.)
-if command -v valgrind >/dev/null && ! ldd "$bin" | grep -q libasan; then
+# CMake sets SCSITUNE_VALGRIND to valgrind's path on the plain build and to
+# "" on the ASan build (the sanitizer runtime and valgrind exclude each other;
+# there ASan itself checks this path). Unset means run by hand: use PATH.
+if [ -z "${SCSITUNE_VALGRIND-x}" ]; then
+	echo "note valgrind: not on the ASan build (the plain build's service tier runs it)"
+else
+	valgrind=${SCSITUNE_VALGRIND:-valgrind}
+	command -v "$valgrind" >/dev/null || fail "valgrind: $valgrind not found (scripts/install-deps --test)"
 	checks=$((checks + 1))
 	rc=0
-	valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+	"$valgrind" -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
 		--errors-for-leak-kinds=definite,indirect,possible "$bin" report --phase vg --state-dir "$T/state-vg" \
 		--upload "$tls/write" --ca-file "$T/ca.pem" --auth-file "$T/good.auth" "${runs[@]}" >/dev/null 2>"$T/vg" || rc=$?
 	if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$T/vg"; then pass "valgrind: upload over TLS clean"; else
