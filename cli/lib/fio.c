@@ -238,7 +238,9 @@ static int parse_bins(struct parse *p, json_object *bins, double scale, const ch
 	return 0;
 }
 
-static int parse_lat(struct parse *p, json_object *dir, const char *where, struct stune_lat *lat)
+/* fallback_samples: the I/O count of the direction, for a clat without "N" (fio 2.x, early 3.x). */
+static int parse_lat(struct parse *p, json_object *dir, const char *where, uint64_t fallback_samples,
+		     struct stune_lat *lat)
 {
 	json_object *c;
 	double scale = 1;
@@ -254,7 +256,7 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, struc
 	int r;
 	if ((r = get_num(p, c, "N", where, false, &x)) < 0)
 		return r;
-	lat->samples = (uint64_t)x;
+	lat->samples = json_object_object_get_ex(c, "N", NULL) ? (uint64_t)x : fallback_samples;
 	if ((r = get_num(p, c, "min", where, false, &lat->min_ns)) < 0 ||
 	    (r = get_num(p, c, "max", where, false, &lat->max_ns)) < 0 ||
 	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0)
@@ -304,7 +306,12 @@ static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, con
 	    (r = get_num(p, dir, "iops", where, true, &io->iops)) < 0 ||
 	    (r = get_u64(p, dir, "runtime", where, false, &io->runtime_ms)) < 0)
 		return r;
-	if ((r = parse_lat(p, dir, where, &io->clat)) < 0)
+	/* fio 2.x and early 3.x (3.1) write no clat "N": every completed I/O is a sample, so total_ios
+	 * is N (fio 2.1, without total_ios: IOPS x runtime, rounded). */
+	uint64_t fallback = io->total_ios;
+	if (!json_object_object_get_ex(dir, "total_ios", NULL))
+		fallback = (uint64_t)llround(io->iops * (double)io->runtime_ms / 1000.0);
+	if ((r = parse_lat(p, dir, where, fallback, &io->clat)) < 0)
 		return r;
 	/* fio < 2.99 wrote io_bytes in KiB and had no io_kbytes. */
 	if (p->old_keys && !json_object_object_get_ex(dir, "io_kbytes", NULL))
@@ -450,8 +457,12 @@ static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *ru
 
 	if (!json_object_is_type(doc, json_type_object))
 		return fail(p, "not fio output: the JSON document is not an object");
-	if (!json_object_object_get_ex(doc, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array))
+	if (!json_object_object_get_ex(doc, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array)) {
+		if (json_object_object_get_ex(doc, "client_stats", NULL))
+			return fail(p, "fio client/server output ('client_stats', fio --client) is not supported: "
+				       "run fio on the host itself");
 		return fail(p, "not fio output: no 'jobs' array");
+	}
 	size_t n = json_object_array_length(jobs);
 	if (n == 0)
 		return fail(p, "fio output without jobs: 'jobs' is empty");

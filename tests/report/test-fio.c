@@ -173,6 +173,9 @@ int main(int argc, char **argv)
 	e = bad("{\"jobs\": [{\"jobname\": \"x\", \"read\": {\"io_bytes\": 1, \"bw\": \"fast\", \"iops\": 1}}]}", &rc);
 	CHECK(rc == -EINVAL && contains(e, "jobs[0] 'x'.read: 'bw' is not a number"));
 	free(e);
+	e = bad("{\"fio version\": \"fio-2.6\", \"client_stats\": [{\"jobname\": \"All clients\"}]}", &rc);
+	CHECK(rc == -EINVAL && contains(e, "fio client/server output ('client_stats', fio --client) is not supported"));
+	free(e);
 	e = bad("", &rc);
 	CHECK(rc == -EINVAL && contains(e, "empty file"));
 	free(e);
@@ -191,6 +194,50 @@ int main(int argc, char **argv)
 		CHECK(o->total[0].clat.mean_ns == 2500 && o->total[0].clat.pct_ns[1] == 8000);
 		stune_fio_run_free(o);
 	}
+
+	/* Real outputs of older fio (sources in fio/SOURCES.md). fio 3.1: nanosecond keys, no clat "N"
+	 * (samples = total_ios). */
+	n_warnings = 0;
+	CHECK((r = load("fio-3.1-randread-1job-json.json")) != NULL);
+	if (r) {
+		const struct stune_lat *l = &r->total[STUNE_FIO_READ].clat;
+		CHECK(!r->old_keys && !r->json_plus && r->n_jobs == 1 && r->timestamp_ms == 1564907970022LL);
+		CHECK(strcmp(r->fio_version, "fio-3.1") == 0);
+		CHECK(fabs(r->iops - 6614.073099) < 1e-6 && r->total[STUNE_FIO_READ].io_bytes == 1625501696ULL);
+		CHECK(l->samples == 396851 && fabs(l->mean_ns - 135557.025488) < 1e-6);
+		CHECK(l->pct_source == STUNE_PCT_FIO && l->pct_ns[0] == 134144 && l->pct_ns[1] == 142336 &&
+		      l->pct_ns[2] == 464896);
+		CHECK(r->total[STUNE_FIO_WRITE].clat.samples == 0);
+		stune_fio_run_free(r);
+	}
+	/* fio 2.17: clat in usec, io_bytes in KiB, two groups (randread, randwrite), total_ios. */
+	CHECK((r = load("fio-2.17-randread-randwrite-2groups-json.json")) != NULL);
+	if (r) {
+		const struct stune_lat *rd = &r->total[STUNE_FIO_READ].clat, *wr = &r->total[STUNE_FIO_WRITE].clat;
+		CHECK(r->old_keys && r->n_jobs == 2 && r->timestamp_ms == 1506559552257LL);
+		CHECK(fabs(r->iops - (8086.673998 + 2457.017193)) < 1e-6);
+		CHECK(r->total[STUNE_FIO_READ].io_bytes == 1294256ULL * 1024 &&
+		      r->total[STUNE_FIO_WRITE].io_bytes == 393280ULL * 1024);
+		CHECK(rd->samples == 80891 && fabs(rd->mean_ns - 238357.679) < 1e-3 && rd->pct_ns[0] == 96000 &&
+		      rd->pct_ns[2] == 1896000 && rd->pct_source == STUNE_PCT_FIO);
+		CHECK(wr->samples == 24580 && fabs(wr->mean_ns - 800193.694) < 1e-3 && wr->pct_ns[1] == 2384000);
+		stune_fio_run_free(r);
+	}
+	/* fio 2.1.4: no timestamp, no total_ios (samples = IOPS x runtime), five groups. */
+	CHECK((r = load("fio-2.1.4-5groups-json.json")) != NULL);
+	if (r) {
+		const struct stune_lat *rd = &r->total[STUNE_FIO_READ].clat;
+		CHECK(r->old_keys && r->n_jobs == 5 && r->timestamp_ms == 0 && r->n_failed == 0);
+		CHECK(r->iops == 893 + 1743 && r->bw_kib_s == 68118 + 129836 + 6443 + 1269 + 1292);
+		CHECK(r->total[STUNE_FIO_READ].io_bytes == (361984ULL + 36244 + 36244) * 1024);
+		/* 253 x 2.788 s = 705, 317 x 28.540 s = 9047, 323 x 28.045 s = 9059 */
+		CHECK(rd->samples == 705 + 9047 + 9059);
+		double mean = (705 * 250667.06 + 9047 * 3117.62 + 9059 * 198030.44) / 18811 * 1000;
+		CHECK(fabs(rd->mean_ns - mean) < 1e-3);
+		CHECK(rd->pct_source == STUNE_PCT_MAX_OF_JOBS && rd->pct_ns[1] == 473088000);
+		stune_fio_run_free(r);
+	}
+	CHECK(n_warnings == 0);
 
 	/* --status-interval: concatenated documents, the last one counts, with a warning. */
 	const char *two = "{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}]}\n"

@@ -94,6 +94,22 @@ assert abs(c["avg_change_pct"] - exp) < 0.01, (c["avg_change_pct"], exp)
 print("ok   compare FILE: JSON compare block")
 PY
 
+# --- Real outputs of older fio (fio/SOURCES.md): 2.1.4 (no timestamp, no total_ios),
+# 2.17 (usec, KiB), 3.1 (ns, no clat N): accepted without a warning, text golden,
+# saved under the earliest start time that a run gives (2.1.4 gives none).
+old=(fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
+os=$work/old-state
+(cd "$fixtures" && "$bin" report --phase old --state-dir "$os" "${old[@]}") >"$work/o.out" 2>"$work/o.err"
+rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && [ "$(grep -vc '^scsitune: result set saved to ' "$work/o.err")" -eq 0 ] &&
+	pass "older fio outputs: exit 0, no warning" ||
+	fail "older fio outputs: exit $rc: $(head -3 "$work/o.err")"
+golden old-fio.txt "$work/o.out"
+checks=$((checks + 1))
+[ -f "$os/reports/old/20170928T004552Z.json" ] && pass "older fio outputs: saved as the 2.17 run's start" ||
+	fail "older fio outputs: not saved: $(find "$os" -type f)"
+
 # --- SPEC.md's seed table end to end: synthetic single-job runs with those totals.
 seed=$work/seed
 mkdir -p "$seed"
