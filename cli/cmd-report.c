@@ -19,6 +19,7 @@
 #include "lib/journal.h"
 #include "lib/lineproto.h"
 #include "lib/resultset.h"
+#include "lib/root.h"
 #include "lib/stats.h"
 #include "lib/topology.h"
 #include "lib/upload.h"
@@ -32,7 +33,7 @@ void help_report(FILE *f)
 	fputs("Usage: scsitune report [options] FILE...\n"
 	      "       scsitune report --run [--runs N] [--device DEV]... [job options] [options]\n"
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
-	      "\nIngest fio JSON output (fio 3.x output format json or json+), one file per run,\n"
+	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run,\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
 	      "latency (mean, p50, p99, p99.9), errors; across runs: avg, min-max, spread\n"
 	      "((max - min) / max), sample standard deviation and coefficient of variation.\n"
@@ -49,7 +50,9 @@ void help_report(FILE *f)
 	      "      --auth-file FILE     credentials: 'Bearer TOKEN', 'Token TOKEN' or 'user:password'\n"
 	      "                           (the file must not be readable by others)\n"
 	      "      --ca-file FILE       verify the server's TLS certificate against these CAs\n"
-	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT ")\n"
+	      "      --upload-timeout S   seconds one upload attempt may take (default 30; 3 tries)\n"
+	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT " inside the\n"
+	      "                           --sysroot tree, or $SCSITUNE_CONFIG)\n"
 	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
 	      "      --run                run fio N times and report those runs (no FILE)\n"
 	      "      --runs N             how many runs (default 3)\n"
@@ -81,6 +84,7 @@ struct report_opts {
 	const char *auth_file;
 	const char *ca_file;
 	const char *config;
+	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
 	/* --run */
 	bool run, node_set;
@@ -201,16 +205,34 @@ static int save(const struct report_opts *ro, const struct report_set *set, char
 /*
  * The settings file fills what the command line left unset. It is read only
  * when an upload is asked for (--upload, --flush) or --config names it.
+ * --config FILE and $SCSITUNE_CONFIG (tests point it away from /etc) are host
+ * paths; the default is etc/scsitune/scsitune.conf through the root layer, so
+ * under --sysroot DIR it is the tree's, like every other system path.
  */
-static bool load_config(struct report_opts *ro, struct stune_config **cfg)
+static bool load_config(const struct global_opts *g, struct report_opts *ro, struct stune_config **cfg)
 {
-	_cleanup_free_ char *err = NULL;
-	/* SCSITUNE_CONFIG moves the default file (tests point it away from /etc). */
+	_cleanup_free_ char *err = NULL, *shown = NULL;
 	const char *def = getenv("SCSITUNE_CONFIG");
-	const char *path = ro->config ? ro->config : def && *def ? def : STUNE_CONFIG_DEFAULT;
+	const char *path = ro->config ? ro->config : def && *def ? def : NULL;
+	int r;
 	if (!ro->config && !ro->upload && !ro->flush)
 		return true;
-	int r = stune_config_load(path, !ro->config, cfg, &err);
+	if (path)
+		r = stune_config_load(path, !ro->config, cfg, &err);
+	else {
+		_cleanup_(stune_root_freep) struct stune_root *root = NULL;
+		r = stune_root_new(g->sysroot, &root);
+		if (r < 0) {
+			error_msg("--sysroot %s: %s", g->sysroot, strerror(-r));
+			return false;
+		}
+		if (stune_root_host_path(root, STUNE_CONFIG_PATH, &shown) < 0) {
+			error_msg("out of memory");
+			return false;
+		}
+		path = shown;
+		r = stune_config_load_root(root, true, cfg, &err);
+	}
 	if (r < 0) {
 		error_msg("%s%s%s", path, err ? ":" : ": ", err ? err : strerror(-r));
 		return false;
@@ -221,6 +243,10 @@ static bool load_config(struct report_opts *ro, struct stune_config **cfg)
 		ro->auth_file = (*cfg)->upload_auth_file;
 	if (!ro->ca_file)
 		ro->ca_file = (*cfg)->upload_ca_file;
+	if (!ro->upload_timeout_s)
+		ro->upload_timeout_s = (*cfg)->upload_timeout_s;
+	if (!ro->upload_timeout_s)
+		ro->upload_timeout_s = STUNE_UPLOAD_DEFAULT_TIMEOUT_S;
 	return true;
 }
 
@@ -275,7 +301,8 @@ static int flush_spool(const struct global_opts *g, const struct report_opts *ro
 		error_msg("--state-dir %s: reading %s/spool: %s", ro->state_dir, ro->state_dir, strerror(-r));
 		return EXIT_ERROR;
 	}
-	struct stune_upload u = {.url = ro->upload, .ca_file = ro->ca_file, .auth = auth};
+	struct stune_upload u = {
+	    .url = ro->upload, .ca_file = ro->ca_file, .auth = auth, .timeout_s = ro->upload_timeout_s};
 	_cleanup_free_ char *err = NULL;
 	int ret = EXIT_OK;
 	for (size_t i = 0; i < n; i++) {
@@ -713,6 +740,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		OPT_AUTH_FILE,
 		OPT_CA_FILE,
 		OPT_CONFIG,
+		OPT_UPLOAD_TIMEOUT,
 		OPT_RUN,
 		OPT_RUNS,
 		OPT_DEVICE,
@@ -735,6 +763,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 						 {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
 						 {"ca-file", required_argument, NULL, OPT_CA_FILE},
 						 {"config", required_argument, NULL, OPT_CONFIG},
+						 {"upload-timeout", required_argument, NULL, OPT_UPLOAD_TIMEOUT},
 						 {"run", no_argument, NULL, OPT_RUN},
 						 {"runs", required_argument, NULL, OPT_RUNS},
 						 {"device", required_argument, NULL, OPT_DEVICE},
@@ -806,6 +835,13 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			continue;
 		case OPT_FLUSH:
 			ro.flush = true;
+			continue;
+		case OPT_UPLOAD_TIMEOUT:
+			if (stune_parse_upload_timeout(optarg, &ro.upload_timeout_s) < 0) {
+				usage_error("report", "--upload-timeout: '%s' is not a number of seconds from %d to %d",
+					    optarg, STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
+				return EXIT_USAGE;
+			}
 			continue;
 		case OPT_RUN:
 			ro.run = true;
@@ -919,7 +955,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		ro.devices = devices;
 	}
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
-	if (!load_config(&ro, &cfg))
+	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
 	if (ro.flush) {
 		if (optind < argc) {

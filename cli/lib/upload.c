@@ -268,8 +268,10 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, body_cb);
 	lc.easy_setopt(c, CURLOPT_WRITEDATA, &resp);
 	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, u->connect_timeout_s > 0 ? u->connect_timeout_s : 5L);
-	lc.easy_setopt(c, CURLOPT_TIMEOUT, u->timeout_s > 0 ? u->timeout_s : 30L);
+	long timeout = u->timeout_s > 0 ? u->timeout_s : STUNE_UPLOAD_DEFAULT_TIMEOUT_S;
+	long connect_timeout = timeout < STUNE_UPLOAD_CONNECT_TIMEOUT_S ? timeout : STUNE_UPLOAD_CONNECT_TIMEOUT_S;
+	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+	lc.easy_setopt(c, CURLOPT_TIMEOUT, timeout);
 	lc.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	lc.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	lc.easy_setopt(c, CURLOPT_USERAGENT, "scsitune");
@@ -287,6 +289,13 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 
 	if (cc != CURLE_OK) {
 		const char *msg = *errbuf ? errbuf : lc.easy_strerror(cc);
+		if (cc == CURLE_OPERATION_TIMEDOUT) {
+			/* The connect phase has its own, shorter limit: curl says "Connection timed out". */
+			if (strstr(msg, "Connection timed out"))
+				return set_err(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
+					       connect_timeout, msg);
+			return set_err(err, -EAGAIN, "no answer within the %ld s upload timeout (%s)", timeout, msg);
+		}
 		return set_err(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
 	}
 	if (status >= 200 && status < 300)

@@ -6,7 +6,8 @@
  *
  * Results of a send: 0 (2xx); -EAGAIN, worth retrying (connection refused or
  * reset, timeout, 5xx, 429); -EPROTO, permanent (any other 4xx, TLS
- * verification failure, a URL curl rejects). *err is a one-line message.
+ * verification failure, a URL curl rejects). *err is a one-line message; a
+ * timeout says which limit ran out ("no answer within the 30 s upload timeout").
  */
 #pragma once
 
@@ -35,12 +36,15 @@ DEFINE_CLEANUP_FUNC(struct stune_auth, stune_auth_free)
  */
 int stune_upload_url(const char *url, char **out, char **err);
 
+/* Seconds one POST may take in all (connecting: at most STUNE_UPLOAD_CONNECT_TIMEOUT_S of it). */
+#define STUNE_UPLOAD_DEFAULT_TIMEOUT_S 30L
+#define STUNE_UPLOAD_CONNECT_TIMEOUT_S 5L
+
 struct stune_upload {
 	const char *url;     /* as given; precision=ms is added */
 	const char *ca_file; /* NULL: the system's CA store */
 	const struct stune_auth *auth;
-	long connect_timeout_s; /* 0: 5 */
-	long timeout_s;		/* 0: 30 */
+	long timeout_s; /* 0: STUNE_UPLOAD_DEFAULT_TIMEOUT_S; connecting gets min(this, 5 s) */
 };
 /* One POST of body. */
 int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);

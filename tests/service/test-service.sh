@@ -11,6 +11,8 @@
 #    spool empty, exactly one copy of each run; the same runs twice: one copy;
 #  - the server back during the backoff: sent on a retry; no invalid rows;
 #  - a stub answering 503 (3 tries, exit 3) and 400 (one try, exit 1);
+#  - a stub that accepts the connection and never answers: the upload timeout
+#    (--upload-timeout, settings file timeout=) bounds it, exit 3, batch kept;
 #  - a bearer token through vmauth (wrong token 400 from vmauth 1.79, right token flushes);
 #  - InfluxDB with auth: wrong password → 401, exit 1, data kept in the spool;
 #    right password → flushed; a world-readable auth file is refused;
@@ -208,6 +210,51 @@ checks=$((checks + 1))
 [ "$(wc -l <"$T/stub.hits")" -eq 1 ] && pass "400: one try" || fail "400 tries: $(cat "$T/stub.hits")"
 spooled "503, then 400" "$ss" 1
 stop stub
+
+# --- A server that accepts the connection and never answers: the upload timeout
+# (--upload-timeout, or timeout= in the settings file) bounds each of the 3 tries:
+# exit 3, one line naming the URL and the timeout, the batch kept. Bound: 3 tries
+# x 1 s + 1 s + 2 s of backoff = 6 s; the default (30 s) would take over 90 s.
+silent_port=$(free_port)
+"$py" - "$silent_port" "$T/silent.conns" <<'PY' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+held = []
+while True:
+    c, _ = s.accept()
+    held.append(c)  # keep it open, read nothing, answer nothing
+    open(sys.argv[2], "a").write("conn\n")
+PY
+pids[silent]=$!
+for _ in $(seq 1 100); do "$py" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
+	"$silent_port" 2>/dev/null && break; sleep 0.05; done
+: >"$T/silent.conns"
+silent=http://127.0.0.1:$silent_port/write
+sq=$T/state-silent
+t0=$(date +%s%N)
+report 3 "^scsitune: upload to $silent: no answer within the 1 s upload timeout \(.*\); not sent, kept in spool: 1 batch in $sq/spool$" \
+	--phase silent --state-dir "$sq" --upload "$silent" --upload-timeout 1 "${runs[@]}"
+t1=$(date +%s%N)
+checks=$((checks + 1))
+[ "$(grep -vc '^scsitune: result set saved to ' "$T/err")" -eq 1 ] && pass "silent server: one error line" ||
+	{ fail "silent server: stderr:"; cat "$T/err"; }
+spooled "silent server" "$sq" 1
+checks=$((checks + 1))
+ms=$(((t1 - t0) / 1000000))
+[ "$ms" -ge 3000 ] && [ "$ms" -lt 30000 ] && pass "silent server: gave up after $ms ms (3 tries of 1 s + 3 s backoff; bound 30 s)" ||
+	fail "silent server: took $ms ms (want 3 s to 30 s)"
+checks=$((checks + 1))
+[ "$(wc -l <"$T/silent.conns")" -eq 3 ] && pass "silent server: 3 connections (tries)" || fail "silent server: $(wc -l <"$T/silent.conns") connections"
+# The same from the settings file; the option wins over it.
+printf '[upload]\nurl = %s\ntimeout = 2\n' "$silent" >"$T/silent.conf"
+report 3 "no answer within the 2 s upload timeout .*kept in spool: 1 batch" --state-dir "$sq" --flush --config "$T/silent.conf"
+report 3 "no answer within the 1 s upload timeout .*kept in spool: 1 batch" --state-dir "$sq" --flush --config "$T/silent.conf" \
+	--upload-timeout 1
+spooled "silent server, after two flushes" "$sq" 1
+stop silent
 
 # --- Bearer token: vmauth in front of VictoriaMetrics.
 auth_port=$(free_port)

@@ -2,6 +2,7 @@
 /* Line protocol encoding, the upload URL, auth files, the settings file and the spool. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,8 @@
 
 #include "config.h"
 #include "lineproto.h"
+#include "root.h"
+#include "statefile.h"
 #include "tap.h"
 #include "upload.h"
 
@@ -179,7 +182,61 @@ static void test_config(void)
 	free(p);
 	CHECK(stune_config_load("/nonexistent/scsitune.conf", false, &c, &err) == -ENOENT);
 	CHECK(stune_config_load("/nonexistent/scsitune.conf", true, &c, &err) == 0 && c && !c->upload_url);
+	CHECK(c && c->upload_timeout_s == 0);
 	stune_config_free(c);
+	c = NULL;
+
+	/* timeout = SECONDS, 1 to 3600. */
+	p = write_file("conf", "[upload]\ntimeout = 7\n", 0644);
+	CHECK(stune_config_load(p, false, &c, &err) == 0 && c && c->upload_timeout_s == 7);
+	stune_config_free(c);
+	c = NULL;
+	free(p);
+	const char *bad_timeouts[] = {"0", "3601", "-1", "+5", "5s", "1e3", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(*bad_timeouts); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "[upload]\nurl = x\ntimeout = %s\n", bad_timeouts[i]);
+		p = write_file("conf", text, 0644);
+		CHECK(stune_config_load(p, false, &c, &err) == -EINVAL);
+		char want[128];
+		snprintf(want, sizeof(want), "3: upload.timeout: '%s' is not a number of seconds from 1 to 3600",
+			 bad_timeouts[i]);
+		CHECK_STR(err, want);
+		free(err);
+		err = NULL;
+		free(p);
+	}
+	long t = 0;
+	CHECK(stune_parse_upload_timeout("3600", &t) == 0 && t == 3600);
+	CHECK(stune_parse_upload_timeout("", &t) == -EINVAL);
+
+	/* The default file through the root layer: ROOT/etc/scsitune/scsitune.conf, never the host's. */
+	char *tree = NULL, *etc = NULL;
+	struct stune_root *root = NULL;
+	CHECK(asprintf(&tree, "%s/conf-root", tmpdir) > 0 && asprintf(&etc, "%s/etc/scsitune", tree) > 0);
+	CHECK(stune_mkdir_p(etc, 0755) == 0);
+	CHECK(stune_root_new(tree, &root) == 0);
+	CHECK(stune_config_load_root(root, true, &c, &err) == 0 && c && !c->upload_url); /* missing: empty */
+	stune_config_free(c);
+	c = NULL;
+	CHECK(stune_config_load_root(root, false, &c, &err) == -ENOENT);
+	p = NULL;
+	CHECK(asprintf(&p, "%s/scsitune.conf", etc) > 0);
+	FILE *f = fopen(p, "we");
+	CHECK(f && fputs("[upload]\nurl = http://tree/write\ntimeout = 3\n", f) >= 0 && fclose(f) == 0);
+	CHECK(stune_config_load_root(root, false, &c, &err) == 0 && c && c->upload_timeout_s == 3);
+	CHECK_STR(c ? c->upload_url : NULL, "http://tree/write");
+	stune_config_free(c);
+	c = NULL;
+	f = fopen(p, "we");
+	CHECK(f && fputs("[upload]\nfrob = 1\n", f) >= 0 && fclose(f) == 0);
+	CHECK(stune_config_load_root(root, true, &c, &err) == -EINVAL);
+	CHECK_STR(err, "2: unknown key 'upload.frob'");
+	free(err);
+	stune_root_free(root);
+	free(p);
+	free(etc);
+	free(tree);
 }
 
 static void test_spool(void)
