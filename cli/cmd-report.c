@@ -23,8 +23,13 @@
 #include "lib/stats.h"
 #include "lib/topology.h"
 #include "lib/upload.h"
+#include "lib/verify.h"
 #include "render-report.h"
 #include "scsitune.h"
+
+#ifndef SCSITUNE_PROFILE_DIR
+#define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
+#endif
 
 #define DEFAULT_STATE_DIR "/var/lib/scsitune"
 
@@ -539,8 +544,9 @@ static int choose_binding(const struct global_opts *g, const struct report_opts 
 /*
  * The applied profile, from apply's journal (issue 4): in --state-dir when
  * given, else in /var/lib/scsitune (of the --sysroot tree under --sysroot).
- * The journal says what apply did; whether it is still in effect is what
- * `scsitune verify` says, which report does not run: verify_state is null.
+ * The journal says what apply did; verify_state says whether it was still in
+ * effect when the runs started: the journal's profile planned against the
+ * host model read before fio ran, counted as `scsitune verify` counts.
  */
 static void profile_provenance(const struct report_opts *ro, struct stune_ctx *ctx, struct run_state *rs)
 {
@@ -553,6 +559,7 @@ static void profile_provenance(const struct report_opts *ro, struct stune_ctx *c
 	int r = dir ? stune_journal_load(dir, &rs->journal) : -ENOMEM;
 	if (r == -ENOENT) {
 		p->profile_note = "no applied profile: no apply journal (stock settings, or reverted)";
+		p->profile_verify_state = "none-applied";
 		return;
 	}
 	if (r < 0 || !rs->journal) {
@@ -572,7 +579,23 @@ static void profile_provenance(const struct report_opts *ro, struct stune_ctx *c
 	p->profile = j->profile;
 	p->profile_digest = j->digest;
 	p->profile_journal_state = reverted ? "partly-reverted" : bad ? "incomplete" : "applied";
-	p->profile_note = "from apply's journal; verify_state: run scsitune verify (not run by report)";
+
+	struct stune_verify_summary v;
+	_cleanup_free_ char *err = NULL;
+	r = stune_verify_journal(rs->topo, j, SCSITUNE_PROFILE_DIR, &v, &err);
+	if (r < 0) {
+		p->profile_note = "from apply's journal; verify_state unknown: the profile could not be read";
+		fprintf(stderr, "scsitune: warning: verify_state unknown: %s\n",
+			err		? err
+			: r == -EBADMSG ? "the journal names no profile file"
+					: strerror(-r));
+		return;
+	}
+	p->profile_verify_state = v.drifted ? "drifted" : "in-effect";
+	p->profile_verify_drifted = STUNE_NUM((int64_t)v.drifted);
+	p->profile_note = v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
+					      "changed since it was applied (checked as it is now)"
+					    : "from apply's journal; verify_state as scsitune verify, before the runs";
 }
 
 /*

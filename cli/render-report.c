@@ -224,7 +224,10 @@ static void render_provenance(struct out *o, const struct report_set *s)
 	out_str(o, "name", "; profile %s", p->profile);
 	out_str(o, "digest", p->profile ? " (sha256 %.12s...)" : NULL, p->profile_digest);
 	out_str(o, "journal_state", p->profile ? ", journal: %s" : NULL, p->profile_journal_state);
-	out_str(o, "verify_state", NULL, NULL);
+	out_str(o, "verify_state", ", verify: %s", p->profile_verify_state);
+	out_num(o, "verify_drifted",
+		p->profile_verify_drifted.set && p->profile_verify_drifted.v ? " (drifted settings: %s)" : NULL,
+		p->profile_verify_drifted);
 	out_str(o, "note", " (%s)", p->profile_note);
 	out_text(o, "\n");
 	out_obj_end(o);

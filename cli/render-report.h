@@ -14,6 +14,10 @@ struct report_provenance {
 	const char *payload_version; /* sys/module/scsi_mod/version */
 	/* The applied profile, from apply's journal; NULL name: none applied */
 	const char *profile, *profile_digest, *profile_journal_state, *profile_note;
+	/* Was it in effect when the runs started (verify's rule): "in-effect", "drifted",
+	 * "none-applied", or NULL (could not be checked; the note says why); settings drifted. */
+	const char *profile_verify_state;
+	struct stune_num profile_verify_drifted;
 	const char *fio_path, *fio_version;
 	char *const *fio_args; /* the job options, as given to fio (NULL-terminated) */
 	char *const *devices;

@@ -76,6 +76,8 @@ check(p["phase"] == "smoke" and p["runs"] == 2 and p["fio_version"].startswith("
 check(p["hba"] is None, "provenance: no HBA for a regular file")
 check(p["profile"]["name"] is None and p["profile"]["digest"] is None and p["profile"]["note"],
       "provenance: no journal, profile null with a note")
+check(p["profile"]["verify_state"] == "none-applied" and p["profile"]["verify_drifted"] is None,
+      "provenance: no journal, verify_state none-applied")
 j = p["job"]
 check(j["readonly"] is True and j["devices"] == [data] and j["job_file"] is None, "provenance: job")
 for a in ("--readonly", "--rw=randread", "--bs=4k", "--iodepth=4", "--numjobs=2", "--runtime=1", "--time_based",
@@ -138,13 +140,42 @@ assert p["host"] == "stor-ds01" and p["kernel"] == "6.1.0-57-amd64" and p["paylo
 assert p["numa_binding"]["node"] is None, p["numa_binding"]
 pr = p["profile"]
 assert pr["name"] == "numa" and len(pr["digest"]) == 64 and pr["journal_state"] == "applied", pr
-assert pr["verify_state"] is None and pr["note"], pr
+assert pr["verify_state"] == "in-effect" and pr["verify_drifted"] == 0 and pr["note"], pr
 lp = "".join(open(f).read() for f in glob.glob(sys.argv[2] + "/spool/*.lp"))
 for tag in ("firmware=8.9.1.0.00000-00011", "hba_model=Fusion-MPT\\ 24GSAS/PCIe\\ SAS40xx\\ (eHBA\\ 9600-16i",
             "host=stor-ds01", "kernel=6.1.0-57-amd64", "payload=scsitune-0.1", "phase=canary", "profile=numa"):
     assert tag in lp, (tag, lp)
-print("ok   sysroot: HBA, firmware, node, payload, kernel, host from the tree, profile + digest from apply's journal; the same as line-protocol tags")
+print("ok   sysroot: HBA, firmware, node, payload, kernel, host from the tree, profile + digest from apply's journal"
+      " (verify_state in-effect, 0 drifted); the same as line-protocol tags")
 PY
+# verify_state follows the tree: one applied value changed by hand is one drifted setting,
+# as `scsitune verify` counts it; the text says so too.
+ra=$("$py" -c 'import json, sys
+for e in json.load(open(sys.argv[1]))["changes"]:
+    if e["setting"] == "queue/read_ahead_kb" and e["state"] == "applied":
+        print(e["path"]); break' "$work/st2/journal.json")
+if [ -z "$ra" ]; then
+	fail "verify_state: no applied queue/read_ahead_kb in the journal"
+else
+	echo 4096 >"$work/fx/dual-socket-mpi3mr/$ra"
+	rc=0
+	"$bin" -o json --sysroot "$work/fx/dual-socket-mpi3mr" verify --state-dir "$work/st2" >"$work/vf.json" 2>/dev/null || rc=$?
+	"$bin" -o json --sysroot "$work/fx/dual-socket-mpi3mr" report --run --fio "$work/fio-wrap" --device "$work/dev/sdf" \
+		--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --state-dir "$work/st2" >"$work/dr.json" 2>"$work/dr.err" ||
+		fail "verify_state drifted: report exit $?: $(cat "$work/dr.err")"
+	"$bin" --sysroot "$work/fx/dual-socket-mpi3mr" report --run --fio "$work/fio-wrap" --device "$work/dev/sdf" \
+		--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --state-dir "$work/st2" >"$work/dr.txt" 2>/dev/null
+	"$py" - "$work/dr.json" "$work/vf.json" "$rc" "$work/dr.txt" <<'PY' || fails=$((fails + 1))
+import json, sys
+pr = json.load(open(sys.argv[1]))["provenance"]["profile"]
+v = json.load(open(sys.argv[2]))
+assert sys.argv[3] == "2" and v["summary"]["drifted"] == 1, ("verify", sys.argv[3], v["summary"])
+assert pr["verify_state"] == "drifted" and pr["verify_drifted"] == v["summary"]["drifted"], pr
+text = open(sys.argv[4]).read()
+assert "journal: applied, verify: drifted (drifted settings: 1)" in text, text
+print("ok   verify_state: a hand change after apply -> drifted (1), as scsitune verify counts; the text says it")
+PY
+fi
 "$bin" --sysroot "$work/fx/numa-unknown" report --run --fio "$work/fio-wrap" --device "$work/dev/sda" \
 	--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --state-dir "$work/st3" >/dev/null 2>"$work/nu.err" ||
 	fail "numa-unknown: exit $?"

@@ -13,6 +13,9 @@
 #  - a stub answering 503 (3 tries, exit 3) and 400 (one try, exit 1);
 #  - a stub that accepts the connection and never answers: the upload timeout
 #    (--upload-timeout, settings file timeout=) bounds it, exit 3, batch kept;
+#  - InfluxDB 2.x write API (/api/v2/write?org=&bucket=, Token auth) against
+#    VictoriaMetrics (read back) and a stub (path and Authorization header);
+#    InfluxDB 2 itself is not in Debian 12 and is untested;
 #  - a bearer token through vmauth (wrong token 400 from vmauth 1.79, right token flushes);
 #  - InfluxDB with auth: wrong password → 401, exit 1, data kept in the spool;
 #    right password → flushed; a world-readable auth file is refused;
@@ -139,6 +142,14 @@ check "vm read back" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
 report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$ix/write?db=scsitune" "${runs[@]}"
 check "influx read back" "$py" "$here/check-points.py" influx "$ix" "$T/doc.json" base
 
+# InfluxDB 2.x write API as VictoriaMetrics serves it (Debian has no InfluxDB 2;
+# VictoriaMetrics ignores the token and the bucket): every value read back.
+printf 'Token tok-v2\n' >"$T/vm-v2.auth"
+chmod 600 "$T/vm-v2.auth"
+report 0 'uploaded 4 points in 1 batch' --phase v2 --state-dir "$st" --upload "$vm/api/v2/write?org=scsitune&bucket=fleet" \
+	--auth-file "$T/vm-v2.auth" "${runs[@]}"
+check "vm /api/v2/write read back" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" v2
+
 # --- The same runs again: still one copy (VictoriaMetrics dedup, InfluxDB overwrite).
 report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$vm/influx/write" "${runs[@]}"
 report 0 'uploaded 4 points' --phase base --state-dir "$st" --upload "$ix/write?db=scsitune" "${runs[@]}"
@@ -188,6 +199,11 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         open(hits, "a").write(self.path + "\n")
+        if self.path.startswith("/api/v2/write"):  # record what an InfluxDB 2.x write carries
+            open(hits + ".auth", "a").write(self.headers.get("Authorization", "(none)") + "\n")
+            self.send_response(204)
+            self.end_headers()
+            return
         code = 400 if "db=bad" in self.path else 503
         self.send_response(code)
         self.end_headers()
@@ -209,6 +225,16 @@ report 1 'HTTP 400: \{"error":"stub says 400"\}; not sent, kept in spool: 1 batc
 checks=$((checks + 1))
 [ "$(wc -l <"$T/stub.hits")" -eq 1 ] && pass "400: one try" || fail "400 tries: $(cat "$T/stub.hits")"
 spooled "503, then 400" "$ss" 1
+# InfluxDB 2.x write API: /api/v2/write?org=&bucket=, "Authorization: Token ..." from the auth file.
+umask 077
+printf 'Token tok-v2-secret\n' >"$T/v2.auth"
+: >"$T/stub.hits"
+report 0 'uploaded 4 points in 1 batch' --phase v2stub --state-dir "$T/state-v2stub" \
+	--upload "http://127.0.0.1:$stub_port/api/v2/write?org=scsitune&bucket=fleet" --auth-file "$T/v2.auth" "${runs[@]}"
+checks=$((checks + 1))
+[ "$(cat "$T/stub.hits")" = "/api/v2/write?org=scsitune&bucket=fleet&precision=ms" ] &&
+	[ "$(cat "$T/stub.hits.auth")" = "Token tok-v2-secret" ] && pass "v2 write: path, precision=ms, Authorization: Token" ||
+	fail "v2 write: $(cat "$T/stub.hits" "$T/stub.hits.auth")"
 stop stub
 
 # --- A server that accepts the connection and never answers: the upload timeout
