@@ -35,6 +35,8 @@ run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
 run 1 report --state-dir "$work/st" --compare nope "${all[0]}"
 run 1 report --compare "${all[0]}" "${all[0]}"
 run 64 report --phase ../x "${all[0]}"
+run 0 report "$fx/fio-2.1.4-5groups-json.json" "$fx/fio-2.17-randread-randwrite-2groups-json.json" \
+	"$fx/fio-3.1-randread-1job-json.json"
 # Upload paths without a server: port 1 refuses at once (3 tries, 1 s and 2 s apart).
 printf '[upload]\nurl = http://127.0.0.1:1/write\nbogus = 1\n' >"$work/bad.conf"
 printf 'user:pw\n' >"$work/open.auth"
@@ -42,6 +44,10 @@ chmod 644 "$work/open.auth"
 run 3 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write "${all[0]}"
 run 1 report --flush --state-dir "$work/st" --config "$work/bad.conf"
 run 1 report --phase up --state-dir "$work/st" --upload http://127.0.0.1:1/write --auth-file "$work/open.auth" "${all[0]}"
+# The default settings file through the root layer (a --sysroot tree's), with timeout=.
+mkdir -p "$work/tree/sys" "$work/tree/etc/scsitune"
+printf '[upload]\nurl = http://127.0.0.1:1/write\ntimeout = 1\n' >"$work/tree/etc/scsitune/scsitune.conf"
+SCSITUNE_CONFIG='' run 3 --sysroot "$work/tree" report --flush --state-dir "$work/st"
 # report --run on a regular file (fio itself is not run under valgrind: it is exec()ed).
 if command -v fio >/dev/null; then
 	dd if=/dev/zero of="$work/data" bs=1M count=16 status=none
@@ -54,6 +60,12 @@ if command -v fio >/dev/null; then
 	run 1 "${r[@]}" --node 4000
 	run 1 report --run --device "$work/nope" --state-dir "$work/st"
 	run 64 "${r[@]}" --rw randwrite
+	# verify_state: a tree with the numa profile applied (apply itself not under valgrind).
+	mkdir -p "$work/ds" && tar -xJf "$fx/../../fixtures/dual-socket-mpi3mr.tar.xz" -C "$work/ds"
+	"$bin" --sysroot "$work/ds" apply --profile numa --profile-dir "$fx/../../../profiles" --state-dir "$work/st-ap" \
+		>/dev/null 2>&1 || { echo "FAIL: apply on the tree"; fails=$((fails + 1)); }
+	run 0 -o json --sysroot "$work/ds" report --run --device "$work/data" --runtime 1 --runs 1 --numjobs 1 \
+		--iodepth 1 --state-dir "$work/st-ap"
 fi
 [ "$fails" -eq 0 ] && echo "ok: report valgrind-clean in $n runs"
 exit $((fails > 0))
