@@ -95,6 +95,28 @@ done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
 	cp "$ko" "$stage/$rel"
 	echo "/$rel" >>"$stage/etc/vm/modules"
 done
+# Modules the image carries but /init does not load: the LIO target stack
+# for the payload scenario (it loads them itself, after swapping in the
+# payload's modules), listed in dependency order in /etc/vm/extra-modules.
+EXTRA_MODULES='configfs target_core_mod tcm_loop'
+: >"$stage/etc/vm/extra-modules"
+for m in $EXTRA_MODULES; do
+	modprobe -d "$kdir" -S "$release" --show-depends "$m" ||
+		die "modprobe --show-depends $m failed"
+done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
+	rel=${ko#"$kdir"/}
+	grep -qxF "/$rel" "$stage/etc/vm/modules" && continue
+	mkdir -p "$stage/$(dirname "$rel")"
+	cp "$ko" "$stage/$rel"
+	echo "/$rel" >>"$stage/etc/vm/extra-modules"
+done
+# SCSITUNE_VM_PAYLOAD: a payload/build output directory; its modules/*.ko
+# and manifest.json go to /payload/ in the guest.
+if [ -n "${SCSITUNE_VM_PAYLOAD:-}" ]; then
+	[ -f "$SCSITUNE_VM_PAYLOAD/manifest.json" ] || die "SCSITUNE_VM_PAYLOAD=$SCSITUNE_VM_PAYLOAD has no manifest.json (run payload/build)"
+	mkdir -p "$stage/payload"
+	cp "$SCSITUNE_VM_PAYLOAD"/modules/*.ko "$SCSITUNE_VM_PAYLOAD/manifest.json" "$stage/payload/"
+fi
 cp "$kdir/lib/modules/$release"/modules.{builtin,builtin.modinfo,order} "$stage/lib/modules/$release/"
 depmod -b "$stage" "$release"
 
