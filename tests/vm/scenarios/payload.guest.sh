@@ -71,9 +71,9 @@ wait_for have3 || echo "not every disk appeared"
 		h=${h%/target*}
 		pci=$h
 		while [ -n "$pci" ] && [ ! -e "$pci/numa_node" ]; do pci=${pci%/*}; done
-		node=-
-		[ -e "$pci/numa_node" ] && node=$(cat "$pci/numa_node")
-		echo "${d##*/} $(cat "$h/scsi_host/${h##*/}/proc_name") ${pci##*/} $node $(cat "$d/device/iocounterbits")"
+		node=- pname=-
+		[ -n "$pci" ] && node=$(cat "$pci/numa_node") && pname=${pci##*/}
+		echo "${d##*/} $(cat "$h/scsi_host/${h##*/}/proc_name") $pname $node $(cat "$d/device/iocounterbits")"
 	done
 } >"$R/disks.txt"
 for m in scsi_mod; do

@@ -1,0 +1,73 @@
+#!/bin/bash
+# payload/test-bad-input.sh CACHE -- payload/build refuses bad input with a
+# one-line error naming the thing, its documented exit status, and leaves
+# --out as it was: an unknown or malformed release (65), a patch that does
+# not apply (66), a patch that changes an exported symbol's CRC (67), bad
+# usage (64). CACHE is the .deb cache payload/build used (no new download).
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd -P)
+build=$here/build
+cache=$1
+t=$(mktemp -d "${TMPDIR:-/tmp}/payload-bad.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+fails=0
+# expect NAME STATUS PATTERN -- ARGS...: run payload/build, check the exit
+# status, that stderr's last line matches PATTERN, and that --out ($t/out,
+# holding a sentinel) is unchanged.
+expect() {
+	local name=$1 want=$2 pat=$3 rc=0
+	shift 4
+	rm -rf "$t/out" && mkdir -p "$t/out" && echo keep >"$t/out/sentinel"
+	"$build" "$@" >"$t/stdout" 2>"$t/stderr" || rc=$?
+	local last
+	last=$(tail -n 1 "$t/stderr")
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit $rc, expected $want; stderr: $last" >&2
+		fails=$((fails + 1))
+	elif ! grep -qE -- "$pat" <<<"$last"; then
+		echo "FAIL $name: last stderr line '$last' does not match /$pat/" >&2
+		fails=$((fails + 1))
+	elif [ "$(ls -A "$t/out")" != sentinel ] || [ "$(cat "$t/out/sentinel")" != keep ]; then
+		echo "FAIL $name: --out was changed: $(ls -A "$t/out" | tr '\n' ' ')" >&2
+		fails=$((fails + 1))
+	elif ls -A "$t" | grep -q '^\.out\.'; then
+		echo "FAIL $name: a temporary output directory was left next to --out" >&2
+		fails=$((fails + 1))
+	else
+		echo "ok   $name: exit $rc: $last"
+	fi
+}
+expect usage-no-out 64 '^usage: payload/build' --
+expect usage-bad-option 64 '^usage: payload/build' -- --frobnicate --out "$t/out"
+expect release-malformed 65 "unknown release 'not-a-release'" -- --release not-a-release --cache "$cache" --out "$t/out"
+expect release-unknown 65 'unknown release 6\.1\.0-999-amd64: apt knows no package linux-headers-6\.1\.0-999-amd64' -- \
+	--release 6.1.0-999-amd64 --cache "$cache" --out "$t/out"
+
+# A series whose second patch no longer applies (a context line changed).
+mkdir -p "$t/p-stale"
+cp "$here/patches"/* "$t/p-stale/"
+# replace patch 0002 by one whose context is not in scsi.c
+printf 'diff --git a/drivers/scsi/scsi.c b/drivers/scsi/scsi.c\n--- a/drivers/scsi/scsi.c\n+++ b/drivers/scsi/scsi.c\n@@ -1,1 +1,1 @@\n-no such line\n+x\n' \
+	>"$t/p-stale/0002-scsi-percpu-iorequest-iodone-counters.patch"
+expect patch-does-not-apply 66 'patch 0002-scsi-percpu-iorequest-iodone-counters.patch does not apply to linux-source-6\.1' -- \
+	--patches "$t/p-stale" --cache "$cache" --out "$t/out"
+
+# A series with one more patch that grows struct scsi_device where genksyms
+# sees it: the ABI check must name an export whose CRC changed.
+mkdir -p "$t/p-abi"
+cp "$here/patches"/* "$t/p-abi/"
+cat >"$t/p-abi/9999-break-kabi.patch" <<'PATCH'
+--- a/include/scsi/scsi_device.h
++++ b/include/scsi/scsi_device.h
+@@ -256,2 +256,3 @@ struct scsi_device {
+ 	atomic_t iorequest_cnt;
++	atomic_t kabi_breaker;
+ 	atomic_t iodone_cnt;
+PATCH
+echo 9999-break-kabi.patch >>"$t/p-abi/series"
+expect crc-mismatch 67 '^payload/build: scsi_mod: CRC of exported symbol [A-Za-z_0-9]+ differs from Module\.symvers of 6\.1\.0-[0-9]+-amd64' -- \
+	--patches "$t/p-abi" --cache "$cache" --out "$t/out"
+
+[ "$fails" -eq 0 ] || { echo "payload/test-bad-input.sh: $fails failed" >&2; exit 1; }
+echo "payload/test-bad-input.sh: all passed"
