@@ -16,13 +16,57 @@
 
 #define STUNE_APPLY_SCHEMA_VERSION 1
 
-static const struct stune_jentry *journal_find(const struct stune_journal *j, size_t from, const char *object,
-					       const char *setting)
+/* This apply's entries (from first on, side effects left out) by (object, setting), newest first. */
+struct jindex {
+	const struct stune_journal *j;
+	size_t *ord;
+	size_t n;
+};
+
+static int jentry_key_cmp(const struct stune_jentry *e, const char *object, const char *setting)
 {
-	for (size_t i = j->n; i-- > from;)
-		if (j->entries[i].state != STUNE_J_RECORDED && !strcmp(j->entries[i].object, object) &&
-		    !strcmp(j->entries[i].setting, setting))
-			return &j->entries[i];
+	int c = strcmp(e->object, object);
+	return c ? c : strcmp(e->setting, setting);
+}
+
+static int jindex_cmp(const void *a, const void *b, void *data)
+{
+	const struct stune_journal *j = data;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = jentry_key_cmp(&j->entries[x], j->entries[y].object, j->entries[y].setting);
+	return c ? c : (x > y ? -1 : x < y);
+}
+
+static int jindex_build(const struct stune_journal *j, size_t first, struct jindex *x)
+{
+	x->j = j;
+	x->n = 0;
+	if (!(x->ord = calloc(j->n > first ? j->n - first : 1, sizeof(*x->ord))))
+		return -ENOMEM;
+	for (size_t i = first; i < j->n; i++)
+		if (j->entries[i].state != STUNE_J_RECORDED)
+			x->ord[x->n++] = i;
+	qsort_r(x->ord, x->n, sizeof(*x->ord), jindex_cmp, (void *)j);
+	return 0;
+}
+
+static void jindex_free(struct jindex *x)
+{
+	free(x->ord);
+}
+
+static const struct stune_jentry *jindex_find(const struct jindex *x, const char *object, const char *setting)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (jentry_key_cmp(&x->j->entries[x->ord[mid]], object, setting) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < x->n && !jentry_key_cmp(&x->j->entries[x->ord[lo]], object, setting))
+		return &x->j->entries[x->ord[lo]];
 	return NULL;
 }
 
@@ -58,9 +102,9 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 	r = stune_lock_take(*state_dir, fd, &holder);
 	if (r == -EWOULDBLOCK) {
 		if (holder > 0)
-			error_msg("another scsitune apply is running (pid %ld)", (long)holder);
+			error_msg("another scsitune apply or revert is running (pid %ld)", (long)holder);
 		else
-			error_msg("another scsitune apply is running (pid unknown)");
+			error_msg("another scsitune apply or revert is running (pid unknown)");
 		return -1;
 	}
 	if (r < 0) {
@@ -113,6 +157,11 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
 		return EXIT_ERROR;
 	}
+	_cleanup_(jindex_free) struct jindex jx = {0};
+	if (jindex_build(j, first, &jx) < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
 
 	size_t n_applied = 0, n_failed = 0, n_already = counts[STUNE_ALREADY], n_skipped = counts[STUNE_NOT_SETTABLE];
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
@@ -146,7 +195,7 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		case STUNE_NOT_APPLICABLE:
 			break;
 		case STUNE_CHANGE:
-			e = journal_find(j, first, c->object, c->setting);
+			e = jindex_find(&jx, c->object, c->setting);
 			if (c->kind == STUNE_OBJ_IRQBALANCE) {
 				result = "skipped";
 				why = "editing irqbalance's configuration is not in this version: set it by hand";

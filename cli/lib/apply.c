@@ -56,14 +56,6 @@ int stune_apply_write(const struct stune_root *r, const char *path, const char *
 	return stune_root_write(r, path, line);
 }
 
-static const struct stune_change *find_change(const struct stune_plan *plan, const char *object, const char *setting)
-{
-	for (size_t i = 0; i < plan->n_changes; i++)
-		if (!strcmp(plan->changes[i].object, object) && !strcmp(plan->changes[i].setting, setting))
-			return &plan->changes[i];
-	return NULL;
-}
-
 static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c, const char *path,
 		  const char *setting, const char *desired, enum stune_jstate state)
 {
@@ -83,7 +75,11 @@ static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct s
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
 		     struct stune_journal *j)
 {
-	int r;
+	_cleanup_(stune_plan_index_free) struct stune_plan_index idx = {0};
+	size_t first = j->n; /* entries before it belong to an earlier apply: not ours to write */
+	int r = stune_plan_index_build(plan, &idx);
+	if (r < 0)
+		return r;
 	/* 1. Every old value, before the first write. */
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
@@ -92,7 +88,7 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 			continue;
 		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler")) {
 			/* The switch resets nr_requests: keep its old value for revert. */
-			const struct stune_change *nr = find_change(plan, c->object, "queue/nr_requests");
+			const struct stune_change *nr = stune_plan_index_find(&idx, c->object, "queue/nr_requests");
 			if (!nr || nr->state != STUNE_CHANGE) {
 				_cleanup_free_ char *dir = NULL, *nrpath = NULL;
 				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
@@ -106,11 +102,12 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		if ((r = record(ctx, j, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
 			return r;
 	}
-	if ((r = stune_journal_save(state_dir, j)) < 0)
+	_cleanup_close_ int log = -1;
+	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
 		return r;
 
-	/* 2. The writes, in plan order, the journal saved after each. */
-	for (size_t i = 0; i < j->n; i++) {
+	/* 2. The writes, in plan order, each outcome appended to the log. */
+	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state != STUNE_J_PENDING)
 			continue;
@@ -123,16 +120,15 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 			if (stune_root_read(ctx->root, e->path, &e->after) < 0)
 				e->after = NULL;
 		}
-		if ((r = stune_journal_save(state_dir, j)) < 0)
+		if ((r = stune_journal_log_entry(log, j, i)) < 0)
 			return r;
 	}
 
-	/* 3. Read the host again: a write accepted but not in effect was ignored. */
-	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	_cleanup_(stune_plan_freep) struct stune_plan *now = NULL;
-	if ((r = stune_topology_scan(ctx, &t)) < 0 || (r = stune_plan_build(t, plan->profile, &now)) < 0)
-		return r;
-	for (size_t i = 0; i < j->n; i++) {
+	/* 3. In effect? Each written file was read back right after its write
+	 * (the plan writes a disk's scheduler before its nr_requests, the one
+	 * side effect between rows); compare by meaning, as the plan does. A
+	 * write the kernel accepted but that is not in effect was ignored. */
+	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state == STUNE_J_RECORDED) {
 			/* Read again: the scheduler switch may have changed it. */
@@ -143,8 +139,8 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		}
 		if (e->state != STUNE_J_APPLIED)
 			continue;
-		const struct stune_change *c = find_change(now, e->object, e->setting);
-		if (c && c->state != STUNE_ALREADY)
+		const struct stune_change *c = stune_plan_index_find(&idx, e->object, e->setting);
+		if (c && !stune_change_in_effect(c, e->after))
 			e->state = STUNE_J_IGNORED;
 	}
 	return stune_journal_save(state_dir, j);
@@ -194,9 +190,11 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 	}
 	/* Written by apply and changed again since: not ours to undo. */
 	/* reset: the kernel reset it when revert switched the scheduler back. */
-	bool ours = reset || e->state == STUNE_J_PENDING || e->state == STUNE_J_RECORDED ||
-		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED) && e->after &&
-		     !strcmp(it->current, e->after));
+	/* A side effect (RECORDED) is ours while it still reads as apply left it
+	 * (after: read at the end of apply; NULL when apply was cut short). */
+	bool ours = reset || e->state == STUNE_J_PENDING || (e->state == STUNE_J_RECORDED && !e->after) ||
+		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED || e->state == STUNE_J_RECORDED) &&
+		     e->after && !strcmp(it->current, e->after));
 	if (!ours && !force) {
 		it->outcome = STUNE_RV_CHANGED;
 		return 0;

@@ -24,8 +24,9 @@ int stune_apply_write(const struct stune_root *r, const char *path, const char *
  * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;
  * the caller holds the lock. The journal j (profile fields filled by the
  * caller) gets one entry per CHANGE row (plus the nr_requests of a disk
- * whose scheduler changes), all saved to state_dir before the first write,
- * and is saved again after each write. After the writes the host is read
+ * whose scheduler changes), all saved to state_dir before the first write;
+ * each write's outcome is appended to the journal's log, and the journal is
+ * compacted at the end. After the writes the host is read
  * again and the plan rebuilt: a write that the kernel accepted but that is
  * not in effect is IGNORED. Returns -errno only for failures of the journal
  * or of reading the host; failed writes are in the entries.

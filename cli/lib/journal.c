@@ -45,6 +45,7 @@ void stune_journal_free(struct stune_journal *j)
 	free(j->profile_path);
 	free(j->profile_dir);
 	free(j->digest);
+	free(j->log_id);
 	free(j);
 }
 
@@ -130,7 +131,22 @@ static void put_str(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
 }
 
-int stune_journal_save(const char *dir, const struct stune_journal *j)
+static json_object *entry_outcome(const struct stune_jentry *e, json_object *o)
+{
+	put_str(o, "after", e->after);
+	put_str(o, "state", stune_jstate_name(e->state));
+	if (e->err)
+		json_object_object_add(o, "errno", json_object_new_int(e->err));
+	return o;
+}
+
+static int journal_path(const char *dir, const char *name, char **out)
+{
+	return asprintf(out, "%s/%s", dir, name) < 0 ? -ENOMEM : 0;
+}
+
+/* Write journal.json naming log_id (NULL: compact). */
+static int save_doc(const char *dir, const struct stune_journal *j, const char *log_id)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	if (!root)
@@ -141,7 +157,9 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 	put_str(root, "profile_dir", j->profile_dir);
 	put_str(root, "digest", j->digest);
 	json_object_object_add(root, "started", json_object_new_int64(j->started));
-	json_object *arr = json_object_new_array();
+	if (log_id)
+		put_str(root, "log", log_id);
+	json_object *arr = json_object_new_array_ext((int)j->n);
 	json_object_object_add(root, "changes", arr);
 	for (size_t i = 0; i < j->n; i++) {
 		const struct stune_jentry *e = &j->entries[i];
@@ -153,11 +171,7 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 		put_str(o, "path", e->path);
 		put_str(o, "old", e->old);
 		put_str(o, "desired", e->desired);
-		put_str(o, "after", e->after);
-		put_str(o, "state", stune_jstate_name(e->state));
-		if (e->err)
-			json_object_object_add(o, "errno", json_object_new_int(e->err));
-		json_object_array_add(arr, o);
+		json_object_array_add(arr, entry_outcome(e, o));
 	}
 	const char *text =
 	    json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -169,6 +183,76 @@ int stune_journal_save(const char *dir, const struct stune_journal *j)
 	return stune_write_atomic(dir, "journal.json", doc, strlen(doc), 0644, NULL);
 }
 
+/* Remove journal.log (after journal.json stopped naming it: a crash between leaves a log nobody replays). */
+static int unlink_log(const char *dir)
+{
+	_cleanup_free_ char *p = NULL;
+	int r = journal_path(dir, "journal.log", &p);
+	if (r < 0)
+		return r;
+	return unlink(p) < 0 && errno != ENOENT ? negative_errno() : 0;
+}
+
+int stune_journal_save(const char *dir, struct stune_journal *j)
+{
+	int r = save_doc(dir, j, NULL);
+	if (r < 0)
+		return r;
+	free(j->log_id);
+	j->log_id = NULL;
+	return unlink_log(dir);
+}
+
+static int write_line(int fd, json_object *o)
+{
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	_cleanup_free_ char *line = NULL;
+	int len = asprintf(&line, "%s\n", text);
+	if (len < 0)
+		return -ENOMEM;
+	/* One write(2) per line on an O_APPEND fd: a kill never leaves half a line behind a whole one. */
+	ssize_t k = write(fd, line, (size_t)len);
+	if (k < 0)
+		return negative_errno();
+	return k == len ? 0 : -EIO;
+}
+
+int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
+{
+	_cleanup_free_ char *p = NULL, *id = NULL;
+	int r;
+	if ((r = journal_path(dir, "journal.log", &p)) < 0)
+		return r;
+	if (asprintf(&id, "%lld-%ld", j->started, (long)getpid()) < 0)
+		return -ENOMEM;
+	/* The log first (empty but for its id), then the journal that names it. */
+	_cleanup_close_ int f = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f < 0)
+		return negative_errno();
+	_cleanup_(json_object_putp) json_object *head = json_object_new_object();
+	if (!head)
+		return -ENOMEM;
+	put_str(head, "log", id);
+	if ((r = write_line(f, head)) < 0 || (r = save_doc(dir, j, id)) < 0)
+		return r;
+	free(j->log_id);
+	j->log_id = steal_pointer(&id);
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "i", json_object_new_int64((int64_t)i));
+	return write_line(fd, entry_outcome(&j->entries[i], o));
+}
+
 static int get_str(json_object *o, const char *k, char **out)
 {
 	json_object *v;
@@ -178,6 +262,64 @@ static int get_str(json_object *o, const char *k, char **out)
 	if (!json_object_is_type(v, json_type_string))
 		return -EBADMSG;
 	return (*out = strdup(json_object_get_string(v))) ? 0 : -ENOMEM;
+}
+
+static enum stune_jstate jstate_from_name(const char *name)
+{
+	for (int s = 0; s < _STUNE_J_MAX; s++)
+		if (!strcmp(name, jstate_names[s]))
+			return (enum stune_jstate)s;
+	return _STUNE_J_MAX;
+}
+
+/* One outcome line onto its entry; false: not a whole, valid line (a torn tail ends the replay). */
+static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
+{
+	if (len < 2 || line[len - 1] != '\n')
+		return false;
+	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(line);
+	json_object *v;
+	if (!o || !json_object_object_get_ex(o, "i", &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	int64_t i = json_object_get_int64(v);
+	_cleanup_free_ char *state = NULL, *after = NULL;
+	if (i < 0 || (uint64_t)i >= j->n || get_str(o, "state", &state) < 0 || !state ||
+	    get_str(o, "after", &after) < 0)
+		return false;
+	enum stune_jstate st = jstate_from_name(state);
+	if (st == _STUNE_J_MAX)
+		return false;
+	struct stune_jentry *e = &j->entries[i];
+	e->state = st;
+	e->err = json_object_object_get_ex(o, "errno", &v) ? json_object_get_int(v) : 0;
+	free(e->after);
+	e->after = steal_pointer(&after);
+	return true;
+}
+
+/* Replay journal.log onto j when its first line names j's log. */
+static int replay_log(const char *dir, struct stune_journal *j)
+{
+	_cleanup_free_ char *p = NULL, *line = NULL;
+	size_t cap = 0;
+	int r = journal_path(dir, "journal.log", &p);
+	if (r < 0)
+		return r;
+	_cleanup_fclose_ FILE *f = fopen(p, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : negative_errno(); /* no log: every outcome still pending */
+	ssize_t len = getline(&line, &cap, f);
+	if (len <= 0)
+		return 0;
+	_cleanup_(json_object_putp) json_object *head = json_tokener_parse(line);
+	json_object *v;
+	if (!head || !json_object_object_get_ex(head, "log", &v) || !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), j->log_id))
+		return 0; /* another apply's log */
+	while ((len = getline(&line, &cap, f)) > 0)
+		if (!replay_line(j, line, len))
+			break;
+	return 0;
 }
 
 int stune_journal_load(const char *dir, struct stune_journal **out)
@@ -220,15 +362,13 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 			return r;
 		if (!e->object || !e->setting || !e->path || !state)
 			return -EBADMSG;
-		e->state = _STUNE_J_MAX;
-		for (int s = 0; s < _STUNE_J_MAX; s++)
-			if (!strcmp(state, jstate_names[s]))
-				e->state = (enum stune_jstate)s;
-		if (e->state == _STUNE_J_MAX)
+		if ((e->state = jstate_from_name(state)) == _STUNE_J_MAX)
 			return -EBADMSG;
 		if (json_object_object_get_ex(o, "errno", &v))
 			e->err = json_object_get_int(v);
 	}
+	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
+		return r;
 	*out = steal_pointer(&j);
 	return 0;
 }
@@ -240,6 +380,9 @@ int stune_journal_remove(const char *dir)
 		return -ENOMEM;
 	if (unlink(p) < 0 && errno != ENOENT)
 		return negative_errno();
+	int r = unlink_log(dir);
+	if (r < 0)
+		return r;
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
 		(void)fsync(dfd);

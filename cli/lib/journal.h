@@ -5,6 +5,16 @@
  * outcome after it; revert walks the journal newest first. The journal is
  * <state>/journal.json, replaced atomically (tmp + fsync + rename + fsync of
  * the directory); <state>/lock (flock) keeps two applies or reverts apart.
+ *
+ * During an apply the outcomes go to <state>/journal.log instead, one JSON
+ * line per write, appended (one write(2) each, no fsync: O(1) per setting,
+ * where rewriting journal.json each time was O(n) and made 20,000 writes take
+ * minutes). journal.json names its log ("log": id, also the log's first line),
+ * so a log left from another apply is never replayed. A process killed half
+ * way leaves every line it wrote (the page cache survives it); a power loss
+ * may lose the tail, and those entries read back as "pending", which revert
+ * restores anyway: the old values themselves were fsync'd before the first
+ * write. At the end apply compacts: journal.json with every outcome, no log.
  * The state directory is a host path (default: /var/lib/scsitune inside the
  * --sysroot tree).
  */
@@ -48,6 +58,7 @@ struct stune_journal {
 	char *profile_dir;  /* --profile-dir of the apply (include= names resolve there) */
 	char *digest;	    /* SHA-256 (hex) of the resolved profile */
 	long long started;  /* unix seconds */
+	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
 	struct stune_jentry *entries;
 	size_t n;
 };
@@ -62,8 +73,14 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
 /* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
 int stune_lock_take(const char *dir, int *fd, pid_t *holder);
-int stune_journal_save(const char *dir, const struct stune_journal *j);
-/* -ENOENT: no journal. -EBADMSG: not a journal. */
+/* The compact journal (every outcome in journal.json); removes a journal.log. */
+int stune_journal_save(const char *dir, struct stune_journal *j);
+/* journal.json (fsync'd) naming a fresh, empty journal.log; *fd: that log, for log_entry. */
+int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd);
+/* Append entry i's outcome (state, after, errno) to the log: one write(2). */
+int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i);
+/* Load journal.json and replay the log it names (a torn last line is ignored).
+ * -ENOENT: no journal. -EBADMSG: not a journal. */
 int stune_journal_load(const char *dir, struct stune_journal **out);
 int stune_journal_remove(const char *dir);
 

@@ -640,3 +640,85 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 	*out = steal_pointer(&plan);
 	return 0;
 }
+
+static int key_cmp(const char *ao, const char *as, const char *bo, const char *bs)
+{
+	int c = strcmp(ao, bo);
+	return c ? c : strcmp(as, bs);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct stune_change *x = *(const struct stune_change *const *)a,
+				  *y = *(const struct stune_change *const *)b;
+	int c = key_cmp(x->object, x->setting, y->object, y->setting);
+	/* Equal keys keep plan order (the first row wins a lookup). */
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+int stune_plan_index_build(const struct stune_plan *plan, struct stune_plan_index *idx)
+{
+	idx->n = plan->n_changes;
+	if (!(idx->rows = calloc(idx->n ? idx->n : 1, sizeof(*idx->rows))))
+		return -ENOMEM;
+	for (size_t i = 0; i < idx->n; i++)
+		idx->rows[i] = &plan->changes[i];
+	qsort(idx->rows, idx->n, sizeof(*idx->rows), row_cmp);
+	return 0;
+}
+
+const struct stune_change *stune_plan_index_find(const struct stune_plan_index *idx, const char *object,
+						 const char *setting)
+{
+	size_t lo = 0, hi = idx->n;
+	while (lo < hi) { /* the first row not below the key */
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_cmp(idx->rows[mid]->object, idx->rows[mid]->setting, object, setting) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < idx->n && !key_cmp(idx->rows[lo]->object, idx->rows[lo]->setting, object, setting))
+		return idx->rows[lo];
+	return NULL;
+}
+
+void stune_plan_index_free(struct stune_plan_index *idx)
+{
+	free(idx->rows);
+	idx->rows = NULL;
+	idx->n = 0;
+}
+
+static bool parse_ll(const char *s, long long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	while (*end == ' ' || *end == '\n')
+		end++;
+	return !errno && end != s && !*end;
+}
+
+bool stune_change_in_effect(const struct stune_change *c, const char *raw)
+{
+	if (!raw || !c->desired)
+		return false;
+	if (c->kind == STUNE_OBJ_IRQ) {
+		struct stune_cpuset a = {0}, b = {0};
+		bool eq = stune_cpuset_parse_list(&a, raw) >= 0 && stune_cpuset_parse_list(&b, c->desired) >= 0 &&
+			  stune_cpuset_equal(&a, &b);
+		stune_cpuset_clear(&a);
+		stune_cpuset_clear(&b);
+		return eq;
+	}
+	const char *lb = strchr(raw, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	if (lb && rb) /* "mq-deadline [none]": the selected one */
+		return (size_t)(rb - lb - 1) == strlen(c->desired) &&
+		       !strncmp(lb + 1, c->desired, (size_t)(rb - lb - 1));
+	long long x, y;
+	if (parse_ll(raw, &x) && parse_ll(c->desired, &y))
+		return x == y;
+	size_t n = strcspn(raw, "\n");
+	return n == strlen(c->desired) && !strncmp(raw, c->desired, n);
+}

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -50,6 +51,23 @@ struct stune_plan {
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
 void stune_plan_free(struct stune_plan *plan);
 DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
+
+/*
+ * Does raw (a file as read back, one trailing newline removed) mean the row's
+ * desired value? By meaning, as the plan compares: the selected word of
+ * "[none] mq-deadline", CPU lists as sets, numbers as numbers.
+ */
+bool stune_change_in_effect(const struct stune_change *c, const char *raw);
+
+/* The plan's rows sorted by (object, setting): lookups in O(log n) on plans of 20,000 rows. */
+struct stune_plan_index {
+	const struct stune_change **rows;
+	size_t n;
+};
+int stune_plan_index_build(const struct stune_plan *plan, struct stune_plan_index *idx);
+const struct stune_change *stune_plan_index_find(const struct stune_plan_index *idx, const char *object,
+						 const char *setting);
+void stune_plan_index_free(struct stune_plan_index *idx);
 
 const char *stune_change_state_name(enum stune_change_state s);
 /* Counts per state (array of 4). */

@@ -48,6 +48,41 @@ int main(void)
 		CHECK(k->entries[1].desired == NULL && k->entries[1].state == STUNE_J_RECORDED);
 	}
 	stune_journal_free(k);
+
+	/* The outcome log: replayed onto journal.json; a torn tail is ignored;
+	 * a log journal.json does not name is not replayed; save compacts. */
+	int log = -1;
+	j->entries[0].state = STUNE_J_PENDING;
+	j->entries[0].err = 0;
+	CHECK(stune_journal_log_begin(state, j, &log) == 0 && log >= 0 && j->log_id);
+	j->entries[0].state = STUNE_J_APPLIED;
+	j->entries[0].after = strdup("[none] mq-deadline");
+	CHECK(stune_journal_log_entry(log, j, 0) == 0);
+	CHECK(write(log, "{\"i\":1,\"state\":\"rev", 20) == 20); /* torn */
+	close(log);
+	k = NULL;
+	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2);
+	if (k && k->n == 2) {
+		CHECK(k->entries[0].state == STUNE_J_APPLIED);
+		CHECK_STR(k->entries[0].after, "[none] mq-deadline");
+		CHECK(k->entries[1].state == STUNE_J_RECORDED); /* the torn line changed nothing */
+		CHECK(k->log_id && !strcmp(k->log_id, j->log_id));
+	}
+	stune_journal_free(k);
+	char lp[600];
+	snprintf(lp, sizeof(lp), "%s/journal.log", state);
+	FILE *lf = fopen(lp, "w");
+	fputs("{\"log\":\"someone-else\"}\n{\"i\":0,\"state\":\"failed\"}\n", lf);
+	fclose(lf);
+	k = NULL;
+	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2 && k->entries[0].state == STUNE_J_PENDING);
+	stune_journal_free(k);
+	j->entries[0].state = STUNE_J_APPLIED;
+	CHECK(stune_journal_save(state, j) == 0 && !j->log_id);
+	CHECK(access(lp, F_OK) < 0); /* compact: no log */
+	k = NULL;
+	CHECK(stune_journal_load(state, &k) == 0 && k && !k->log_id && k->entries[0].state == STUNE_J_APPLIED);
+	stune_journal_free(k);
 	stune_journal_free(j);
 	char tmp[600];
 	snprintf(tmp, sizeof(tmp), "%s/journal.json.tmp", state);
