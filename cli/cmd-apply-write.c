@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "lib/apply.h"
+#include "lib/irqbalance.h"
 #include "lib/journal.h"
 #include "lib/plan.h"
 #include "scsitune.h"
@@ -114,8 +115,8 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 	return 0;
 }
 
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *profile_dir,
-		const char *state_opt)
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
@@ -157,6 +158,20 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
 		return EXIT_ERROR;
 	}
+	/* irqbalance reads its defaults only when it starts: restart a running one under systemd. */
+	const char *restart = NULL;
+	for (size_t i = first; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		if (strcmp(e->object, "irqbalance") || e->state != STUNE_J_APPLIED || !t->irqbalance.pid ||
+		    !t->irqbalance.systemd)
+			continue;
+		int rr = stune_irqbalance_restart(ctx);
+		restart = rr == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service) to read the bans"
+			  : rr == -ENOENT
+			      ? "no systemctl: restart irqbalance for the bans to take effect"
+			      : "systemctl try-restart irqbalance.service failed: restart it by hand for the "
+				"bans to take effect";
+	}
 	_cleanup_(jindex_free) struct jindex jx = {0};
 	if (jindex_build(j, first, &jx) < 0) {
 		error_msg("out of memory");
@@ -196,11 +211,7 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 			break;
 		case STUNE_CHANGE:
 			e = jindex_find(&jx, c->object, c->setting);
-			if (c->kind == STUNE_OBJ_IRQBALANCE) {
-				result = "skipped";
-				why = "editing irqbalance's configuration is not in this version: set it by hand";
-				n_skipped++;
-			} else if (!e || e->state == STUNE_J_SKIPPED) {
+			if (!e || e->state == STUNE_J_SKIPPED) {
 				result = "failed";
 				err = e ? e->err : 0;
 				why = "could not read the old value: not written";
@@ -208,6 +219,8 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 			} else if (e->state == STUNE_J_APPLIED) {
 				result = "applied";
 				n_applied++;
+				if (c->kind == STUNE_OBJ_IRQBALANCE && restart)
+					why = restart;
 			} else if (e->state == STUNE_J_IGNORED) {
 				result = "ignored";
 				snprintf(buf, sizeof(buf),

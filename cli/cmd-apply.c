@@ -204,7 +204,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	if ((r = stune_topology_scan(ctx, &t)) < 0) {
+	if ((r = stune_topology_scan_for_plan(ctx, &t)) < 0) {
 		error_msg("reading the host failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
@@ -214,7 +214,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (!dry_run)
-		return apply_write(g, ctx, plan, dir, state_opt);
+		return apply_write(g, ctx, t, plan, dir, state_opt);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

@@ -617,7 +617,7 @@ static int run_fio(const struct global_opts *g, struct report_opts *ro, struct s
 		error_msg("%s: not a working fio ('%s --version' failed)", rs->fio_path, rs->fio_path);
 		return EXIT_ERROR;
 	}
-	if ((r = stune_topology_scan(ctx, &rs->topo)) < 0) {
+	if ((r = stune_topology_scan_for_plan(ctx, &rs->topo)) < 0) {
 		error_msg("detect: %s", strerror(-r));
 		return EXIT_ERROR;
 	}

@@ -10,10 +10,24 @@
 #include <string.h>
 
 #include "lib/apply.h"
+#include "lib/irqbalance.h"
 #include "lib/journal.h"
+#include "lib/root.h"
+#include "lib/strv.h"
 #include "scsitune.h"
 
 #define STUNE_REVERT_SCHEMA_VERSION 1
+
+/* A journal value for people: irqbalance's whole file becomes IRQBALANCE_ARGS="...". */
+static char *shown(bool file, const char *v)
+{
+	if (!v)
+		return strdup("-");
+	_cleanup_free_ char *args = NULL;
+	if (file && stune_irqbalance_args(v, &args) == 0)
+		return stune_strdupf("%s=\"%s\"", STUNE_IRQBALANCE_VAR, args ? args : "");
+	return strdup(file ? "(not a plain IRQBALANCE_ARGS)" : v);
+}
 
 void help_revert(FILE *f)
 {
@@ -104,6 +118,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		error_msg("revert: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	bool irqbalance_back = false;
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
 	out_str(o, "profile", "Reverting profile %s\n", j->profile);
@@ -120,18 +135,23 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
 		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
 		out_obj_end(o);
+		/* irqbalance's entry holds the whole defaults file: show the variable. */
+		bool file = !strcmp(e->object, "irqbalance");
+		_cleanup_free_ char *cur = shown(file, it->current), *old = shown(file, e->old),
+				    *after = shown(file, e->after);
 		switch (it->outcome) {
 		case STUNE_RV_RESTORED:
-			out_text(o, "restored       %s %s: %s -> %s\n", e->object, e->setting, it->current, e->old);
+			out_text(o, "restored       %s %s: %s -> %s\n", e->object, e->setting, cur, old);
+			irqbalance_back = irqbalance_back || file;
 			break;
 		case STUNE_RV_UNCHANGED:
-			out_text(o, "unchanged      %s %s: already %s\n", e->object, e->setting, e->old);
+			out_text(o, "unchanged      %s %s: already %s\n", e->object, e->setting, old);
 			break;
 		case STUNE_RV_CHANGED:
 			out_text(
 			    o,
 			    "left alone     %s %s: changed since apply (apply wrote %s, now %s; --force restores %s)\n",
-			    e->object, e->setting, e->after ? e->after : "-", it->current, e->old);
+			    e->object, e->setting, after, cur, old);
 			break;
 		case STUNE_RV_FAILED:
 		case STUNE_RV_GONE:
@@ -142,6 +162,13 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		}
 	}
 	out_arr_end(o);
+	/* irqbalance reads its defaults only when it starts (a no-op when it does not run). */
+	if (irqbalance_back && stune_root_is_live(ctx->root) && stune_root_exists(ctx->root, "run/systemd/system")) {
+		r = stune_irqbalance_restart(ctx);
+		out_text(o, "%s\n",
+			 r == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
+				: "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
+	}
 	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
 	if (complete)
 		out_text(o, "Every value restored; journal removed.\n");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/journal.h"
+#include "lib/verify.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
 #include "lib/topology.h"
@@ -26,9 +27,8 @@ void help_verify(FILE *f)
 	fputs("Usage: scsitune verify [--profile NAME|PATH] [options]\n"
 	      "\nCheck that a tuning profile is in effect on this host: the plan is computed\n"
 	      "again and each setting is reported in effect, drifted (expected and actual\n"
-	      "value), not applicable, not settable, or manual (irqbalance: not edited by\n"
-	      "this version; not counted as drift). Without --profile, the profile of the\n"
-	      "last apply (from the journal) is checked.\n"
+	      "value), not applicable, or not settable. Without --profile, the profile of\n"
+	      "the last apply (from the journal) is checked.\n"
 	      "\nOptions:\n"
 	      "  -p, --profile NAME|PATH  the profile (default: the journal's)\n"
 	      "      --profile-dir DIR    where profile names are looked up (default: the\n"
@@ -42,16 +42,8 @@ void help_verify(FILE *f)
 	      f);
 }
 
-/* irqbalance's configuration is not edited by apply in this version: reported, not drift. */
-static bool manual(const struct stune_change *c)
-{
-	return c->state == STUNE_CHANGE && c->kind == STUNE_OBJ_IRQBALANCE;
-}
-
 static const char *verify_state(const struct stune_change *c)
 {
-	if (manual(c))
-		return "manual";
 	switch (c->state) {
 	case STUNE_CHANGE:
 		return "drifted";
@@ -135,7 +127,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
 
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	if ((r = stune_topology_scan(ctx, &t)) < 0) {
+	if ((r = stune_topology_scan_for_plan(ctx, &t)) < 0) {
 		error_msg("reading the host failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
@@ -144,11 +136,8 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		error_msg("building the plan failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	size_t counts[4], n_manual = 0;
-	stune_plan_count(plan, counts);
-	for (size_t i = 0; i < plan->n_changes; i++)
-		n_manual += manual(&plan->changes[i]);
-	counts[STUNE_CHANGE] -= n_manual;
+	struct stune_verify_summary sum = {0};
+	stune_verify_count(plan, &sum);
 
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
@@ -176,12 +165,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		out_obj_end(o);
 		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
 			continue;
-		if (manual(ch))
-			out_text(o,
-				 "%-14s %s %s: expected %s, actual %s (not edited by this version: set it by hand)\n",
-				 "manual", ch->object, ch->setting, ch->desired ? ch->desired : "-",
-				 ch->current ? ch->current : "-");
-		else if (ch->state == STUNE_CHANGE)
+		if (ch->state == STUNE_CHANGE)
 			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object, ch->setting,
 				 ch->desired ? ch->desired : "-", ch->current ? ch->current : "-");
 		else
@@ -190,16 +174,15 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	}
 	out_arr_end(o);
 	out_obj_begin(o, "summary");
-	out_int(o, "in_effect", "\n%s in effect", (long long)counts[STUNE_ALREADY]);
-	out_int(o, "drifted", ", %s drifted", (long long)counts[STUNE_CHANGE]);
-	out_int(o, "not_settable", ", %s not settable", (long long)counts[STUNE_NOT_SETTABLE]);
-	out_int(o, "not_applicable", ", %s not applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
-	out_int(o, "manual", ", %s to set by hand\n", (long long)n_manual);
+	out_int(o, "in_effect", "\n%s in effect", (long long)sum.in_effect);
+	out_int(o, "drifted", ", %s drifted", (long long)sum.drifted);
+	out_int(o, "not_settable", ", %s not settable", (long long)sum.not_settable);
+	out_int(o, "not_applicable", ", %s not applicable\n", (long long)sum.not_applicable);
 	out_obj_end(o);
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	return counts[STUNE_CHANGE] ? EXIT_DRIFT : EXIT_OK;
+	return sum.drifted ? EXIT_DRIFT : EXIT_OK;
 }

@@ -73,5 +73,5 @@ void help_verify(FILE *f);
 int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
 struct stune_plan;
 /* apply without --dry-run (cmd-apply-write.c). */
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_plan *plan, const char *profile_dir,
-		const char *state_opt);
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irqbalance.h"
 #include "root.h"
+#include "strv.h"
 #include "topology.h"
 
 #ifdef SCSITUNE_TEST_HOOKS
@@ -53,6 +55,9 @@ int stune_apply_write(const struct stune_root *r, const char *path, const char *
 	_cleanup_free_ char *line = NULL;
 	if (asprintf(&line, "%s\n", value) < 0)
 		return -ENOMEM;
+	/* Configuration files are replaced whole; kernel attributes take one write. */
+	if (!strncmp(path, "etc/", 4))
+		return stune_root_replace(r, path, line, 0644);
 	return stune_root_write(r, path, line);
 }
 
@@ -72,6 +77,28 @@ static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct s
 	return 0;
 }
 
+/* irqbalance's defaults file: the whole file is the value (old and desired), the plan's args go into it. */
+static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_plan *plan,
+			     const struct stune_change *c)
+{
+	_cleanup_free_ char *old = NULL, *text = NULL, *comment = NULL;
+	int r = stune_root_read(ctx->root, c->path, &old);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if ((r = stune_journal_add(j, c->object, c->setting, c->path, NULL, NULL, STUNE_J_SKIPPED)) < 0)
+			return r;
+		j->entries[j->n - 1].err = -r;
+		return 0;
+	}
+	if (!(comment = stune_strdupf("scsitune apply --profile %s: --banirq for the IRQs it pinned; scsitune "
+				      "revert restores this file",
+				      plan->profile->name)) ||
+	    (r = stune_irqbalance_edit(old, c->desired, comment, &text)) < 0)
+		return r < 0 ? r : -ENOMEM;
+	return stune_journal_add(j, c->object, c->setting, c->path, old, text, STUNE_J_PENDING);
+}
+
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
 		     struct stune_journal *j)
 {
@@ -83,9 +110,13 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	/* 1. Every old value, before the first write. */
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		/* irqbalance's config is not edited by this version. */
-		if (c->state != STUNE_CHANGE || !c->desired || !c->path || c->kind == STUNE_OBJ_IRQBALANCE)
+		if (c->state != STUNE_CHANGE || !c->desired || !c->path)
 			continue;
+		if (c->kind == STUNE_OBJ_IRQBALANCE) {
+			if ((r = record_irqbalance(ctx, j, plan, c)) < 0)
+				return r;
+			continue;
+		}
 		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler")) {
 			/* The switch resets nr_requests: keep its old value for revert. */
 			const struct stune_change *nr = stune_plan_index_find(&idx, c->object, "queue/nr_requests");
@@ -159,10 +190,11 @@ void stune_revert_items_free(struct stune_revert_item *items, size_t n)
 	free(items);
 }
 
-/* What to write back: the selected word of a "[a] b" list, else the value as read. */
-static int restore_value(const struct stune_root *root, const char *old, char **out)
+/* What to write back: the selected scheduler of a "[a] b" list, else the value as read. */
+static int restore_value(const struct stune_root *root, const struct stune_jentry *e, char **out)
 {
-	const char *lb = strchr(old, '[');
+	const char *old = e->old;
+	const char *lb = strcmp(e->setting, "queue/scheduler") ? NULL : strchr(old, '[');
 	const char *rb = lb ? strchr(lb, ']') : NULL;
 	/* A captured tree takes the old text as it was, so it comes back byte for byte. */
 	if (!stune_root_is_live(root) || !lb || !rb)
@@ -200,7 +232,7 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 		return 0;
 	}
 	_cleanup_free_ char *val = NULL, *back = NULL;
-	if ((r = restore_value(ctx->root, e->old, &val)) < 0)
+	if ((r = restore_value(ctx->root, e, &val)) < 0)
 		return r;
 	int w = stune_apply_write(ctx->root, e->path, val);
 	if (w < 0) {

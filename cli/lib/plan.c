@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "plan.h"
+#include "irqbalance.h"
 #include "strv.h"
 
 #include <errno.h>
@@ -524,7 +525,8 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 
 /* ---- irqbalance, modules ---- */
 
-static int plan_irqbalance(struct stune_plan *plan, const struct stune_profile *p, size_t first_irq_change)
+static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
+			   size_t first_irq_change)
 {
 	const struct stune_pvalue *v = NULL;
 	for (size_t i = 0; i < p->n_rules; i++)
@@ -535,35 +537,64 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_profile *
 		}
 	if (!v || strcmp(v->value, "yes"))
 		return 0;
-	size_t len = 0;
-	char *args = NULL;
+	const struct stune_irqbalance *ib = &t->irqbalance;
+	/* The bans the pinned IRQs need, and those the current args lack. */
+	_cleanup_free_ char *all = NULL, *missing = NULL;
 	for (size_t i = first_irq_change; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
 		if (c->kind != STUNE_OBJ_IRQ || (c->state != STUNE_CHANGE && c->state != STUNE_ALREADY))
 			continue;
-		_cleanup_free_ char *one = stune_strdupf("%s--banirq=%s", len ? " " : "", c->object + 4);
-		if (!one) {
-			free(args);
+		unsigned irq = (unsigned)strtoul(c->object + 4, NULL, 10);
+		char *n = stune_strdupf("%s%s--banirq=%u", all ? all : "", all ? " " : "", irq);
+		if (!n)
 			return -ENOMEM;
-		}
-		char *n = realloc(args, len + strlen(one) + 1);
-		if (!n) {
-			free(args);
+		free(all);
+		all = n;
+		if (stune_irqbalance_bans(ib->args, irq))
+			continue;
+		if (!(n = stune_strdupf("%s%s--banirq=%u", missing ? missing : "", missing ? " " : "", irq)))
 			return -ENOMEM;
-		}
-		args = n;
-		strcpy(args + len, one);
-		len += strlen(one);
+		free(missing);
+		missing = n;
 	}
-	if (!args)
+	if (!all)
 		return 0;
-	struct draft dr = {STUNE_OBJ_IRQBALANCE, STUNE_PC_IRQBALANCE, "irqbalance", NULL, 0, "IRQBALANCE_ARGS"};
+	struct draft dr = {STUNE_OBJ_IRQBALANCE, STUNE_PC_IRQBALANCE, "irqbalance", NULL, 0, STUNE_IRQBALANCE_VAR};
 	dr.source = v;
-	dr.path = strdup("etc/default/irqbalance");
-	dr.desired = args;
-	dr.state = STUNE_CHANGE;
-	dr.note = strdup("irqbalance would move the pinned IRQs: apply adds these to IRQBALANCE_ARGS (Debian's "
-			 "/etc/default/irqbalance) and restarts it if it runs; the current file is read at apply");
+	dr.path = strdup(STUNE_IRQBALANCE_DEFAULTS);
+	dr.current = strdup(ib->args ? ib->args : "");
+	if (!ib->defaults) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.desired = steal_pointer(&all);
+		dr.note = ib->pid ? stune_strdupf("irqbalance runs (pid %ld) but there is no /%s to keep it off the "
+						  "pinned IRQs: start it with these options by hand",
+						  ib->pid, STUNE_IRQBALANCE_DEFAULTS)
+				  : stune_strdupf("no /%s: irqbalance (Debian's package) is not installed here",
+						  STUNE_IRQBALANCE_DEFAULTS);
+	} else if (ib->args_err) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.desired = steal_pointer(&all);
+		dr.note = ib->args_err == -EINVAL
+			      ? stune_strdupf("%s in /%s is not a plain value (a $, ` or quote inside): add the bans "
+					      "to it by hand",
+					      STUNE_IRQBALANCE_VAR, STUNE_IRQBALANCE_DEFAULTS)
+			      : stune_strdupf("/%s cannot be read (%s): not written", STUNE_IRQBALANCE_DEFAULTS,
+					      strerror(-ib->args_err));
+	} else if (!missing) {
+		dr.state = STUNE_ALREADY;
+		dr.desired = strdup(dr.current);
+	} else {
+		dr.state = STUNE_CHANGE;
+		dr.desired =
+		    stune_strdupf("%s%s%s", ib->args ? ib->args : "", ib->args && *ib->args ? " " : "", missing);
+		dr.note = !ib->pid	? strdup("irqbalance is not running: it reads the bans when it starts")
+			  : ib->systemd ? stune_strdupf("irqbalance (pid %ld) is restarted (systemctl try-restart) to "
+							"read the bans",
+							ib->pid)
+					: stune_strdupf("irqbalance (pid %ld) runs outside systemd: restart it for the "
+							"bans to take effect",
+							ib->pid);
+	}
 	return add(plan, &dr);
 }
 
@@ -633,7 +664,7 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 		if ((r = plan_hba_irqs(plan, t, p, i, &n_pinned)) < 0)
 			return r;
 	}
-	if (n_pinned && (r = plan_irqbalance(plan, p, first_irq)) < 0)
+	if (n_pinned && (r = plan_irqbalance(plan, t, p, first_irq)) < 0)
 		return r;
 	if ((r = plan_modules(plan, t, p)) < 0)
 		return r;
@@ -704,6 +735,10 @@ bool stune_change_in_effect(const struct stune_change *c, const char *raw)
 {
 	if (!raw || !c->desired)
 		return false;
+	if (c->kind == STUNE_OBJ_IRQBALANCE) { /* raw: the whole defaults file */
+		_cleanup_free_ char *args = NULL;
+		return stune_irqbalance_args(raw, &args) == 0 && args && !strcmp(args, c->desired);
+	}
 	if (c->kind == STUNE_OBJ_IRQ) {
 		struct stune_cpuset a = {0}, b = {0};
 		bool eq = stune_cpuset_parse_list(&a, raw) >= 0 && stune_cpuset_parse_list(&b, c->desired) >= 0 &&

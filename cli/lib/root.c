@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "root.h"
+#include "statefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,6 +279,22 @@ int stune_root_write(const struct stune_root *r, const char *path, const char *v
 	if (k < 0)
 		return negative_errno();
 	return (size_t)k == len ? 0 : -EIO;
+}
+
+int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode)
+{
+	_cleanup_free_ char *dir = NULL, *resolved = NULL, *hostdir = NULL;
+	int ret;
+	if ((ret = stune_path_dirname(path, &dir)) < 0 || (ret = stune_root_resolve(r, dir, &resolved)) < 0 ||
+	    (ret = stune_root_host_path(r, resolved, &hostdir)) < 0)
+		return ret;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	struct stat st;
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		mode = st.st_mode & 07777;
+	return stune_write_atomic(hostdir, base, data, strlen(data), mode, NULL);
 }
 
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...)

@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -31,6 +32,10 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out);
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
 /* Write value (opened O_WRONLY|O_TRUNC, one write()); -errno as the kernel gave it. */
 int stune_root_write(const struct stune_root *r, const char *path, const char *value);
+/* A configuration file under the root (etc/...): replaced atomically (temporary
+ * file in its directory, fsync, rename, fsync of the directory), keeping its
+ * mode (mode when it is new). */
+int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode);
 int stune_root_readlink(const struct stune_root *r, const char *path, char **out);
 /* Canonical root-relative path with every symlink resolved inside the root. */
 int stune_root_resolve(const struct stune_root *r, const char *path, char **out);

@@ -42,6 +42,16 @@ void stune_disk_clear(struct stune_disk *d)
 	*d = (struct stune_disk){0};
 }
 
+int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out)
+{
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	int r = stune_topology_scan(ctx, &t);
+	if (r < 0 || (r = stune_scan_irqbalance(ctx, t)) < 0)
+		return r;
+	*out = steal_pointer(&t);
+	return 0;
+}
+
 void stune_topology_free(struct stune_topology *t)
 {
 	if (!t)
@@ -61,6 +71,7 @@ void stune_topology_free(struct stune_topology *t)
 		free(m->updates_path);
 	}
 	free(k->modules);
+	free(t->irqbalance.args);
 
 	stune_cpuset_clear(&t->cpus.possible);
 	stune_cpuset_clear(&t->cpus.present);

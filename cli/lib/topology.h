@@ -148,8 +148,18 @@ struct stune_disk {
 	struct stune_num iocounterbits, iorequest_cnt, iodone_cnt, ioerr_cnt, iotmo_cnt;
 };
 
+/* irqbalance as apply sees it (irqbalance.c). */
+struct stune_irqbalance {
+	bool defaults; /* etc/default/irqbalance exists */
+	int args_err;  /* 0, or why IRQBALANCE_ARGS cannot be used: -EINVAL not a plain value, -errno unreadable */
+	char *args;    /* IRQBALANCE_ARGS; NULL when not set */
+	long pid;      /* a running irqbalance (proc/N/comm); 0 when none is seen */
+	bool systemd;  /* run/systemd/system exists: systemctl can restart it */
+};
+
 struct stune_topology {
 	struct stune_kernel kernel;
+	struct stune_irqbalance irqbalance;
 	struct stune_cpus cpus;
 	struct stune_numa numa;
 	struct stune_hba *hbas;
@@ -166,6 +176,9 @@ struct stune_topology {
 #define STUNE_MAX_SCAN_THREADS 64
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
+/* What apply, verify and report plan against: the scan plus irqbalance's
+ * state (etc/default/irqbalance, proc/N/comm), which detect does not read. */
+int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out);
 void stune_topology_free(struct stune_topology *t);
 /* Free what one disk owns and zero it. */
 void stune_disk_clear(struct stune_disk *d);
@@ -177,6 +190,7 @@ int stune_scan_cpus_numa(struct stune_ctx *ctx, struct stune_topology *t);
 int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t);
 int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t);
 int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t);
+int stune_scan_irqbalance(struct stune_ctx *ctx, struct stune_topology *t);
 /* Live only (numa-live.c): libnuma facts; a no-op under --sysroot. */
 int stune_scan_numa_live(struct stune_ctx *ctx, struct stune_topology *t);
 

@@ -7,21 +7,12 @@
 
 #include "profile.h"
 
-bool stune_verify_manual(const struct stune_change *c)
-{
-	return c->state == STUNE_CHANGE && c->kind == STUNE_OBJ_IRQBALANCE;
-}
-
 void stune_verify_count(const struct stune_plan *plan, struct stune_verify_summary *out)
 {
 	bool changed = out->profile_changed;
 	*out = (struct stune_verify_summary){.profile_changed = changed};
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		if (stune_verify_manual(c)) {
-			out->manual++;
-			continue;
-		}
 		switch (c->state) {
 		case STUNE_CHANGE:
 			out->drifted++;

@@ -3,9 +3,8 @@
  * Whether the profile of the last apply is in effect, as `scsitune verify`
  * decides it: the journal's profile (its file and --profile-dir) is loaded,
  * the plan is built against a host model, and each setting counts as in
- * effect (already), drifted (would change), not settable or not applicable;
- * irqbalance settings are "manual" (apply does not edit irqbalance in this
- * version) and never drift. report --run records the result in its provenance.
+ * effect (already), drifted (would change), not settable or not applicable.
+ * report --run records the result in its provenance.
  */
 #pragma once
 
@@ -17,12 +16,10 @@
 #include "topology.h"
 
 struct stune_verify_summary {
-	size_t in_effect, drifted, not_settable, not_applicable, manual;
+	size_t in_effect, drifted, not_settable, not_applicable;
 	bool profile_changed; /* the profile file's digest differs from the journal's */
 };
 
-/* irqbalance rows that would change: reported as manual, not drift. */
-bool stune_verify_manual(const struct stune_change *c);
 /* Count a plan's rows as verify does. */
 void stune_verify_count(const struct stune_plan *plan, struct stune_verify_summary *out);
 /*

@@ -13,7 +13,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-apply-$name.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/root"
 tar -xJf "$archive" -C "$work/root"
-snap() { (cd "$work/root" && find . -printf '%y %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
+# Debian 12's /etc/default/irqbalance (irqbalance 1.9.2-1, as shipped):
+# apply adds the bans for the IRQs it pins, revert puts it back.
+mkdir -p "$work/root/etc/default"
+install -m 0640 "$(dirname "$0")/irqbalance.default" "$work/root/etc/default/irqbalance"
+snap() { (cd "$work/root" && find . -printf '%y %m %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
 before=$(snap)
 # APPLY_MEMCHECK=1 (the memcheck label; not for sanitizer builds): every run under valgrind.
 if [ "${APPLY_MEMCHECK:-}" = 1 ]; then
@@ -134,6 +138,37 @@ flock -n "$state/lock" -c "echo 4242 >'$state/lock'; '$bin' --sysroot '$work/roo
 [ "$rc" -eq 1 ] || fail "apply under a held lock: exit $rc, want 1"
 [ "$(grep -v '^--[0-9]*--' "$work/err")" = "scsitune: another scsitune apply or revert is running (pid 4242)" ] || fail "lock message: $(cat "$work/err")"
 same_tree "apply under a held lock"
+
+# 5. irqbalance's defaults file: an active IRQBALANCE_ARGS line is extended in
+# place; a hand edit after apply is left alone by revert; a value that is
+# not plain (systemd does no expansion) is not touched.
+ib=$work/root/etc/default/irqbalance
+if grep -q '"object": "irqbalance"' < <(st apply --profile numa --profile-dir "$profiles" --dry-run -o json); then
+	printf '# site options\nIRQBALANCE_ARGS="--hintpolicy=ignore"\nIRQBALANCE_ONESHOT=\n' >"$ib"
+	before=$(snap)
+	run 0 "apply with IRQBALANCE_ARGS set" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	[ "$(grep -c '^IRQBALANCE_ARGS=' "$ib")" = 1 ] || fail "irqbalance: not exactly one active IRQBALANCE_ARGS line"
+	grep -q '^IRQBALANCE_ARGS="--hintpolicy=ignore --banirq=[0-9]' "$ib" || fail "irqbalance: site options not kept, or no bans: $(cat "$ib")"
+	grep -q '^IRQBALANCE_ONESHOT=$' "$ib" || fail "irqbalance: the other lines were not kept"
+	run 0 "verify with the bans in place" st verify --state-dir "$state"
+	grep -q '^in-effect .*irqbalance IRQBALANCE_ARGS' "$work/out" || fail "verify does not see the bans in effect"
+	sed -i 's/--hintpolicy=ignore/--hintpolicy=exact/' "$ib"
+	run 0 "verify after a hand edit that keeps the bans" st verify --state-dir "$state"
+	run 1 "revert leaves an edited irqbalance file alone" st revert --state-dir "$state"
+	grep -q '^left alone .*irqbalance IRQBALANCE_ARGS: changed since apply' "$work/out" || fail "revert did not leave the edited irqbalance file alone"
+	run 0 "revert --force puts the irqbalance file back" st revert --force --state-dir "$state"
+	same_tree "irqbalance file after revert --force"
+	printf 'IRQBALANCE_ARGS="$EXTRA --foreground"\n' >"$ib"
+	before=$(snap)
+	run 0 "dry-run with a non-plain IRQBALANCE_ARGS" st apply --profile numa --profile-dir "$profiles" --dry-run
+	grep -q 'not a plain value' "$work/out" || fail "a non-plain IRQBALANCE_ARGS is not reported"
+	run 0 "apply with a non-plain IRQBALANCE_ARGS" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	grep -q '^IRQBALANCE_ARGS="$EXTRA --foreground"$' "$ib" || fail "a non-plain IRQBALANCE_ARGS was rewritten"
+	run 0 "revert" st revert --state-dir "$state"
+	same_tree "non-plain irqbalance file"
+elif [ "$name" = dual-socket-mpi3mr ]; then
+	fail "no irqbalance row in the plan of a host whose mpi3mr admin IRQs are pinned"
+fi
 
 [ "$status" -eq 0 ] && echo "ok $name: apply/verify/revert round trip, faults, abort and lock"
 exit "$status"

@@ -314,9 +314,10 @@ static void test_plan(void)
 	c = find(plan, "irq:51", "smp_affinity_list");
 	CHECK(c && c->state == STUNE_NOT_SETTABLE);
 
-	/* irqbalance: banned from the IRQs the plan places (changed or already there). */
+	/* irqbalance: banned from the IRQs the plan places (changed or already there);
+	 * no /etc/default/irqbalance here: not applicable, the bans in desired. */
 	c = find(plan, "irqbalance", "IRQBALANCE_ARGS");
-	CHECK(c && c->state == STUNE_CHANGE);
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not installed"));
 	CHECK_STR(c ? c->desired : NULL, "--banirq=40 --banirq=42");
 
 	/* Driver parameters: load-time, not settable at runtime; not applicable without the driver. */
@@ -332,6 +333,45 @@ static void test_plan(void)
 	      plan->n_changes);
 	stune_plan_free(plan);
 	plan = NULL;
+
+	/* With Debian's file: the missing bans are appended to the site's options... */
+	m.t.irqbalance.defaults = true;
+	m.t.irqbalance.args = strdup("--hintpolicy=ignore --banirq=42");
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_CHANGE && c->note && strstr(c->note, "not running"));
+	CHECK_STR(c ? c->current : NULL, "--hintpolicy=ignore --banirq=42");
+	CHECK_STR(c ? c->desired : NULL, "--hintpolicy=ignore --banirq=42 --banirq=40");
+	CHECK(c && stune_change_in_effect(c, "# x\nIRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=42 --banirq=40\""));
+	CHECK(c && !stune_change_in_effect(c, "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=42\""));
+	stune_plan_free(plan);
+	plan = NULL;
+	/* ...all there: in effect; running under systemd: the note says it is restarted. */
+	free(m.t.irqbalance.args);
+	m.t.irqbalance.args = strdup("-i 40 --banirq 42");
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_ALREADY);
+	stune_plan_free(plan);
+	plan = NULL;
+	free(m.t.irqbalance.args);
+	m.t.irqbalance.args = strdup("--foreground");
+	m.t.irqbalance.pid = 812;
+	m.t.irqbalance.systemd = true;
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_CHANGE && c->note && strstr(c->note, "pid 812") && strstr(c->note, "restarted"));
+	stune_plan_free(plan);
+	plan = NULL;
+	/* A value systemd would not expand the way a shell does: not touched. */
+	m.t.irqbalance.args_err = -EINVAL;
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not a plain value"));
+	stune_plan_free(plan);
+	plan = NULL;
+	free(m.t.irqbalance.args);
+	m.t.irqbalance = (struct stune_irqbalance){0};
 	stune_profile_free(p);
 	p = NULL;
 

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* irqbalance's defaults file: reading IRQBALANCE_ARGS, bans, editing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irqbalance.h"
+#include "tap.h"
+
+static void test_args(void)
+{
+	char *a = NULL;
+	CHECK(stune_irqbalance_args("# nothing\n#IRQBALANCE_ARGS=\n", &a) == 0 && !a);
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=\"--a --b\"\n", &a) == 0);
+	CHECK_STR(a, "--a --b");
+	free(a);
+	/* The last active line wins; export, single quotes and a bare value are read. */
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=--x\n  export IRQBALANCE_ARGS='--y'  \n", &a) == 0);
+	CHECK_STR(a, "--y");
+	free(a);
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=--z", &a) == 0);
+	CHECK_STR(a, "--z");
+	free(a);
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=\"\"\n", &a) == 0);
+	CHECK_STR(a, "");
+	free(a);
+	/* Not a plain value: expansions, unbalanced quotes. IRQBALANCE_ARGSX is another variable. */
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=\"$EXTRA\"\n", &a) == -EINVAL);
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=\"--a\n", &a) == -EINVAL);
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGS=`x`\n", &a) == -EINVAL);
+	a = NULL;
+	CHECK(stune_irqbalance_args("IRQBALANCE_ARGSX=--q\n", &a) == 0 && !a);
+}
+
+static void test_bans(void)
+{
+	CHECK(stune_irqbalance_bans("--banirq=40 --foreground", 40));
+	CHECK(stune_irqbalance_bans("--foreground --banirq 41", 41));
+	CHECK(stune_irqbalance_bans("-i 42", 42));
+	CHECK(!stune_irqbalance_bans("--banirq=400", 40));
+	CHECK(!stune_irqbalance_bans("--banirq=4", 40));
+	CHECK(!stune_irqbalance_bans("--banirq", 40));
+	CHECK(!stune_irqbalance_bans(NULL, 40));
+}
+
+static void test_edit(void)
+{
+	char *out = NULL;
+	/* Debian's file (commented out): a comment and the line appended. */
+	CHECK(stune_irqbalance_edit("#IRQBALANCE_ARGS=\n", "--banirq=5", "by scsitune", &out) == 0);
+	CHECK_STR(out, "#IRQBALANCE_ARGS=\n# by scsitune\nIRQBALANCE_ARGS=\"--banirq=5\"");
+	free(out);
+	/* No trailing newline: one is added before. */
+	CHECK(stune_irqbalance_edit("A=1", "--banirq=5", "c", &out) == 0);
+	CHECK_STR(out, "A=1\n# c\nIRQBALANCE_ARGS=\"--banirq=5\"");
+	free(out);
+	/* An active line: replaced in place, the rest kept. */
+	CHECK(stune_irqbalance_edit("A=1\nIRQBALANCE_ARGS=--x\nB=2", "--x --banirq=5", "c", &out) == 0);
+	CHECK_STR(out, "A=1\n# c\nIRQBALANCE_ARGS=\"--x --banirq=5\"\nB=2");
+	char *a = NULL;
+	CHECK(stune_irqbalance_args(out, &a) == 0);
+	CHECK_STR(a, "--x --banirq=5");
+	free(a);
+	free(out);
+}
+
+int main(void)
+{
+	test_args();
+	test_bans();
+	test_edit();
+	TAP_END();
+}
