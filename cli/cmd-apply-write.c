@@ -241,7 +241,7 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		out_str(o, "object", NULL, c->object);
 		out_str(o, "device", NULL, c->device);
 		out_str(o, "setting", NULL, c->setting);
-		out_str(o, "path", NULL, c->path);
+		out_rootpath(o, "path", NULL, c->path);
 		out_str(o, "old", NULL, c->current);
 		out_str(o, "desired", NULL, c->desired);
 		out_str(o, "result", NULL, result);

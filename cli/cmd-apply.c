@@ -99,8 +99,7 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		char path[4096], source[512] = "";
-		snprintf(path, sizeof(path), "/%s", c->path);
+		char source[512] = "";
 		if (c->source)
 			snprintf(source, sizeof(source), "%s:%u", c->source->file, c->source->line);
 		out_obj_begin(o, NULL);
@@ -108,7 +107,7 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 		out_str(o, "object", f[0], c->object);
 		out_str(o, "device", f[1], c->device);
 		out_str(o, "setting", f[2], c->setting);
-		out_str(o, "path", NULL, path);
+		out_rootpath(o, "path", NULL, c->path);
 		out_str(o, "current", f[3], c->current);
 		out_str(o, "desired", f[4], c->desired);
 		out_str(o, "state", "%-14s  ", stune_change_state_name(c->state));

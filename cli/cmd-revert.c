@@ -129,7 +129,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_obj_begin(o, NULL);
 		out_str(o, "object", NULL, e->object);
 		out_str(o, "setting", NULL, e->setting);
-		out_str(o, "path", NULL, e->path);
+		out_rootpath(o, "path", NULL, e->path);
 		out_str(o, "old", NULL, e->old);
 		out_str(o, "current", NULL, it->current);
 		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));

@@ -157,7 +157,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		out_str(o, "object", NULL, ch->object);
 		out_str(o, "device", NULL, ch->device);
 		out_str(o, "setting", NULL, ch->setting);
-		out_str(o, "path", NULL, ch->path);
+		out_rootpath(o, "path", NULL, ch->path);
 		out_str(o, "state", NULL, verify_state(ch));
 		out_str(o, "expected", NULL, ch->desired);
 		out_str(o, "actual", NULL, ch->current);

@@ -137,6 +137,14 @@ void out_str(struct out *o, const char *key, const char *tfmt, const char *v)
 		text(o, tfmt, v && *v ? v : NULL);
 }
 
+void out_rootpath(struct out *o, const char *key, const char *tfmt, const char *rel)
+{
+	_cleanup_free_ char *p = NULL;
+	if (rel && asprintf(&p, "/%s", rel + strspn(rel, "/")) < 0)
+		p = NULL;
+	out_str(o, key, tfmt, p);
+}
+
 void out_int(struct out *o, const char *key, const char *tfmt, long long v)
 {
 	out_num(o, key, tfmt, STUNE_NUM(v));

@@ -35,6 +35,8 @@ void out_arr_end(struct out *o);
 void out_text(struct out *o, const char *fmt, ...) _printf_(2, 3);
 
 void out_str(struct out *o, const char *key, const char *tfmt, const char *v);
+/* A root-relative path ("sys/block/sda/...") as the host inside the root sees it: "/sys/block/sda/...". */
+void out_rootpath(struct out *o, const char *key, const char *tfmt, const char *rel);
 void out_int(struct out *o, const char *key, const char *tfmt, long long v);
 void out_num(struct out *o, const char *key, const char *tfmt, struct stune_num v);
 /* JSON number, text "0x%0*x". */

@@ -71,6 +71,26 @@ release=$(cd "$kdir/lib/modules" && ls | head -1)
 [ -f "$kdir/boot/vmlinuz-$release" ] || die "$kdir has no boot/vmlinuz-$release"
 [ -f "$kdir/lib/modules/$release/modules.dep" ] || depmod -b "$kdir" "$release"
 
+# --- irqbalance (the apply scenario) ---------------------------------------
+# Debian's package, downloaded and unpacked like the kernel, never installed
+# here: its binary and /etc/default/irqbalance go into the image.
+irqb=$(ls -d "$cache"/irqbalance-*/ 2>/dev/null | sort -V | tail -1 || true)
+irqb=${irqb%/}
+if [ -z "$irqb" ] || [ ! -e "$irqb/.done" ]; then
+	deb=$(ls "$cache"/irqbalance_*.deb 2>/dev/null | sort -V | tail -1 || true)
+	if [ -z "$deb" ]; then
+		log "downloading irqbalance"
+		(cd "$cache" && apt-get download -q irqbalance >&2) || die "apt-get download irqbalance failed"
+		deb=$(ls "$cache"/irqbalance_*.deb | sort -V | tail -1)
+	fi
+	irqb=$cache/irqbalance-$(dpkg-deb -f "$deb" Version)
+	rm -rf "$irqb"
+	mkdir -p "$irqb"
+	dpkg-deb -x "$deb" "$irqb"
+	touch "$irqb/.done"
+fi
+[ -x "$irqb/usr/sbin/irqbalance" ] && [ -f "$irqb/etc/default/irqbalance" ] || die "$irqb: no usr/sbin/irqbalance or etc/default/irqbalance"
+
 # --- the initramfs tree -----------------------------------------------------
 env=$cache/env
 stage=$env/root
@@ -98,7 +118,8 @@ done
 # Modules the image carries but /init does not load: the LIO target stack
 # for the payload scenario (it loads them itself, after swapping in the
 # payload's modules), listed in dependency order in /etc/vm/extra-modules.
-EXTRA_MODULES='configfs target_core_mod tcm_loop'
+# iscsi_target_mod's login allocates a "crc32c" hash even without digests.
+EXTRA_MODULES='configfs target_core_mod tcm_loop crc32c_generic iscsi_target_mod'
 : >"$stage/etc/vm/extra-modules"
 for m in $EXTRA_MODULES; do
 	modprobe -d "$kdir" -S "$release" --show-depends "$m" ||
@@ -144,6 +165,17 @@ copy_bin "$scsitune" usr/bin/scsitune
 # fio for the benchmark scenarios (Debian's build links its rbd/gluster/nbd
 # engines in, so its library list is long).
 copy_bin "$(command -v fio || die "fio not found (apt-get install fio)")" usr/bin/fio
+# irqbalance and its defaults file; the profiles for apply.
+copy_bin "$irqb/usr/sbin/irqbalance" usr/sbin/irqbalance
+mkdir -p "$stage/etc/default" "$stage/vm/profiles"
+cp "$irqb/etc/default/irqbalance" "$stage/etc/default/irqbalance"
+cp "$repo"/profiles/* "$stage/vm/profiles/"
+# SCSITUNE_VM_ISCSI: the payload scenario's iSCSI initiator
+# (tests/vm/scenarios/payload-iscsi.c, built by CMake), as /usr/bin/payload-iscsi.
+if [ -n "${SCSITUNE_VM_ISCSI:-}" ]; then
+	[ -x "$SCSITUNE_VM_ISCSI" ] || die "SCSITUNE_VM_ISCSI=$SCSITUNE_VM_ISCSI is not an executable"
+	copy_bin "$SCSITUNE_VM_ISCSI" usr/bin/payload-iscsi
+fi
 numa=$(ldconfig -p | awk '$1 == "libnuma.so.1" && /x86-64/ { print $NF; exit }')
 [ -n "$numa" ] || die "libnuma.so.1 not found (apt-get install libnuma1)"
 for f in "${libs[@]}" "$numa"; do
