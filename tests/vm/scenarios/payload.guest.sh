@@ -13,6 +13,13 @@
 #   fio-NAME.json/.err/.rc
 #   lio.txt              tcm_loop disk: scsi_lu stats and block stat before/after
 #   fio-lio-write.*, fio-lio-read.*   4.25 GiB written and read through LIO
+#   iscsi.txt            ORDERED part: rounds, rd1/port/ACL statistics before and after
+#   iscsi-mixed1.log, iscsi-mixed2.log, iscsi-tail.log (+ .rc, .err)
+#                        payload-iscsi's record of every command it sent
+#   iscsi-trace.txt      the target tracepoints (tag, task attribute, status)
+#   iscsi-kmsg.txt       the kernel log during the ORDERED part, with dynamic
+#                        debug of target_handle_task_attr() and phase markers
+#   dmesg-before-iscsi.txt  the kernel log before that
 R=$1
 P=/payload
 step() { # NAME CMD...: run, record the status
@@ -149,5 +156,114 @@ if [ -n "$ld" ]; then
 	done
 	sleep 2
 	lsnap later >>"$R/lio.txt"
+fi
+
+# --- ORDERED task attributes: LIO's iSCSI target on lo, payload-iscsi -----------------
+# tcm_loop and the Linux initiators send every command SIMPLE; payload-iscsi
+# (tests/vm/scenarios/payload-iscsi.c) logs in over lo and chooses the ATTR
+# field. A fresh 4 MiB ramdisk (rd1, with memory, so reads return the data)
+# is LUN 0 of an iSCSI TPG with three explicit ACLs (per-initiator stats).
+IQN=iqn.2003-01.org.scsitune:payload
+INI=iqn.2003-01.org.scsitune:init
+ROUNDS=50
+d1=$C/core/rd_mcp_0/rd1
+T=$C/iscsi/$IQN/tpgt_1
+TR=/sys/kernel/tracing
+echo "rounds $ROUNDS" >"$R/iscsi.txt"
+command -v payload-iscsi >/dev/null || echo "initiator missing: no payload-iscsi in the guest (SCSITUNE_VM_ISCSI unset?)" >>"$R/iscsi.txt"
+step lo_up ip link set lo up
+step insmod_crc32c_generic insmod "$(ko_of crc32c_generic)"
+step insmod_iscsi_target_mod insmod "$(ko_of iscsi_target_mod)"
+step iscsi_mkdir_dev mkdir $d1
+step iscsi_dev_control sh -c "echo rd_pages=1024 >$d1/control"
+step iscsi_dev_enable sh -c "echo 1 >$d1/enable"
+step iscsi_mkdir_tpg mkdir -p $T
+step iscsi_mkdir_lun mkdir $T/lun/lun_0
+step iscsi_link_lun ln -s $d1 $T/lun/lun_0/rd1
+for i in 1 2 3; do
+	step iscsi_mkdir_acl$i mkdir -p $T/acls/$INI$i/lun_0
+	step iscsi_link_acl$i ln -s $T/lun/lun_0 $T/acls/$INI$i/lun_0/lun0
+done
+step iscsi_authentication_0 sh -c "echo 0 >$T/attrib/authentication"
+step iscsi_mkdir_np mkdir $T/np/127.0.0.1:3260
+step iscsi_tpg_enable sh -c "echo 1 >$T/enable"
+# what the target saw: its tracepoints (tag = ITT, task attribute, status)
+# and, by dynamic debug, which commands target_handle_task_attr() delayed
+step mount_tracefs mount -t tracefs tracefs $TR
+step trace_buffer sh -c "echo 8192 >$TR/buffer_size_kb"
+step trace_seq sh -c "echo 1 >$TR/events/target/target_sequencer_start/enable"
+step trace_complete sh -c "echo 1 >$TR/events/target/target_cmd_complete/enable"
+# the kernel log so far (dynamic debug may push it out of the ring buffer)
+dmesg >"$R/dmesg-before-iscsi.txt"
+step dyndbg_on sh -c "echo 'func target_handle_task_attr +p' >/sys/kernel/debug/dynamic_debug/control"
+cat /proc/kmsg >/tmp/kmsg.txt &
+kmsg_pid=$!
+isnap() { # TAG: device, port and per-initiator statistics
+	for k in num_cmds read_mbytes write_mbytes; do echo "$1_lu_$k $(cat $d1/statistics/scsi_lu/$k)"; done
+	for k in in_cmds read_mbytes write_mbytes; do
+		echo "$1_port_$k $(cat $T/lun/lun_0/statistics/scsi_tgt_port/$k)"
+	done
+	for i in 1 2 3; do
+		for k in num_cmds read_mbytes write_mbytes; do
+			echo "$1_acl${i}_$k $(cat $T/acls/$INI$i/lun_0/statistics/scsi_auth_intr/$k)"
+		done
+	done
+}
+isnap before >>"$R/iscsi.txt"
+echo "scsitune-iscsi: phase mixed" >/dev/kmsg
+t0=$(cut -d' ' -f1 /proc/uptime)
+# two sessions at once, each on its own eight 4 KiB slots (LBA 0-63, 64-127)
+pids=
+for i in 1 2; do
+	(
+		rc=0
+		payload-iscsi -m mixed -t $IQN -i $INI$i -s $i -b $((8 * (i - 1))) -r "$ROUNDS" \
+			-o "$R/iscsi-mixed$i.log" 2>"$R/iscsi-mixed$i.err" || rc=$?
+		echo $rc >"$R/iscsi-mixed$i.rc"
+	) &
+	pids="$pids $!"
+done
+wait $pids
+t1=$(cut -d' ' -f1 /proc/uptime)
+sleep 1
+# then one session alone: the 16 slots of both, lone ORDERED commands
+rc=0
+payload-iscsi -m tail -t $IQN -i ${INI}3 -s 3 -b 0 -n 16 -r "$ROUNDS" -k \
+	-o "$R/iscsi-tail.log" 2>"$R/iscsi-tail.err" || rc=$?
+echo $rc >"$R/iscsi-tail.rc"
+echo "seconds_mixed $t0 $t1 tail_end $(cut -d' ' -f1 /proc/uptime)" >>"$R/iscsi.txt"
+sleep 1
+isnap after >>"$R/iscsi.txt"
+sleep 0.5
+step dyndbg_off sh -c "echo 'func target_handle_task_attr -p' >/sys/kernel/debug/dynamic_debug/control"
+kill $kmsg_pid
+cp /tmp/kmsg.txt "$R/iscsi-kmsg.txt"
+echo 0 >$TR/tracing_on
+cat $TR/trace >"$R/iscsi-trace.txt"
+echo "payload-iscsi sessions: $(cat /sys/kernel/config/target/iscsi/$IQN/tpgt_1/dynamic_sessions 2>/dev/null)" >>"$R/iscsi.txt"
+
+# --- teardown: every LIO object removed, the fabrics and target_core_mod unloaded ---------
+# rd1 goes with the ORDERED TEST UNIT READY of tail phase E as the last
+# command: patch E's per-CPU count is still switched off (killed) then, and
+# target_free_device() must bring it back before freeing it.
+step iscsi_tpg_disable sh -c "echo 0 >$T/enable"
+step iscsi_rmdir_np rmdir $T/np/127.0.0.1:3260
+for i in 1 2 3; do
+	step iscsi_unlink_acl$i rm $T/acls/$INI$i/lun_0/lun0
+	step iscsi_rmdir_acl$i rmdir $T/acls/$INI$i/lun_0 $T/acls/$INI$i
+done
+step iscsi_unlink_lun rm $T/lun/lun_0/rd1
+step iscsi_rmdir_lun rmdir $T/lun/lun_0
+step iscsi_rmdir_tpg rmdir $T $C/iscsi/$IQN $C/iscsi
+step iscsi_rmdir_dev rmdir $d1
+step rmmod_iscsi_target_mod rmmod iscsi_target_mod
+if [ -n "$ld" ]; then
+	step lio_unlink rm $tpg/lun/lun_0/rd0
+	step lio_rmdir_lun rmdir $tpg/lun/lun_0
+	step lio_nexus_off sh -c "echo NULL >$tpg/nexus"
+	step lio_rmdir_tpg rmdir $tpg ${tpg%/*} $C/loopback
+	step lio_rmdir_dev rmdir $dev ${dev%/*}
+	step rmmod_tcm_loop rmmod tcm_loop
+	step rmmod_target_core_mod rmmod target_core_mod
 fi
 exit 0
