@@ -5,7 +5,9 @@
 # tree in the same run. See tests/bench/README.md.
 #
 #   tests/bench/bench-detect.sh [--hbas N] [--disks N] [--runs N] [--dir DIR]
-#                               [--keep] [--no-scsitune]
+#                               [--keep] [--no-scsitune] [--root TREE]
+# --root: an existing tree from bench-tree.sh (made with the same --hbas and
+# --disks), read and left in place; otherwise one is made and removed.
 #
 # SCSITUNE names the binary (default ./build/scsitune). Prints figures and the
 # goals (no slower than lsscsi; peak RSS < 64 MB) as met / not met, but never
@@ -14,7 +16,7 @@
 set -euo pipefail
 export LC_ALL=C
 
-hbas=4 disks=4096 runs=10 dir=${BENCH_DIR:-} keep='' with_scsitune=1
+hbas=4 disks=4096 runs=10 dir=${BENCH_DIR:-} keep='' with_scsitune=1 given_root=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hbas) hbas=${2:?}; shift 2 ;;
@@ -23,7 +25,8 @@ while [ $# -gt 0 ]; do
 	--dir) dir=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-scsitune) with_scsitune=; shift ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	--root) given_root=${2:?}; shift 2 ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) echo "bench-detect.sh: unknown argument $1" >&2; exit 64 ;;
 	esac
 done
@@ -64,13 +67,18 @@ case $root in *[[:space:]]*) die "the work directory must not contain spaces: $r
 
 # --- the host --------------------------------------------------------------
 t0=$(date +%s%N)
-python3 "$mkfixture" bench --hbas "$hbas" --disks "$disks" "$root"
+if [ -n "$given_root" ]; then
+	root=$(readlink -f "$given_root")
+	[ -d "$root/sys/block" ] || die "--root $given_root: not a bench tree (no sys/block)"
+else
+	python3 "$mkfixture" bench --hbas "$hbas" --disks "$disks" "$root"
+fi
 t1=$(date +%s%N)
 entries=$(find "$root" | wc -l)
 size=$(du -sh "$root" | cut -f1)
 echo "bench host: $hbas mpi3mr HBAs, $disks disks, CPUs $(cat "$root/sys/devices/system/cpu/online")," \
-	"nodes $(cat "$root/sys/devices/system/node/online"); $entries entries, $size in $dir;" \
-	"generated in $(((t1 - t0) / 1000000)) ms"
+	"nodes $(cat "$root/sys/devices/system/node/online"); $entries entries, $size;" \
+	"${given_root:+given (--root $given_root), }generated in $(((t1 - t0) / 1000000)) ms"
 
 # --- the commands, each checked once for errors and content ----------------
 # lsscsi -k: kernel names, so it does not scan the real /dev for device nodes

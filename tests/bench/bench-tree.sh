@@ -1,0 +1,41 @@
+#!/bin/bash
+# bench-tree.sh make|remove LINK [--hbas N] [--disks N]
+# The large host both benchmarks read (tests/fixtures/mkfixture.py bench: 4
+# mpi3mr HBAs, 4,096 SAS disks, 64 CPUs on 2 nodes; ~1.5M inodes, ~3.5 GiB on
+# tmpfs, 75 s to make on 2 cores), made once for bench-detect.sh and
+# bench-apply.sh (--root LINK) as CTest fixture bench_tree. make: the tree
+# goes to /dev/shm when it has room (else $TMPDIR or /tmp) and LINK points to
+# it; remove: the tree and LINK go.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+die() { echo "bench-tree.sh: $*" >&2; exit 1; }
+[ $# -ge 2 ] || { echo "usage: bench-tree.sh make|remove LINK [--hbas N] [--disks N]" >&2; exit 64; }
+action=$1 link=$2
+shift 2
+case $action in
+make)
+	if [ -L "$link" ]; then "$0" remove "$link"; fi
+	dir=${TMPDIR:-/tmp}
+	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		read -r free_kb free_inodes < <(df -k --output=avail,iavail /dev/shm 2>/dev/null | tail -1) || true
+		if [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ] && [ "${free_inodes:-0}" -gt 2000000 ]; then
+			dir=/dev/shm
+		fi
+	fi
+	work=$(mktemp -d "$dir/scsitune-bench-tree.XXXXXX")
+	t0=$(date +%s%N)
+	python3 "$top/tests/fixtures/mkfixture.py" bench "$@" "$work/root" || { rm -rf "$work"; die "mkfixture.py bench failed"; }
+	t1=$(date +%s%N)
+	mkdir -p "$(dirname "$link")"
+	ln -sfn "$work/root" "$link"
+	echo "bench tree: $work/root ($(du -sh "$work/root" | cut -f1), made in $(((t1 - t0) / 1000000)) ms); $link points to it"
+	;;
+remove)
+	if [ -L "$link" ]; then
+		t=$(readlink "$link")
+		case $t in */scsitune-bench-tree.*/root) rm -rf "${t%/root}" ;; *) die "$link points to $t, not a bench tree: left alone" ;; esac
+		rm -f "$link"
+	fi
+	;;
+*) echo "bench-tree.sh: make or remove, not $action" >&2; exit 64 ;;
+esac
