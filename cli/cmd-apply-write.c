@@ -116,7 +116,7 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 }
 
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt)
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
@@ -148,6 +148,7 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		j->profile_dir = strdup(profile_dir);
 	j->digest = NULL;
 	j->started = (long long)time(NULL);
+	j->persist = j->persist || persist;
 	if (!j->profile || !j->profile_path || !j->profile_dir || (r = stune_profile_digest(p, &j->digest)) < 0) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
@@ -251,12 +252,15 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		if (c->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
 			continue;
 		bool inline_why = why && c->state == STUNE_CHANGE && c->kind != STUNE_OBJ_IRQBALANCE;
+		char b1[32], b2[32];
+		const char *cur = stune_change_display(c, false, b1, sizeof(b1)),
+			   *want = stune_change_display(c, true, b2, sizeof(b2));
 		if (c->state == STUNE_ALREADY) {
-			out_text(o, "%-14s %s %s: %s\n", result, c->object, c->setting, c->current ? c->current : "-");
+			out_text(o, "%-14s %s %s: %s\n", result, c->object, c->setting, cur ? cur : "-");
 			continue;
 		}
-		out_text(o, "%-14s %s %s: %s -> %s%s%s\n", result, c->object, c->setting, c->current ? c->current : "-",
-			 c->desired ? c->desired : "-", inline_why ? ": " : "", inline_why ? why : "");
+		out_text(o, "%-14s %s %s: %s -> %s%s%s\n", result, c->object, c->setting, cur ? cur : "-",
+			 want ? want : "-", inline_why ? ": " : "", inline_why ? why : "");
 		if (why && (c->state != STUNE_CHANGE || c->kind == STUNE_OBJ_IRQBALANCE))
 			out_text(o, "               (%s)\n", why);
 	}

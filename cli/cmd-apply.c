@@ -14,6 +14,7 @@
 
 #include "lib/apply.h"
 #include "lib/journal.h"
+#include "lib/persist.h"
 #include "lib/plan.h"
 #include "lib/profile.h"
 #include "lib/topology.h"
@@ -42,7 +43,10 @@ void help_apply(FILE *f)
 	      "      --profile-dir DIR    where profile names (and include= names) are looked\n"
 	      "                           up (default " SCSITUNE_PROFILE_DIR ")\n"
 	      "      --state-dir DIR      journal and lock directory (default " STUNE_STATE_DIR ",\n"
-	      "                           inside the --sysroot tree when one is given)\n\n",
+	      "                           inside the --sysroot tree when one is given)\n"
+	      "      --persist            also make it last: a udev rule for the disks, a boot\n"
+	      "                           unit that applies the profile again (IRQs), modprobe.d\n"
+	      "                           for driver parameters; revert removes them\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nExit status: 0 plan printed or every change applied, 1 error (bad profile,\n"
@@ -50,6 +54,18 @@ void help_apply(FILE *f)
 	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
+}
+
+int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
+		     const struct stune_profile *p, const char *profile_dir)
+{
+	/* The boot unit names the profile and its directory by absolute path. */
+	_cleanup_free_ char *prof = realpath(p->path, NULL), *dir = realpath(profile_dir, NULL);
+	int r = !prof || !dir ? -errno : stune_persist_plan(ctx, plan, t, SCSITUNE_BIN_PATH, prof, dir);
+	if (r < 0)
+		error_msg("--persist: %s",
+			  r == -EINVAL ? "the profile's path has a quote, backslash or newline" : strerror(-r));
+	return r;
 }
 
 static const char *class_label(enum stune_pclass c)
@@ -82,7 +98,9 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 	size_t w[5] = {strlen("OBJECT"), strlen("DEVICE"), strlen("SETTING"), strlen("CURRENT"), strlen("DESIRED")};
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		const char *cols[5] = {c->object, c->device, c->setting, c->current, c->desired};
+		char b1[32], b2[32];
+		const char *cols[5] = {c->object, c->device, c->setting, stune_change_display(c, false, b1, sizeof(b1)),
+				       stune_change_display(c, true, b2, sizeof(b2))};
 		for (int k = 0; k < 5; k++) {
 			size_t n = cols[k] && *cols[k] ? strlen(cols[k]) : 1;
 			if (n > w[k])
@@ -103,13 +121,14 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 		if (c->source)
 			snprintf(source, sizeof(source), "%s:%u", c->source->file, c->source->line);
 		out_obj_begin(o, NULL);
-		out_str(o, "class", NULL, class_label(c->cls));
+		out_str(o, "class", NULL, c->kind == STUNE_OBJ_PERSIST ? "persist" : class_label(c->cls));
 		out_str(o, "object", f[0], c->object);
 		out_str(o, "device", f[1], c->device);
 		out_str(o, "setting", f[2], c->setting);
 		out_rootpath(o, "path", NULL, c->path);
-		out_str(o, "current", f[3], c->current);
-		out_str(o, "desired", f[4], c->desired);
+		char b1[32], b2[32];
+		out_str_shown(o, "current", f[3], c->current, stune_change_display(c, false, b1, sizeof(b1)));
+		out_str_shown(o, "desired", f[4], c->desired, stune_change_display(c, true, b2, sizeof(b2)));
 		out_str(o, "state", "%-14s  ", stune_change_state_name(c->state));
 		out_str(o, "source", "%s\n", c->source ? source : NULL);
 		out_str(o, "why", NULL, c->source ? c->source->why : NULL);
@@ -140,15 +159,16 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 
 int cmd_apply(struct global_opts *g, int argc, char **argv)
 {
-	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR };
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"profile", required_argument, NULL, 'p'},
 						 {"dry-run", no_argument, NULL, 'n'},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+						 {"persist", no_argument, NULL, OPT_PERSIST},
 						 {NULL, 0, NULL, 0}};
 	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
-	bool dry_run = false;
+	bool dry_run = false, persist = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, NULL)) != -1) {
@@ -172,6 +192,9 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			dir = optarg;
+			continue;
+		case OPT_PERSIST:
+			persist = true;
 			continue;
 		case OPT_STATE_DIR:
 			if (!*optarg) {
@@ -212,8 +235,10 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		error_msg("building the plan failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	if (persist && (r = cli_persist_plan(ctx, t, plan, p, dir)) < 0)
+		return EXIT_ERROR;
 	if (!dry_run)
-		return apply_write(g, ctx, t, plan, dir, state_opt);
+		return apply_write(g, ctx, t, plan, dir, state_opt, persist);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

@@ -18,15 +18,25 @@
 
 #define STUNE_REVERT_SCHEMA_VERSION 1
 
-/* A journal value for people: irqbalance's whole file becomes IRQBALANCE_ARGS="...". */
-static char *shown(bool file, const char *v)
+/* A journal value for people: irqbalance's whole file becomes IRQBALANCE_ARGS="...",
+ * another file its line count, nothing there "absent". */
+static char *shown(const struct stune_jentry *e, const char *v)
 {
 	if (!v)
-		return strdup("-");
-	_cleanup_free_ char *args = NULL;
-	if (file && stune_irqbalance_args(v, &args) == 0)
-		return stune_strdupf("%s=\"%s\"", STUNE_IRQBALANCE_VAR, args ? args : "");
-	return strdup(file ? "(not a plain IRQBALANCE_ARGS)" : v);
+		return strdup(e->absent ? "absent" : "-");
+	if (!strcmp(e->object, "irqbalance")) {
+		_cleanup_free_ char *args = NULL;
+		if (stune_irqbalance_args(v, &args) == 0)
+			return stune_strdupf("%s=\"%s\"", STUNE_IRQBALANCE_VAR, args ? args : "");
+		return strdup("(not a plain IRQBALANCE_ARGS)");
+	}
+	if (e->kind == STUNE_JK_FILE) {
+		size_t lines = 1;
+		for (const char *p = v; *p; p++)
+			lines += *p == '\n';
+		return stune_strdupf("%zu line%s", lines, lines == 1 ? "" : "s");
+	}
+	return strdup(v);
 }
 
 void help_revert(FILE *f)
@@ -135,10 +145,8 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
 		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
 		out_obj_end(o);
-		/* irqbalance's entry holds the whole defaults file: show the variable. */
 		bool file = !strcmp(e->object, "irqbalance");
-		_cleanup_free_ char *cur = shown(file, it->current), *old = shown(file, e->old),
-				    *after = shown(file, e->after);
+		_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
 		switch (it->outcome) {
 		case STUNE_RV_RESTORED:
 			out_text(o, "restored       %s %s: %s -> %s\n", e->object, e->setting, cur, old);

@@ -34,7 +34,9 @@ void help_verify(FILE *f)
 	      "      --profile-dir DIR    where profile names are looked up (default: the\n"
 	      "                           journal's, else " SCSITUNE_PROFILE_DIR ")\n"
 	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
-	      "                           inside the --sysroot tree when one is given)\n\n",
+	      "                           inside the --sysroot tree when one is given)\n"
+	      "      --persist            also check the files of apply --persist (the default\n"
+	      "                           when the journal's apply used --persist)\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nExit status: 0 every setting in effect, 1 error, 2 drift, 64 usage.\n"
@@ -59,13 +61,15 @@ static const char *verify_state(const struct stune_change *c)
 
 int cmd_verify(struct global_opts *g, int argc, char **argv)
 {
-	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR };
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"profile", required_argument, NULL, 'p'},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+						 {"persist", no_argument, NULL, OPT_PERSIST},
 						 {NULL, 0, NULL, 0}};
 	const char *profile = NULL, *dir = NULL, *state_opt = NULL;
+	bool persist = false;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:", longopts, NULL)) != -1) {
@@ -73,6 +77,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		case 'h':
 			help_verify(stdout);
 			return EXIT_OK;
+		case OPT_PERSIST:
+			persist = true;
+			continue;
 		case 'p':
 		case OPT_PROFILE_DIR:
 		case OPT_STATE_DIR:
@@ -136,6 +143,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		error_msg("building the plan failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	/* The files of apply --persist too: asked for, or the journal's apply made them. */
+	if ((persist || (j && j->persist)) && cli_persist_plan(ctx, t, plan, p, dir) < 0)
+		return EXIT_ERROR;
 	struct stune_verify_summary sum = {0};
 	stune_verify_count(plan, &sum);
 
@@ -165,12 +175,14 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		out_obj_end(o);
 		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
 			continue;
+		char b1[32], b2[32];
+		const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
+			   *want = stune_change_display(ch, true, b2, sizeof(b2));
 		if (ch->state == STUNE_CHANGE)
 			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object, ch->setting,
-				 ch->desired ? ch->desired : "-", ch->current ? ch->current : "-");
+				 want ? want : "-", cur ? cur : "-");
 		else
-			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting,
-				 ch->current ? ch->current : "-");
+			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting, cur ? cur : "-");
 	}
 	out_arr_end(o);
 	out_obj_begin(o, "summary");

@@ -137,6 +137,14 @@ void out_str(struct out *o, const char *key, const char *tfmt, const char *v)
 		text(o, tfmt, v && *v ? v : NULL);
 }
 
+void out_str_shown(struct out *o, const char *key, const char *tfmt, const char *v, const char *shown)
+{
+	if (o->fmt == OUT_JSON)
+		add(o, key, v ? json_object_new_string(v) : NULL);
+	else
+		text(o, tfmt, shown && *shown ? shown : NULL);
+}
+
 void out_rootpath(struct out *o, const char *key, const char *tfmt, const char *rel)
 {
 	_cleanup_free_ char *p = NULL;

@@ -7,6 +7,10 @@
 #include "lib/ctx.h"
 #include "out.h"
 
+struct stune_profile;
+struct stune_plan;
+struct stune_topology;
+
 /* Exit codes, documented in scsitune(8) EXIT STATUS. */
 enum {
 	EXIT_OK = 0,
@@ -71,7 +75,9 @@ void help_verify(FILE *f);
  * running (pid N)") and returns -1 on failure.
  */
 int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
-struct stune_plan;
+/* apply --persist: the persist rows appended to plan (error printed). */
+int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
+		     const struct stune_profile *p, const char *profile_dir);
 /* apply without --dry-run (cmd-apply-write.c). */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt);
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist);

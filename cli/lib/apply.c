@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "irqbalance.h"
+#include "persist.h"
 #include "root.h"
 #include "strv.h"
 #include "topology.h"
@@ -45,20 +46,48 @@ static int test_hooks(const char *path)
 }
 #endif
 
-int stune_apply_write(const struct stune_root *r, const char *path, const char *value)
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value)
 {
 #ifdef SCSITUNE_TEST_HOOKS
 	int h = test_hooks(path);
 	if (h)
 		return h < 0 ? h : 0;
 #endif
+	if (kind == STUNE_JK_SYMLINK)
+		return stune_root_symlink(r, path, value);
 	_cleanup_free_ char *line = NULL;
 	if (asprintf(&line, "%s\n", value) < 0)
 		return -ENOMEM;
 	/* Configuration files are replaced whole; kernel attributes take one write. */
-	if (!strncmp(path, "etc/", 4))
+	if (kind == STUNE_JK_FILE)
 		return stune_root_replace(r, path, line, 0644);
 	return stune_root_write(r, path, line);
+}
+
+/* Read what is at path now: a symlink's target, else the file. */
+static int read_entry(const struct stune_root *r, enum stune_jkind kind, const char *path, char **out)
+{
+	return kind == STUNE_JK_SYMLINK ? stune_root_readlink(r, path, out) : stune_root_read(r, path, out);
+}
+
+/* A persist row (persist.c): a file or symlink, maybe not there yet (absent). */
+static int record_persist(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c)
+{
+	enum stune_jkind kind = strcmp(c->setting, "symlink") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
+	_cleanup_free_ char *old = NULL;
+	int r = read_entry(ctx->root, kind, c->path, &old);
+	if (r == -ENOMEM)
+		return r;
+	bool absent = r == -ENOENT;
+	enum stune_jstate st = r < 0 && !absent ? STUNE_J_SKIPPED : STUNE_J_PENDING;
+	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, c->desired, st)) < 0)
+		return r;
+	struct stune_jentry *e = &j->entries[j->n - 1];
+	e->kind = kind;
+	e->absent = absent;
+	if (st == STUNE_J_SKIPPED)
+		e->err = -r;
+	return 0;
 }
 
 static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c, const char *path,
@@ -96,7 +125,10 @@ static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, con
 				      plan->profile->name)) ||
 	    (r = stune_irqbalance_edit(old, c->desired, comment, &text)) < 0)
 		return r < 0 ? r : -ENOMEM;
-	return stune_journal_add(j, c->object, c->setting, c->path, old, text, STUNE_J_PENDING);
+	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, text, STUNE_J_PENDING)) < 0)
+		return r;
+	j->entries[j->n - 1].kind = STUNE_JK_FILE;
+	return 0;
 }
 
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
@@ -112,8 +144,10 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		const struct stune_change *c = &plan->changes[i];
 		if (c->state != STUNE_CHANGE || !c->desired || !c->path)
 			continue;
-		if (c->kind == STUNE_OBJ_IRQBALANCE) {
-			if ((r = record_irqbalance(ctx, j, plan, c)) < 0)
+		if (c->kind == STUNE_OBJ_IRQBALANCE || c->kind == STUNE_OBJ_PERSIST) {
+			r = c->kind == STUNE_OBJ_PERSIST ? record_persist(ctx, j, c)
+							 : record_irqbalance(ctx, j, plan, c);
+			if (r < 0)
 				return r;
 			continue;
 		}
@@ -142,13 +176,13 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state != STUNE_J_PENDING)
 			continue;
-		int w = stune_apply_write(ctx->root, e->path, e->desired);
+		int w = stune_apply_write(ctx->root, e->kind, e->path, e->desired);
 		if (w < 0) {
 			e->state = STUNE_J_FAILED;
 			e->err = -w;
 		} else {
 			e->state = STUNE_J_APPLIED;
-			if (stune_root_read(ctx->root, e->path, &e->after) < 0)
+			if (read_entry(ctx->root, e->kind, e->path, &e->after) < 0)
 				e->after = NULL;
 		}
 		if ((r = stune_journal_log_entry(log, j, i)) < 0)
@@ -204,12 +238,44 @@ static int restore_value(const struct stune_root *root, const struct stune_jentr
 	return *out ? 0 : -ENOMEM;
 }
 
+/* An entry apply created (nothing was there): removed, unless someone changed it since (then --force). */
+static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool force, int read,
+			  struct stune_revert_item *it)
+{
+	if (read == -ENOENT) {
+		it->outcome = STUNE_RV_UNCHANGED; /* already gone */
+		e->state = STUNE_J_REVERTED;
+		return 0;
+	}
+	if (read < 0) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -read;
+		return 0;
+	}
+	bool ours = e->state == STUNE_J_PENDING || (e->after && !strcmp(it->current, e->after));
+	if (!ours && !force) {
+		it->outcome = STUNE_RV_CHANGED;
+		return 0;
+	}
+	int w = stune_root_unlink(ctx->root, e->path);
+	if (w < 0 && w != -ENOENT) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -w;
+		return 0;
+	}
+	it->outcome = STUNE_RV_RESTORED;
+	e->state = STUNE_J_REVERTED;
+	return 0;
+}
+
 static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, bool reset,
 		      struct stune_revert_item *it)
 {
-	int r = stune_root_read(ctx->root, e->path, &it->current);
+	int r = read_entry(ctx->root, e->kind, e->path, &it->current);
 	if (r == -ENOMEM)
 		return r;
+	if (e->absent) /* apply created it: revert removes it */
+		return revert_created(ctx, e, force, r, it);
 	if (r < 0) {
 		it->outcome = r == -ENOENT ? STUNE_RV_GONE : STUNE_RV_FAILED;
 		it->err = -r;
@@ -234,13 +300,13 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 	_cleanup_free_ char *val = NULL, *back = NULL;
 	if ((r = restore_value(ctx->root, e, &val)) < 0)
 		return r;
-	int w = stune_apply_write(ctx->root, e->path, val);
+	int w = stune_apply_write(ctx->root, e->kind, e->path, val);
 	if (w < 0) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = -w;
 		return 0;
 	}
-	if (stune_root_read(ctx->root, e->path, &back) < 0 || strcmp(back, e->old)) {
+	if (read_entry(ctx->root, e->kind, e->path, &back) < 0 || strcmp(back, e->old)) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = EIO;
 		return 0;
@@ -265,7 +331,7 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 			bool sched = !strcmp(e->setting, "queue/scheduler");
 			if ((pass == 0) != sched || e->state == STUNE_J_REVERTED)
 				continue;
-			if (!e->old || e->state == STUNE_J_SKIPPED) {
+			if ((!e->old && !e->absent) || e->state == STUNE_J_SKIPPED) {
 				e->state = STUNE_J_REVERTED; /* never written */
 				continue;
 			}

@@ -18,7 +18,7 @@
  * with "ignore" succeeds without writing anything) and
  * SCSITUNE_TEST_ABORT_AFTER=N (abort() instead of write number N+1).
  */
-int stune_apply_write(const struct stune_root *r, const char *path, const char *value);
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value);
 
 /*
  * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;

@@ -157,6 +157,8 @@ static int save_doc(const char *dir, const struct stune_journal *j, const char *
 	put_str(root, "profile_dir", j->profile_dir);
 	put_str(root, "digest", j->digest);
 	json_object_object_add(root, "started", json_object_new_int64(j->started));
+	if (j->persist)
+		json_object_object_add(root, "persist", json_object_new_boolean(true));
 	if (log_id)
 		put_str(root, "log", log_id);
 	json_object *arr = json_object_new_array_ext((int)j->n);
@@ -169,6 +171,10 @@ static int save_doc(const char *dir, const struct stune_journal *j, const char *
 		put_str(o, "object", e->object);
 		put_str(o, "setting", e->setting);
 		put_str(o, "path", e->path);
+		if (e->kind != STUNE_JK_VALUE)
+			put_str(o, "kind", e->kind == STUNE_JK_FILE ? "file" : "symlink");
+		if (e->absent)
+			json_object_object_add(o, "absent", json_object_new_boolean(true));
 		put_str(o, "old", e->old);
 		put_str(o, "desired", e->desired);
 		json_object_array_add(arr, entry_outcome(e, o));
@@ -366,7 +372,15 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 			return -EBADMSG;
 		if (json_object_object_get_ex(o, "errno", &v))
 			e->err = json_object_get_int(v);
+		_cleanup_free_ char *kind = NULL;
+		if ((r = get_str(o, "kind", &kind)) < 0)
+			return r;
+		if (kind && strcmp(kind, "file") && strcmp(kind, "symlink"))
+			return -EBADMSG;
+		e->kind = !kind ? STUNE_JK_VALUE : !strcmp(kind, "file") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
+		e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
 	}
+	j->persist = json_object_object_get_ex(root, "persist", &v) && json_object_get_boolean(v);
 	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
 		return r;
 	*out = steal_pointer(&j);

@@ -41,7 +41,15 @@ enum stune_jstate {
 	_STUNE_J_MAX
 };
 
+enum stune_jkind {
+	STUNE_JK_VALUE = 0, /* a kernel attribute, written in place */
+	STUNE_JK_FILE,	    /* a configuration file under etc/, replaced whole */
+	STUNE_JK_SYMLINK,   /* a symlink under etc/ (old/desired/after: its target) */
+};
+
 struct stune_jentry {
+	enum stune_jkind kind;
+	bool absent; /* there was nothing at path before apply: revert removes what apply created */
 	char *object;
 	char *setting;
 	char *path;    /* root-relative */
@@ -57,6 +65,7 @@ struct stune_journal {
 	char *profile_path; /* the file it came from */
 	char *profile_dir;  /* --profile-dir of the apply (include= names resolve there) */
 	char *digest;	    /* SHA-256 (hex) of the resolved profile */
+	bool persist;	    /* apply --persist: the plan has the persist rows (verify adds them too) */
 	long long started;  /* unix seconds */
 	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
 	struct stune_jentry *entries;

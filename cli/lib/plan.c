@@ -640,6 +640,22 @@ static int plan_modules(struct stune_plan *plan, const struct stune_topology *t,
 	return 0;
 }
 
+int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, const char *object, const char *setting,
+		       const char *path, const char *current, const char *desired, enum stune_change_state state,
+		       const char *note)
+{
+	struct draft dr = {kind, 0, object, NULL, 0, setting};
+	dr.state = state;
+	if (!(dr.path = strdup(path)) || (current && !(dr.current = strdup(current))) ||
+	    (desired && !(dr.desired = strdup(desired))) || (note && !(dr.note = strdup(note)))) {
+		free(dr.path);
+		free(dr.current);
+		free(dr.desired);
+		return -ENOMEM;
+	}
+	return add(plan, &dr);
+}
+
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out)
 {
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = calloc(1, sizeof(*plan));
@@ -735,6 +751,8 @@ bool stune_change_in_effect(const struct stune_change *c, const char *raw)
 {
 	if (!raw || !c->desired)
 		return false;
+	if (c->kind == STUNE_OBJ_PERSIST) /* a whole file, or a symlink's target */
+		return !strcmp(raw, c->desired);
 	if (c->kind == STUNE_OBJ_IRQBALANCE) { /* raw: the whole defaults file */
 		_cleanup_free_ char *args = NULL;
 		return stune_irqbalance_args(raw, &args) == 0 && args && !strcmp(args, c->desired);
@@ -756,4 +774,22 @@ bool stune_change_in_effect(const struct stune_change *c, const char *raw)
 		return x == y;
 	size_t n = strcspn(raw, "\n");
 	return n == strlen(c->desired) && !strncmp(raw, c->desired, n);
+}
+
+const char *stune_change_display(const struct stune_change *c, bool desired, char *buf, size_t len)
+{
+	const char *v = desired ? c->desired : c->current;
+	if (c->kind != STUNE_OBJ_PERSIST)
+		return v;
+	if (!v)
+		return desired ? NULL : "absent";
+	if (!strcmp(c->setting, "symlink"))
+		return v;
+	if (!desired && c->desired && strcmp(v, c->desired))
+		return "other content";
+	size_t lines = 1;
+	for (const char *p = v; *p; p++)
+		lines += *p == '\n';
+	snprintf(buf, len, "%zu line%s", lines, lines == 1 ? "" : "s");
+	return buf;
 }

@@ -25,6 +25,7 @@ enum stune_object_kind {
 	STUNE_OBJ_IRQ,
 	STUNE_OBJ_MODULE,
 	STUNE_OBJ_IRQBALANCE,
+	STUNE_OBJ_PERSIST, /* apply --persist: a file (setting "file") or symlink ("symlink") under etc/ */
 };
 
 struct stune_change {
@@ -49,6 +50,10 @@ struct stune_plan {
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
+/* Append a row built outside the plan engine (persist.c); the strings are copied, cls is unused (0). */
+int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, const char *object, const char *setting,
+		       const char *path, const char *current, const char *desired, enum stune_change_state state,
+		       const char *note);
 void stune_plan_free(struct stune_plan *plan);
 DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
 
@@ -58,6 +63,12 @@ DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
  * "[none] mq-deadline", CPU lists as sets, numbers as numbers.
  */
 bool stune_change_in_effect(const struct stune_change *c, const char *raw);
+/*
+ * The current (desired false) or desired value for people: as is, except
+ * a persist row's whole file, shown as "absent", "other content" or "N lines"
+ * (a symlink: its target). buf holds what is made here.
+ */
+const char *stune_change_display(const struct stune_change *c, bool desired, char *buf, size_t len);
 
 /* The plan's rows sorted by (object, setting): lookups in O(log n) on plans of 20,000 rows. */
 struct stune_plan_index {

@@ -281,20 +281,67 @@ int stune_root_write(const struct stune_root *r, const char *path, const char *v
 	return (size_t)k == len ? 0 : -EIO;
 }
 
-int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode)
+/* The host path of path's directory, resolved inside the root, and path's last component. */
+static int parent_host_dir(const struct stune_root *r, const char *path, char **hostdir, const char **base)
 {
-	_cleanup_free_ char *dir = NULL, *resolved = NULL, *hostdir = NULL;
+	_cleanup_free_ char *dir = NULL, *resolved = NULL;
 	int ret;
 	if ((ret = stune_path_dirname(path, &dir)) < 0 || (ret = stune_root_resolve(r, dir, &resolved)) < 0 ||
-	    (ret = stune_root_host_path(r, resolved, &hostdir)) < 0)
+	    (ret = stune_root_host_path(r, resolved, hostdir)) < 0)
 		return ret;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *b = strrchr(path, '/');
+	*base = b ? b + 1 : path;
+	return 0;
+}
+
+int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode)
+{
+	_cleanup_free_ char *hostdir = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
 	struct stat st;
 	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd >= 0 && fstat(fd, &st) == 0)
 		mode = st.st_mode & 07777;
 	return stune_write_atomic(hostdir, base, data, strlen(data), mode, NULL);
+}
+
+int stune_root_symlink(const struct stune_root *r, const char *path, const char *target)
+{
+	_cleanup_free_ char *hostdir = NULL, *tmp = NULL, *dst = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
+	if (asprintf(&tmp, "%s/.%s.scsitune-tmp", hostdir, base) < 0 || asprintf(&dst, "%s/%s", hostdir, base) < 0)
+		return -ENOMEM;
+	(void)unlink(tmp);
+	if (symlink(target, tmp) < 0)
+		return negative_errno();
+	if (rename(tmp, dst) < 0) {
+		ret = negative_errno();
+		unlink(tmp);
+		return ret;
+	}
+	_cleanup_close_ int dfd = open(hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 || fsync(dfd) < 0 ? negative_errno() : 0;
+}
+
+int stune_root_unlink(const struct stune_root *r, const char *path)
+{
+	_cleanup_free_ char *hostdir = NULL, *dst = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
+	if (asprintf(&dst, "%s/%s", hostdir, base) < 0)
+		return -ENOMEM;
+	if (unlink(dst) < 0)
+		return negative_errno();
+	_cleanup_close_ int dfd = open(hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 || fsync(dfd) < 0 ? negative_errno() : 0;
 }
 
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...)

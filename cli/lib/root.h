@@ -36,6 +36,10 @@ int stune_root_write(const struct stune_root *r, const char *path, const char *v
  * file in its directory, fsync, rename, fsync of the directory), keeping its
  * mode (mode when it is new). */
 int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode);
+/* path (under etc/) becomes a symlink to target, atomically (a temporary link renamed over it). */
+int stune_root_symlink(const struct stune_root *r, const char *path, const char *target);
+/* Remove the file or symlink path (not a directory); -ENOENT when it is not there. */
+int stune_root_unlink(const struct stune_root *r, const char *path);
 int stune_root_readlink(const struct stune_root *r, const char *path, char **out);
 /* Canonical root-relative path with every symlink resolved inside the root. */
 int stune_root_resolve(const struct stune_root *r, const char *path, char **out);

@@ -17,6 +17,8 @@ tar -xJf "$archive" -C "$work/root"
 # apply adds the bans for the IRQs it pins, revert puts it back.
 mkdir -p "$work/root/etc/default"
 install -m 0640 "$(dirname "$0")/irqbalance.default" "$work/root/etc/default/irqbalance"
+# The directories apply --persist writes into, as on a Debian host with udev and systemd.
+mkdir -p "$work/root/etc/udev/rules.d" "$work/root/etc/modprobe.d" "$work/root/etc/systemd/system/multi-user.target.wants"
 snap() { (cd "$work/root" && find . -printf '%y %m %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
 before=$(snap)
 # APPLY_MEMCHECK=1 (the memcheck label; not for sanitizer builds): every run under valgrind.
@@ -169,6 +171,51 @@ if grep -q '"object": "irqbalance"' < <(st apply --profile numa --profile-dir "$
 elif [ "$name" = dual-socket-mpi3mr ]; then
 	fail "no irqbalance row in the plan of a host whose mpi3mr admin IRQs are pinned"
 fi
+
+# 6. --persist: a udev rule per tuned disk, the boot unit and its enabling
+# link, modprobe.d for driver parameters; verify checks them; a hand edit is
+# drift and revert leaves it; revert --force removes everything.
+rules=$work/root/etc/udev/rules.d/90-scsitune.rules
+unit=$work/root/etc/systemd/system/scsitune-apply.service
+wants=$work/root/etc/systemd/system/multi-user.target.wants/scsitune-apply.service
+mp=$work/root/etc/modprobe.d/scsitune.conf
+printf 'include = numa\n[module:mpi3mr]\npoll_queues = 2\n' >"$work/persist-profile"
+before=$(snap)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+run 0 "apply --persist --dry-run -o json" st apply --profile "$work/persist-profile" --profile-dir "$profiles" --persist --dry-run -o json
+cp "$work/out" "$work/persist-plan.json"
+"${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/plan.schema.json" "$work/persist-plan.json" >/dev/null ||
+	fail "persist: the dry-run plan does not validate against schema/plan.schema.json"
+grep -q '"class": "persist"' "$work/persist-plan.json" || fail "persist: no persist rows in the dry-run plan"
+run 0 "apply --persist" st apply --profile "$work/persist-profile" --profile-dir "$profiles" --state-dir "$state" --persist
+n_disk=$(python3 -c 'import json,sys
+j=json.load(open(sys.argv[1]))
+print(len({e["object"] for e in j["changes"] if e["path"].startswith("sys/block/")}))' "$state/journal.json")
+if [ "$n_disk" -gt 0 ]; then
+	[ "$(grep -c '^ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", .*ATTR{queue/scheduler}="none"' "$rules")" = "$n_disk" ] ||
+		fail "persist: not one udev rule per tuned disk ($n_disk): $(cat "$rules" 2>&1)"
+fi
+grep -q "^ExecStart=\".*scsitune\" apply --profile \"$work/persist-profile\" --profile-dir \"$(readlink -f "$profiles")\" --state-dir /run/scsitune$" "$unit" ||
+	fail "persist: the boot unit does not apply the same profile: $(grep ExecStart "$unit" 2>&1)"
+[ "$(readlink "$wants")" = /etc/systemd/system/scsitune-apply.service ] || fail "persist: the unit is not enabled"
+if [ "$name" = dual-socket-mpi3mr ]; then
+	grep -qx 'options mpi3mr poll_queues=2' "$mp" || fail "persist: modprobe.d lacks the mpi3mr option: $(cat "$mp" 2>&1)"
+fi
+run 0 "verify after apply --persist (persist rows from the journal)" st verify --state-dir "$state"
+grep -q '^in-effect .*persist:boot-unit-enable symlink' "$work/out" || fail "verify does not check the persist files"
+echo '# local' >>"$unit"
+run 2 "verify after a hand edit of the boot unit" st verify --state-dir "$state"
+grep -q '^drifted .*persist:boot-unit file' "$work/out" || fail "verify does not name the edited boot unit"
+run 1 "revert leaves the edited boot unit" st revert --state-dir "$state"
+[ -f "$unit" ] && [ ! -e "$rules" ] && [ ! -L "$wants" ] || fail "revert: the edited unit should stay, the rest go"
+run 0 "revert --force removes the edited unit too" st revert --force --state-dir "$state"
+same_tree "apply --persist round trip"
+# No udev here (no /etc/udev/rules.d): that row is not applicable, nothing created.
+rmdir "$work/root/etc/udev/rules.d"
+run 0 "dry-run --persist without /etc/udev/rules.d" st apply --profile numa --profile-dir "$profiles" --persist --dry-run -v
+grep -q '^persist:udev-rules .*not-applicable' "$work/out" && grep -q 'no /etc/udev/rules.d here' "$work/out" ||
+	[ "$n_disk" -eq 0 ] || fail "persist: a missing /etc/udev/rules.d is not reported"
+mkdir "$work/root/etc/udev/rules.d"
 
 [ "$status" -eq 0 ] && echo "ok $name: apply/verify/revert round trip, faults, abort and lock"
 exit "$status"

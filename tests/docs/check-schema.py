@@ -76,7 +76,7 @@ def schema_keys(node, out):
     return out
 
 
-OUT_CALL = re.compile(r'\bout_(?:str|rootpath|int|num|hex|size|bool|cpus|strv|obj_begin|arr_begin)\(\s*o\s*,\s*"([a-z0-9_]+)"')
+OUT_CALL = re.compile(r'\bout_(?:str|str_shown|rootpath|int|num|hex|size|bool|cpus|strv|obj_begin|arr_begin)\(\s*o\s*,\s*"([a-z0-9_]+)"')
 
 
 def check_keys(schema, renderer):
