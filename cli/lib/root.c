@@ -131,13 +131,21 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		    .flags = (uint64_t)(flags | O_CLOEXEC),
 		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 		};
-		int fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+		/* EAGAIN: a rename or mount anywhere on the system raced with the
+		 * resolution of a ".." (sysfs links are full of them); the kernel
+		 * asks the caller to retry (openat2(2), EAGAIN). */
+		int fd, tries = 0;
+		do
+			fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+		while (fd < 0 && errno == EAGAIN && ++tries < 64);
 		if (fd >= 0)
 			return fd;
-		if (errno != ENOSYS && errno != EPERM)
+		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
 			return negative_errno();
-		/* Kernel < 5.6, a seccomp filter, or valgrind: resolve by hand. */
-		__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
+		/* Kernel < 5.6, a seccomp filter, valgrind, or renames racing every
+		 * try: resolve by hand (this call only, for EAGAIN). */
+		if (errno != EAGAIN)
+			__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
 	}
 	_cleanup_free_ char *resolved = NULL;
 	int ret = stune_root_resolve(r, path, &resolved);

@@ -123,8 +123,10 @@ for ((i = 0; i < runs; i++)); do
 	[ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (run $i)"
 done
 # Syscalls per setting: one apply under strace, then revert.
-strace -f -c -o "$work/strace" "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state" >/dev/null ||
-	die "apply under strace failed"
+rc=0
+strace -f -c -o "$work/strace" "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state" \
+	>"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 0 ] || die "apply under strace exited $rc: $(tail -3 "$work/err") $(grep -v '^applied\|^skipped\|^already' "$work/out" | tail -5)"
 calls=$(awk '$NF == "total" { print $(NF-2) }' "$work/strace")
 st revert --state-dir "$state" >/dev/null || die "revert after the strace run failed"
 [ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (strace run)"

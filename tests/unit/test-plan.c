@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "persist.h"
 #include "plan.h"
 #include "profile.h"
 #include "tap.h"
@@ -424,9 +425,52 @@ out:
 	model_free(&m);
 }
 
+/* --persist's generators: udev rules per tuned disk, modprobe options, the boot unit. */
+static void test_persist(void)
+{
+	struct host_model m;
+	struct stune_profile *p = NULL;
+	struct stune_plan *plan = NULL;
+	char *err = NULL, *text = NULL;
+
+	model_init(&m);
+	m.disks[0].key_source = "ID_WWN";
+	m.disks[0].wwn = "0x5000000000000001";
+	/* sdb keeps no stable key the rule could match on (no wwn, hctl): no rule. */
+	CHECK(load(numa_like, &p, &err) == 0);
+	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
+	if (plan) {
+		CHECK(stune_persist_udev_rules(plan, &m.t, &text) == 0 && text);
+		CHECK(text && strstr(text, "\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
+					   "ENV{ID_WWN}==\"0x5000000000000001\", ATTR{queue/scheduler}=\"none\", "
+					   "ATTR{queue/rq_affinity}=\"2\""));
+		CHECK(text && !strstr(text, "sdb") && !strstr(text, "sdc")); /* sdc: rotational, not tuned */
+		CHECK(text && text[strlen(text) - 1] != '\n');
+		free(text);
+		text = NULL;
+		CHECK(stune_persist_modprobe(plan, &text) == 0);
+		CHECK(text && strstr(text, "\noptions mpi3mr poll_queues=2") && !strstr(text, "mpt3sas"));
+		free(text);
+		text = NULL;
+	}
+	CHECK(stune_persist_unit("/usr/sbin/scsitune", "/p/numa", "/p", &text) == 0);
+	CHECK(text &&
+	      strstr(text, "\nExecStart=\"/usr/sbin/scsitune\" apply --profile \"/p/numa\" --profile-dir \"/p\" "
+			   "--state-dir /run/scsitune\n"));
+	CHECK(text && strstr(text, "\nBefore=irqbalance.service\n") && strstr(text, "\nWantedBy=multi-user.target"));
+	free(text);
+	text = NULL;
+	CHECK(stune_persist_unit("/usr/sbin/scsitune", "/p/a\"b", "/p", &text) == -EINVAL && !text);
+	stune_plan_free(plan);
+	stune_profile_free(p);
+	free(err);
+	model_free(&m);
+}
+
 int main(void)
 {
 	test_profile();
 	test_plan();
+	test_persist();
 	TAP_END();
 }
