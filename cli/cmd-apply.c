@@ -84,6 +84,11 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 	out_obj_begin(o, "profile");
 	out_str(o, "name", "Profile %s", p->name);
 	out_strv(o, "files", NULL, p->files);
+	/* The digest apply will journal: a fleet can compare plans before they are applied. */
+	_cleanup_free_ char *digest = NULL;
+	if (stune_profile_digest(p, &digest) < 0)
+		digest = NULL;
+	out_str(o, "digest", NULL, digest);
 	out_obj_end(o);
 	out_bool(o, "dry_run", NULL, STUNE_YES);
 	out_obj_begin(o, "summary");

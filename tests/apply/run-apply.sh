@@ -55,6 +55,9 @@ grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
 [ -f "$state/journal.json" ] || fail "no journal after apply"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]=="numa" and len(j["digest"])==64 and j["changes"]' \
 	"$state/journal.json" || fail "journal lacks profile, digest or changes"
+"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --dry-run -o json >"$work/plan.json" 2>/dev/null
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["digest"]==json.load(open(sys.argv[2]))["profile"]["digest"]' \
+	"$state/journal.json" "$work/plan.json" || fail "the dry-run digest is not the one apply journaled"
 run 0 "verify after apply (profile and profile dir from the journal)" st verify --state-dir "$state"
 run 0 "verify -o json" st verify --profile-dir "$profiles" --state-dir "$state" -o json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"]==1 and d["summary"]["drifted"]==0' \
