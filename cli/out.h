@@ -35,7 +35,7 @@ void out_arr_end(struct out *o);
 void out_text(struct out *o, const char *fmt, ...) _printf_(2, 3);
 
 void out_str(struct out *o, const char *key, const char *tfmt, const char *v);
-/* A root-relative path ("sys/block/sda/...") as the host inside the root sees it: "/sys/block/sda/...". */
+/* A root-relative path ("sys/block/sda/...") as the host inside the root sees it: the same with a leading slash. */
 /* A string whose text form differs (tfmt gets shown, JSON gets v). */
 void out_str_shown(struct out *o, const char *key, const char *tfmt, const char *v, const char *shown);
 void out_rootpath(struct out *o, const char *key, const char *tfmt, const char *rel);

@@ -32,7 +32,7 @@
 #define STUNE_PERSIST_RULES	 "etc/udev/rules.d/90-scsitune.rules"
 #define STUNE_PERSIST_UNIT	 "etc/systemd/system/scsitune-apply.service"
 #define STUNE_PERSIST_WANTS	 "etc/systemd/system/multi-user.target.wants/scsitune-apply.service"
-#define STUNE_PERSIST_UNIT_AT	 "/etc/systemd/system/scsitune-apply.service"
+#define STUNE_PERSIST_UNIT_AT	 "/" STUNE_PERSIST_UNIT /* the link's target */
 #define STUNE_PERSIST_MODPROBE	 "etc/modprobe.d/scsitune.conf"
 #define STUNE_PERSIST_BOOT_STATE "/run/scsitune"
 
