@@ -59,9 +59,17 @@ void help_apply(FILE *f)
 int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
 		     const struct stune_profile *p, const char *profile_dir)
 {
-	/* The boot unit names the profile and its directory by absolute path. */
+	/* The boot unit names the profile and its directory by absolute path. A
+	 * profile directory that does not exist gave no include= either: the
+	 * profile's own directory stands in for it. */
 	_cleanup_free_ char *prof = realpath(p->path, NULL), *dir = realpath(profile_dir, NULL);
-	int r = !prof || !dir ? -errno : stune_persist_plan(ctx, plan, t, SCSITUNE_BIN_PATH, prof, dir);
+	if (!prof) {
+		error_msg("--persist: %s: %s", p->path, strerror(errno));
+		return -errno;
+	}
+	if (!dir && !(dir = strndup(prof, (size_t)(strrchr(prof, '/') - prof))))
+		return -ENOMEM;
+	int r = stune_persist_plan(ctx, plan, t, SCSITUNE_BIN_PATH, prof, *dir ? dir : "/");
 	if (r < 0)
 		error_msg("--persist: %s",
 			  r == -EINVAL ? "the profile's path has a quote, backslash or newline" : strerror(-r));
