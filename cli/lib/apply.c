@@ -46,28 +46,40 @@ static int test_hooks(const char *path)
 }
 #endif
 
-int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value)
-{
-#ifdef SCSITUNE_TEST_HOOKS
-	int h = test_hooks(path);
-	if (h)
-		return h < 0 ? h : 0;
-#endif
-	if (kind == STUNE_JK_SYMLINK)
-		return stune_root_symlink(r, path, value);
-	_cleanup_free_ char *line = NULL;
-	if (asprintf(&line, "%s\n", value) < 0)
-		return -ENOMEM;
-	/* Configuration files are replaced whole; kernel attributes take one write. */
-	if (kind == STUNE_JK_FILE)
-		return stune_root_replace(r, path, line, 0644);
-	return stune_root_write(r, path, line);
-}
-
 /* Read what is at path now: a symlink's target, else the file. */
 static int read_entry(const struct stune_root *r, enum stune_jkind kind, const char *path, char **out)
 {
 	return kind == STUNE_JK_SYMLINK ? stune_root_readlink(r, path, out) : stune_root_read(r, path, out);
+}
+
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
+		      char **after)
+{
+	int w;
+	if (after)
+		*after = NULL;
+#ifdef SCSITUNE_TEST_HOOKS
+	int h = test_hooks(path);
+	if (h < 0)
+		return h;
+	if (h) { /* "ignore": nothing written, the old value reads back */
+		if (after && read_entry(r, kind, path, after) < 0)
+			*after = NULL;
+		return 0;
+	}
+#endif
+	_cleanup_free_ char *line = NULL;
+	if (kind == STUNE_JK_SYMLINK)
+		w = stune_root_symlink(r, path, value);
+	else if (asprintf(&line, "%s\n", value) < 0)
+		return -ENOMEM;
+	else if (kind == STUNE_JK_FILE) /* configuration files are replaced whole */
+		w = stune_root_replace(r, path, line, 0644);
+	else /* a kernel attribute: one write, read back through the same open file */
+		return stune_root_write_read(r, path, line, after);
+	if (w == 0 && after && read_entry(r, kind, path, after) < 0)
+		*after = NULL;
+	return w;
 }
 
 /* A persist row (persist.c): a file or symlink, maybe not there yet (absent). */
@@ -159,8 +171,15 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
 				    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
 					return r;
-				if (stune_root_exists(ctx->root, nrpath) &&
-				    (r = record(ctx, j, c, nrpath, "queue/nr_requests", NULL, STUNE_J_RECORDED)) < 0)
+				/* Read it straight away (no exists() first: that resolves the
+				 * path by hand, a readlinkat per component); not there: nothing
+				 * to record. */
+				_cleanup_free_ char *nr_old = NULL;
+				r = stune_root_read(ctx->root, nrpath, &nr_old);
+				if (r == -ENOMEM)
+					return r;
+				if (r == 0 && (r = stune_journal_add(j, c->object, "queue/nr_requests", nrpath, nr_old,
+								     NULL, STUNE_J_RECORDED)) < 0)
 					return r;
 			}
 		}
@@ -176,15 +195,12 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state != STUNE_J_PENDING)
 			continue;
-		int w = stune_apply_write(ctx->root, e->kind, e->path, e->desired);
+		int w = stune_apply_write(ctx->root, e->kind, e->path, e->desired, &e->after);
 		if (w < 0) {
 			e->state = STUNE_J_FAILED;
 			e->err = -w;
-		} else {
+		} else
 			e->state = STUNE_J_APPLIED;
-			if (read_entry(ctx->root, e->kind, e->path, &e->after) < 0)
-				e->after = NULL;
-		}
 		if ((r = stune_journal_log_entry(log, j, i)) < 0)
 			return r;
 	}
@@ -300,13 +316,13 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 	_cleanup_free_ char *val = NULL, *back = NULL;
 	if ((r = restore_value(ctx->root, e, &val)) < 0)
 		return r;
-	int w = stune_apply_write(ctx->root, e->kind, e->path, val);
+	int w = stune_apply_write(ctx->root, e->kind, e->path, val, &back);
 	if (w < 0) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = -w;
 		return 0;
 	}
-	if (read_entry(ctx->root, e->kind, e->path, &back) < 0 || strcmp(back, e->old)) {
+	if (!back || strcmp(back, e->old)) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = EIO;
 		return 0;

@@ -231,15 +231,12 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
 	return 0;
 }
 
-int stune_root_read(const struct stune_root *r, const char *path, char **out)
+/* Read fd to its end (at_start: from offset 0 with pread, whatever the file
+ * position): one trailing newline removed, NUL bytes refused. */
+static int read_all(int fd, bool at_start, char **out)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
-
-	fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
 	for (;;) {
 		if (cap - len < 4096) {
 			size_t ncap = cap ? cap * 2 : 4096;
@@ -251,7 +248,7 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 			buf = n;
 			cap = ncap;
 		}
-		ssize_t k = read(fd, buf + len, cap - len);
+		ssize_t k = at_start ? pread(fd, buf + len, cap - len, (off_t)len) : read(fd, buf + len, cap - len);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -276,9 +273,22 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+int stune_root_read(const struct stune_root *r, const char *path, char **out)
+{
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	return read_all(fd, false, out);
+}
+
 int stune_root_write(const struct stune_root *r, const char *path, const char *value)
 {
-	_cleanup_close_ int fd = root_open(r, path, O_WRONLY | O_TRUNC | O_NOCTTY);
+	return stune_root_write_read(r, path, value, NULL);
+}
+
+int stune_root_write_read(const struct stune_root *r, const char *path, const char *value, char **back)
+{
+	_cleanup_close_ int fd = root_open(r, path, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
 	if (fd < 0)
 		return fd;
 	size_t len = strlen(value);
@@ -286,7 +296,18 @@ int stune_root_write(const struct stune_root *r, const char *path, const char *v
 	ssize_t k = write(fd, value, len);
 	if (k < 0)
 		return negative_errno();
-	return (size_t)k == len ? 0 : -EIO;
+	if ((size_t)k != len)
+		return -EIO;
+	if (!back)
+		return 0;
+	/* The same open file, from the start: sysfs calls show() again, a
+	 * seq_file /proc file starts over; one open for write and read-back. */
+	*back = NULL;
+	if (read_all(fd, true, back) < 0) {
+		free(*back);
+		*back = NULL; /* written; the read-back failed: unknown */
+	}
+	return 0;
 }
 
 /* The host path of path's directory, resolved inside the root, and path's last component. */

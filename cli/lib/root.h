@@ -32,6 +32,9 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out);
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
 /* Write value (opened O_WRONLY|O_TRUNC, one write()); -errno as the kernel gave it. */
 int stune_root_write(const struct stune_root *r, const char *path, const char *value);
+/* Write, then read back through the same open file (back: as stune_root_read
+ * gives it; NULL when the read-back failed). */
+int stune_root_write_read(const struct stune_root *r, const char *path, const char *value, char **back);
 /* A configuration file under the root (etc/...): replaced atomically (temporary
  * file in its directory, fsync, rename, fsync of the directory), keeping its
  * mode (mode when it is new). */
