@@ -87,18 +87,18 @@ static int record_persist(struct stune_ctx *ctx, struct stune_journal *j, const 
 {
 	enum stune_jkind kind = strcmp(c->setting, "symlink") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
 	_cleanup_free_ char *old = NULL;
-	int r = read_entry(ctx->root, kind, c->path, &old);
-	if (r == -ENOMEM)
-		return r;
-	bool absent = r == -ENOENT;
-	enum stune_jstate st = r < 0 && !absent ? STUNE_J_SKIPPED : STUNE_J_PENDING;
+	int rd = read_entry(ctx->root, kind, c->path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	bool absent = rd == -ENOENT;
+	enum stune_jstate st = rd < 0 && !absent ? STUNE_J_SKIPPED : STUNE_J_PENDING;
 	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, c->desired, st)) < 0)
 		return r;
 	struct stune_jentry *e = &j->entries[j->n - 1];
 	e->kind = kind;
 	e->absent = absent;
 	if (st == STUNE_J_SKIPPED)
-		e->err = -r;
+		e->err = -rd;
 	return 0;
 }
 
@@ -106,15 +106,15 @@ static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct s
 		  const char *setting, const char *desired, enum stune_jstate state)
 {
 	_cleanup_free_ char *old = NULL;
-	int r = stune_root_read(ctx->root, path, &old);
-	if (r < 0 && r != -ENOMEM)
+	int rd = stune_root_read(ctx->root, path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	if (rd < 0)
 		state = STUNE_J_SKIPPED; /* nothing to restore from: not written */
-	else if (r < 0)
-		return r;
 	if ((r = stune_journal_add(j, c->object, setting, path, old, desired, state)) < 0)
 		return r;
 	if (state == STUNE_J_SKIPPED)
-		j->entries[j->n - 1].err = -r;
+		j->entries[j->n - 1].err = -rd;
 	return 0;
 }
 
@@ -123,20 +123,21 @@ static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, con
 			     const struct stune_change *c)
 {
 	_cleanup_free_ char *old = NULL, *text = NULL, *comment = NULL;
-	int r = stune_root_read(ctx->root, c->path, &old);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0) {
+	int rd = stune_root_read(ctx->root, c->path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	if (rd < 0) {
 		if ((r = stune_journal_add(j, c->object, c->setting, c->path, NULL, NULL, STUNE_J_SKIPPED)) < 0)
 			return r;
-		j->entries[j->n - 1].err = -r;
+		j->entries[j->n - 1].err = -rd;
 		return 0;
 	}
 	if (!(comment = stune_strdupf("scsitune apply --profile %s: --banirq for the IRQs it pinned; scsitune "
 				      "revert restores this file",
-				      plan->profile->name)) ||
-	    (r = stune_irqbalance_edit(old, c->desired, comment, &text)) < 0)
-		return r < 0 ? r : -ENOMEM;
+				      plan->profile->name)))
+		return -ENOMEM;
+	if ((r = stune_irqbalance_edit(old, c->desired, comment, &text)) < 0)
+		return r;
 	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, text, STUNE_J_PENDING)) < 0)
 		return r;
 	j->entries[j->n - 1].kind = STUNE_JK_FILE;
