@@ -10,22 +10,49 @@
 #include "root.h"
 #include "strv.h"
 
-/* Append a formatted line to *buf (NULL-safe); -ENOMEM on failure. */
-_printf_(2, 3) static int addf(char **buf, const char *fmt, ...)
+/* A growing string: appends cost their own length, not the whole text's (4,096 rules). */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sbuf_free(struct sbuf *b)
 {
-	va_list ap;
-	_cleanup_free_ char *line = NULL;
-	va_start(ap, fmt);
-	int n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	char *s = stune_strdupf("%s%s", *buf ? *buf : "", line);
-	if (!s)
-		return -ENOMEM;
-	free(*buf);
-	*buf = s;
-	return 0;
+	free(b->s);
+}
+
+_printf_(2, 3) static int addf(struct sbuf *b, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return -EINVAL;
+		if (b->s && (size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return 0;
+		}
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *ns = realloc(b->s, cap);
+		if (!ns)
+			return -ENOMEM;
+		b->s = ns;
+		b->cap = cap;
+	}
+}
+
+/* The text without its last newline (the writer adds one); NULL when empty. */
+static char *sbuf_take(struct sbuf *b)
+{
+	if (!b->len)
+		return NULL;
+	if (b->s[b->len - 1] == '\n')
+		b->s[--b->len] = '\0';
+	return steal_pointer(&b->s);
 }
 
 /* A value udev and modprobe take as is: no quote, backslash, space or newline. */
@@ -57,7 +84,7 @@ static int disk_match(const struct stune_disk *d, char **out)
 
 int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_topology *t, char **out)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_(sbuf_free) struct sbuf text = {0};
 	int r;
 	*out = NULL;
 	for (size_t i = 0; i < plan->n_changes;) {
@@ -67,7 +94,8 @@ int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_t
 			continue;
 		}
 		/* The rows of one disk are consecutive, scheduler first. */
-		_cleanup_free_ char *attrs = NULL, *match = NULL;
+		_cleanup_(sbuf_free) struct sbuf attrs = {0};
+		_cleanup_free_ char *match = NULL;
 		size_t j = i;
 		for (; j < plan->n_changes && plan->changes[j].kind == STUNE_OBJ_DISK &&
 		       plan->changes[j].index == c->index;
@@ -80,31 +108,30 @@ int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_t
 				return r;
 		}
 		const struct stune_disk *d = &t->disks[c->index];
-		if (attrs && (r = disk_match(d, &match)) == 0 && match) {
-			if (!text && (r = addf(&text,
-					       "# Written by scsitune apply --persist (profile %s): the disks' queue "
-					       "settings\n# on every add and change event. scsitune revert "
-					       "removes this file.\n",
-					       profile_name(plan))) < 0)
+		if (attrs.len && (r = disk_match(d, &match)) == 0 && match) {
+			if (!text.len &&
+			    (r = addf(&text,
+				      "# Written by scsitune apply --persist (profile %s): the disks' queue "
+				      "settings\n# on every add and change event. scsitune revert "
+				      "removes this file.\n",
+				      profile_name(plan))) < 0)
 				return r;
 			if ((r = addf(
 				 &text,
 				 "# %s (%s)\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
 				 "%s%s\n",
-				 d->name ? d->name : "?", c->object, match, attrs)) < 0)
+				 d->name ? d->name : "?", c->object, match, attrs.s)) < 0)
 				return r;
 		}
 		i = j;
 	}
-	if (text)
-		text[strlen(text) - 1] = '\0'; /* the writer adds the last newline */
-	*out = steal_pointer(&text);
+	*out = sbuf_take(&text);
 	return 0;
 }
 
 int stune_persist_modprobe(const struct stune_plan *plan, char **out)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_(sbuf_free) struct sbuf text = {0};
 	int r;
 	*out = NULL;
 	for (size_t i = 0; i < plan->n_changes; i++) {
@@ -113,19 +140,17 @@ int stune_persist_modprobe(const struct stune_plan *plan, char **out)
 		if (c->kind != STUNE_OBJ_MODULE || c->state != STUNE_NOT_SETTABLE || !plain(c->desired) ||
 		    strncmp(c->object, "module:", 7) || strncmp(c->setting, "parameters/", 11))
 			continue;
-		if (!text && (r = addf(&text,
-				       "# Written by scsitune apply --persist (profile %s). Load-time driver "
-				       "parameters: they\n# take effect when the driver loads; a driver loaded "
-				       "from the initramfs\n# needs update-initramfs -u. scsitune revert removes "
-				       "this file.\n",
-				       profile_name(plan))) < 0)
+		if (!text.len && (r = addf(&text,
+					   "# Written by scsitune apply --persist (profile %s). Load-time driver "
+					   "parameters: they\n# take effect when the driver loads; a driver loaded "
+					   "from the initramfs\n# needs update-initramfs -u. scsitune revert removes "
+					   "this file.\n",
+					   profile_name(plan))) < 0)
 			return r;
 		if ((r = addf(&text, "options %s %s=%s\n", c->object + 7, c->setting + 11, c->desired)) < 0)
 			return r;
 	}
-	if (text)
-		text[strlen(text) - 1] = '\0';
-	*out = steal_pointer(&text);
+	*out = sbuf_take(&text);
 	return 0;
 }
 
