@@ -56,8 +56,8 @@ void help_apply(FILE *f)
 	      f);
 }
 
-int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
-		     const struct stune_profile *p, const char *profile_dir)
+static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
+			const struct stune_profile *p, const char *profile_dir)
 {
 	/* The boot unit names the profile and its directory by absolute path. A
 	 * profile directory that does not exist gave no include= either: the
@@ -74,6 +74,21 @@ int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, stru
 		error_msg("--persist: %s",
 			  r == -EINVAL ? "the profile's path has a quote, backslash or newline" : strerror(-r));
 	return r;
+}
+
+int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *profile_dir, bool persist,
+	     struct stune_topology **t, struct stune_plan **plan)
+{
+	int r = stune_topology_scan_for_plan(ctx, t);
+	if (r < 0) {
+		error_msg("reading the host failed: %s", strerror(-r));
+		return r;
+	}
+	if ((r = stune_plan_build(*t, p, plan)) < 0) {
+		error_msg("building the plan failed: %s", strerror(-r));
+		return r;
+	}
+	return persist ? persist_plan(ctx, *t, *plan, p, profile_dir) : 0;
 }
 
 static const char *class_label(enum stune_pclass c)
@@ -239,16 +254,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	if ((r = stune_topology_scan_for_plan(ctx, &t)) < 0) {
-		error_msg("reading the host failed: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
-	if ((r = stune_plan_build(t, p, &plan)) < 0) {
-		error_msg("building the plan failed: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
-	if (persist && (r = cli_persist_plan(ctx, t, plan, p, dir)) < 0)
+	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
 		return EXIT_ERROR;
 	if (!dry_run)
 		return apply_write(g, ctx, t, plan, dir, state_opt, persist);

@@ -133,18 +133,10 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	if (j && j->digest && stune_profile_digest(p, &digest) == 0 && strcmp(digest, j->digest))
 		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
 
-	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	if ((r = stune_topology_scan_for_plan(ctx, &t)) < 0) {
-		error_msg("reading the host failed: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
-	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
-	if ((r = stune_plan_build(t, p, &plan)) < 0) {
-		error_msg("building the plan failed: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
 	/* The files of apply --persist too: asked for, or the journal's apply made them. */
-	if ((persist || (j && j->persist)) && cli_persist_plan(ctx, t, plan, p, dir) < 0)
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
+	if (cli_plan(ctx, p, dir, persist || (j && j->persist), &t, &plan) < 0)
 		return EXIT_ERROR;
 	struct stune_verify_summary sum = {0};
 	stune_verify_count(plan, &sum);

@@ -75,9 +75,10 @@ void help_verify(FILE *f);
  * running (pid N)") and returns -1 on failure.
  */
 int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
-/* apply --persist: the persist rows appended to plan (error printed). */
-int cli_persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
-		     const struct stune_profile *p, const char *profile_dir);
+/* Read the host and build the plan of p (with --persist's rows when persist);
+ * prints the error and returns -errno on failure. */
+int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *profile_dir, bool persist,
+	     struct stune_topology **t, struct stune_plan **plan);
 /* apply without --dry-run (cmd-apply-write.c). */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
 		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist);
