@@ -46,27 +46,27 @@ for tool in python3 strace; do
 done
 [ -x /usr/bin/time ] || die "/usr/bin/time is not installed (package time)"
 
-# The tree: ~1.5M inodes, ~3.5 GiB on tmpfs; /dev/shm when it has room.
-if [ -z "$dir" ]; then
-	dir=${TMPDIR:-/tmp}
-	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-		read -r free_kb free_inodes < <(df -k --output=avail,iavail /dev/shm 2>/dev/null | tail -1) || true
-		if [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ] && [ "${free_inodes:-0}" -gt 2000000 ]; then
-			dir=/dev/shm
-		fi
+# The tree: made by bench-tree.sh (in --dir / $BENCH_DIR, else /dev/shm when
+# it has room) unless --root names one; removed at the end unless --keep.
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-apply.XXXXXX")
+tree=$work/tree
+cleanup() {
+	if [ -z "$given_root" ]; then
+		if [ -n "$keep" ]; then echo "kept $(readlink -f "$tree" 2>/dev/null)" >&2; else "$top/tests/bench/bench-tree.sh" remove "$tree"; fi
 	fi
-fi
-work=$(mktemp -d "$dir/bench-apply.XXXXXX")
-if [ -n "$keep" ]; then trap 'echo "kept $work" >&2' EXIT; else trap 'rm -rf "$work"' EXIT; fi
-root=$work/root
+	rm -rf "$work"
+}
+trap cleanup EXIT
 state=$work/state
 if [ -n "$given_root" ]; then
 	root=$(readlink -f "$given_root")
 	[ -d "$root/sys/block" ] || die "--root $given_root: not a bench tree (no sys/block)"
 	[ ! -e "$root/etc/default/irqbalance" ] || die "--root $given_root: already has etc/default/irqbalance (a run left behind?)"
-	trap 'rm -f "$root/etc/default/irqbalance"; rm -rf "$work"' EXIT
+	trap 'rm -f "$root/etc/default/irqbalance"; cleanup' EXIT
 else
-	python3 "$top/tests/fixtures/mkfixture.py" bench --hbas "$hbas" --disks "$disks" "$root"
+	BENCH_DIR=$dir "$top/tests/bench/bench-tree.sh" make "$tree" --hbas "$hbas" --disks "$disks" >/dev/null ||
+		die "making the bench tree failed"
+	root=$(readlink -f "$tree")
 fi
 mkdir -p "$root/etc/default"
 cp "$top/tests/apply/irqbalance.default" "$root/etc/default/irqbalance"

@@ -35,7 +35,6 @@ for n in "$hbas" "$disks" "$runs"; do
 done
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-mkfixture=$top/tests/fixtures/mkfixture.py
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-detect.sh: FAIL: $*" >&2; exit 1; }
 if [ -n "$with_scsitune" ] && [ ! -x "$scsitune" ]; then
@@ -45,25 +44,17 @@ for tool in python3 lsscsi lsblk; do
 	command -v "$tool" >/dev/null || die "$tool is not installed"
 done
 
-# The tree has ~1.5M inodes and takes ~3.5 GiB on tmpfs (~5.5 GiB on ext4,
-# one block per small file): prefer /dev/shm when it has room.
-if [ -z "$dir" ]; then
-	dir=${TMPDIR:-/tmp}
-	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-		read -r free_kb free_inodes < <(df -k --output=avail,iavail /dev/shm 2>/dev/null | tail -1) || true
-		if [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ] && [ "${free_inodes:-0}" -gt 2000000 ]; then
-			dir=/dev/shm
-		fi
+# The tree: made by bench-tree.sh (in --dir / $BENCH_DIR, else /dev/shm when
+# it has room) unless --root names one; removed at the end unless --keep.
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-detect.XXXXXX")
+tree=$work/tree
+cleanup() {
+	if [ -z "$given_root" ]; then
+		if [ -n "$keep" ]; then echo "kept $(readlink -f "$tree" 2>/dev/null)" >&2; else "$top/tests/bench/bench-tree.sh" remove "$tree"; fi
 	fi
-fi
-work=$(mktemp -d "$dir/bench-detect.XXXXXX")
-if [ -n "$keep" ]; then
-	trap 'echo "kept $work" >&2' EXIT
-else
-	trap 'rm -rf "$work"' EXIT
-fi
-root=$work/root
-case $root in *[[:space:]]*) die "the work directory must not contain spaces: $root" ;; esac
+	rm -rf "$work"
+}
+trap cleanup EXIT
 
 # --- the host --------------------------------------------------------------
 t0=$(date +%s%N)
@@ -71,9 +62,12 @@ if [ -n "$given_root" ]; then
 	root=$(readlink -f "$given_root")
 	[ -d "$root/sys/block" ] || die "--root $given_root: not a bench tree (no sys/block)"
 else
-	python3 "$mkfixture" bench --hbas "$hbas" --disks "$disks" "$root"
+	BENCH_DIR=$dir "$top/tests/bench/bench-tree.sh" make "$tree" --hbas "$hbas" --disks "$disks" >/dev/null ||
+		die "making the bench tree failed"
+	root=$(readlink -f "$tree")
 fi
 t1=$(date +%s%N)
+case $root in *[[:space:]]*) die "the tree's path must not contain spaces (the timed commands are split on them): $root" ;; esac
 entries=$(find "$root" | wc -l)
 size=$(du -sh "$root" | cut -f1)
 echo "bench host: $hbas mpi3mr HBAs, $disks disks, CPUs $(cat "$root/sys/devices/system/cpu/online")," \

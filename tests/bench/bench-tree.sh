@@ -3,9 +3,10 @@
 # The large host both benchmarks read (tests/fixtures/mkfixture.py bench: 4
 # mpi3mr HBAs, 4,096 SAS disks, 64 CPUs on 2 nodes; ~1.5M inodes, ~3.5 GiB on
 # tmpfs, 75 s to make on 2 cores), made once for bench-detect.sh and
-# bench-apply.sh (--root LINK) as CTest fixture bench_tree. make: the tree
-# goes to /dev/shm when it has room (else $TMPDIR or /tmp) and LINK points to
-# it; remove: the tree and LINK go.
+# bench-apply.sh (--root LINK) as CTest fixture bench_tree, and by each of
+# them when run alone. make: the tree goes to $BENCH_DIR when set, else to
+# /dev/shm when it has room (else $TMPDIR or /tmp), and LINK points to it;
+# remove: the tree and LINK go.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "bench-tree.sh: $*" >&2; exit 1; }
@@ -15,8 +16,8 @@ shift 2
 case $action in
 make)
 	if [ -L "$link" ]; then "$0" remove "$link"; fi
-	dir=${TMPDIR:-/tmp}
-	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	dir=${BENCH_DIR:-${TMPDIR:-/tmp}}
+	if [ -z "${BENCH_DIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 		read -r free_kb free_inodes < <(df -k --output=avail,iavail /dev/shm 2>/dev/null | tail -1) || true
 		if [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ] && [ "${free_inodes:-0}" -gt 2000000 ]; then
 			dir=/dev/shm
