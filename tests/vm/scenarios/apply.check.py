@@ -21,26 +21,9 @@ Asserts, against what the guest kernel itself reported (before.txt etc.):
     naming them (so the bans are what kept them).
 """
 import json
-import os
 import sys
 
-results = sys.argv[1]
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg)
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def read(name):
-    try:
-        with open(os.path.join(results, name)) as f:
-            return f.read()
-    except OSError:
-        return ""
+from vmcheck import check, failures, finish, read, results
 
 
 def doc(name):
@@ -171,7 +154,4 @@ check(rc("control-verify") == "2" and all(f"irq:{n}" in drifted for n in moved),
 check(rc("control-revert") == "0", f"control: revert --force exited {rc('control-revert')}")
 
 print(read("timing.txt").strip())
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("apply scenario: all checks passed")
+finish("apply.check.py")

@@ -11,20 +11,9 @@ import os
 import subprocess
 import sys
 
-results, scsitune = sys.argv[1], sys.argv[2]
-failures = []
+from vmcheck import check, failures, finish, read, results
 
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg)
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def read(name):
-    with open(os.path.join(results, name)) as f:
-        return f.read()
+scsitune = sys.argv[2]
 
 
 rc = read("fio.rc").strip()
@@ -60,4 +49,4 @@ p = subprocess.run([scsitune, "report", os.path.join(results, "fio.json"), "-o",
                    capture_output=True, text=True)
 check(p.returncode == 0, f"scsitune report ingests the guest's fio JSON (exit {p.returncode}: {p.stderr.strip()[:200]})")
 
-sys.exit(1 if failures else 0)
+finish("fio.check.py")

@@ -10,20 +10,7 @@ import json
 import os
 import sys
 
-results = sys.argv[1]
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg)
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def read(name):
-    with open(os.path.join(results, name)) as f:
-        return f.read()
+from vmcheck import check, failures, finish, read, results
 
 
 try:
@@ -73,7 +60,4 @@ got = sorted(f"host{sh['host_no']}" for hba in final["hbas"] for sh in hba["scsi
 check(got == kernel, f"after the churn detect lists the kernel's hosts: {got} (kernel {kernel})")
 check(final["summary"]["disk_count"] == int(read("disks.txt").strip()),
       f"after the churn disk_count {final['summary']['disk_count']} (kernel {read('disks.txt').strip()})")
-if failures:
-    print(f"hotplug.check.py: {len(failures)} check(s) failed")
-    sys.exit(1)
-print("hotplug.check.py: all checks passed")
+finish("hotplug.check.py")

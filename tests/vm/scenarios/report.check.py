@@ -7,26 +7,9 @@ carry the runs and the HBA's provenance.
     report.check.py RESULTS_DIR SCSITUNE
 """
 import json
-import os
 import sys
 
-results = sys.argv[1]
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg)
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def read(name):
-    try:
-        with open(os.path.join(results, name)) as f:
-            return f.read()
-    except OSError:
-        return ""
+from vmcheck import check, failures, finish, read, results
 
 
 print(read("disks.txt").strip())
@@ -54,4 +37,4 @@ if check(rc == "0", f"report --run on the megasas disk exited {rc} ({read('noloc
     log = read("fio-nolocal.log").split("\n")[:-1]
     check(len(log) == 1 and log[0].split(" ")[0] == "0-3", f"fio may run on every CPU (0-3): {log}")
 
-sys.exit(1 if failures else 0)
+finish("report.check.py")
