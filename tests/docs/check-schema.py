@@ -4,16 +4,22 @@
 
 Usage:
   check-schema.py SCHEMA JSON...            validate each JSON file ('-' reads stdin)
-  check-schema.py SCHEMA --keys RENDERER.c  the schema and the renderer name the same keys
+  check-schema.py SCHEMA --keys RENDERER.c [--key NAME]...
+                                            the schema and the renderer name the same keys
   check-schema.py SCHEMA --mutants JSON...  the schema rejects broken copies of valid documents
 
 The first form checks the schema itself (draft 2020-12 metaschema), then each
 document; every error is printed with its JSON path. The second form catches
 drift: a key emitted by cli/render-topology.c that the schema lacks, or a
-schema property no out_*() call emits. The third guards the schema against
+schema property no out_*() call emits (--key NAME: a key the renderer emits
+through a variable, not a literal, e.g. a name from a lookup function). The third guards the schema against
 being too lax: each document must be valid, and every copy of it with one key
 removed, one unknown key added, or one value replaced by a value of another
 JSON type must be invalid (the first element of each array is mutated).
+A key that no closed object (additionalProperties false) requires is
+optional (report's compare) and is not removed either. Keys of a free-form map (a schema property that is an object with no
+properties of its own, only an additionalProperties schema: fio's options
+in the report) are not removed, since any set of them is valid.
 
 Needs the jsonschema module (Debian: python3-jsonschema, installed by
 scripts/install-deps --test). Exits 0 when all is well, 1 on any failure,
@@ -76,17 +82,19 @@ def schema_keys(node, out):
     return out
 
 
-OUT_CALL = re.compile(r'\bout_(?:str|str_shown|rootpath|int|num|hex|size|bool|cpus|strv|obj_begin|arr_begin)\(\s*o\s*,\s*"([a-z0-9_]+)"')
+# out_*(o, "key", ...) and a renderer's own helpers that take the key: render_*(o, "key", ...).
+OUT_CALL = re.compile(r'\b(?:out_(?:str|str_shown|rootpath|int|num|hex|size|bool|cpus|strv|dbl|obj_begin|arr_begin)'
+                      r'|render_\w+)\(\s*o\s*,\s*"([a-z0-9_]+)"')
 
 
-def check_keys(schema, renderer):
+def check_keys(schema, renderer, extra=()):
     try:
         with open(renderer, encoding="utf-8") as f:
             src = f.read()
     except OSError as e:
         print(f"check-schema: {renderer}: {e}", file=sys.stderr)
         return 1
-    emitted = set(OUT_CALL.findall(src))
+    emitted = set(OUT_CALL.findall(src)) | set(extra)
     documented = schema_keys(schema, set())
     status = 0
     for k in sorted(emitted - documented):
@@ -100,8 +108,52 @@ def check_keys(schema, renderer):
     return status
 
 
-def mutants(doc):
-    """(description, broken copy) pairs, one change each."""
+def free_maps(schema):
+    """Property names whose value is a free-form map: type object, no properties, an additionalProperties schema."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node):
+        ref = node.get("$ref", "") if isinstance(node, dict) else ""
+        return defs.get(ref[len("#/$defs/"):], node) if ref.startswith("#/$defs/") else node
+
+    out = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.get("properties", {}).items():
+                r = resolve(v)
+                if isinstance(r, dict) and r.get("type") == "object" and "properties" not in r \
+                        and isinstance(r.get("additionalProperties"), dict):
+                    out.add(k)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(schema)
+    return out
+
+
+def optional_keys(schema):
+    """Property names that closed objects declare but none of them requires: present or not, both valid."""
+    declared, required = set(), set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("additionalProperties") is False:
+                declared.update(node.get("properties", {}))
+                required.update(node.get("required", []))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(schema)
+    return declared - required
+
+
+def mutants(doc, maps=frozenset(), optional=frozenset()):
+    """(description, broken copy) pairs, one change each; keys of the free-form maps named in maps are not removed."""
     import copy
 
     def walk(node, path):
@@ -133,10 +185,12 @@ def mutants(doc):
         broken = copy.deepcopy(doc)
         at(broken, path)["unexpected_key"] = 1
         yield f"{where}: unknown key added", broken
+        free = bool(path) and path[-1] in maps
         for k, v in obj.items():
-            broken = copy.deepcopy(doc)
-            del at(broken, path)[k]
-            yield f"{where}.{k}: removed", broken
+            if not free and k not in optional:
+                broken = copy.deepcopy(doc)
+                del at(broken, path)[k]
+                yield f"{where}.{k}: removed", broken
             broken = copy.deepcopy(doc)
             at(broken, path)[k] = other_type(v)
             yield f"{where}.{k}: {type(v).__name__} replaced by {type(other_type(v)).__name__}", broken
@@ -148,6 +202,8 @@ def mutants(doc):
 
 def check_mutants(validator, paths):
     status = 0
+    maps = free_maps(validator.schema)
+    optional = optional_keys(validator.schema)
     for path in paths:
         doc = load(path)
         if doc is None:
@@ -158,7 +214,7 @@ def check_mutants(validator, paths):
             status = 1
             continue
         n = accepted = 0
-        for what, broken in mutants(doc):
+        for what, broken in mutants(doc, maps, optional):
             n += 1
             if validator.is_valid(broken):
                 accepted += 1
@@ -178,10 +234,11 @@ def main(argv):
     if schema is None:
         return 1
     if argv[2] == "--keys":
-        if len(argv) != 4:
-            print("check-schema: --keys takes one renderer source file", file=sys.stderr)
+        extra = argv[4:]
+        if len(argv) < 4 or len(extra) % 2 or any(a != "--key" for a in extra[0::2]):
+            print("check-schema: --keys takes one renderer source file, then any --key NAME", file=sys.stderr)
             return 64
-        return check_keys(schema, argv[3])
+        return check_keys(schema, argv[3], extra[1::2])
 
     jsonschema = import_jsonschema()
     cls = jsonschema.Draft202012Validator
