@@ -16,10 +16,13 @@ through a variable, not a literal, e.g. a name from a lookup function). The thir
 being too lax: each document must be valid, and every copy of it with one key
 removed, one unknown key added, or one value replaced by a value of another
 JSON type must be invalid (the first element of each array is mutated).
-A key that no closed object (additionalProperties false) requires is
-optional (report's compare) and is not removed either. Keys of a free-form map (a schema property that is an object with no
-properties of its own, only an additionalProperties schema: fio's options
-in the report) are not removed, since any set of them is valid.
+Two kinds of key are not removed: an optional key, which no closed object
+(additionalProperties false) of the schema requires and which one of the
+documents given lacks at the same place (report's compare: a document
+without --compare must be among them), and a key of a free-form map (a
+schema property that is an object with no properties of its own, only an
+additionalProperties schema: fio's options in the report), since any set of
+them is valid.
 
 Needs the jsonschema module (Debian: python3-jsonschema, installed by
 scripts/install-deps --test). Exits 0 when all is well, 1 on any failure,
@@ -152,8 +155,33 @@ def optional_keys(schema):
     return declared - required
 
 
-def mutants(doc, maps=frozenset(), optional=frozenset()):
-    """(description, broken copy) pairs, one change each; keys of the free-form maps named in maps are not removed."""
+def shape_path(path):
+    """A document path with every array index as '*'."""
+    return tuple("*" if isinstance(p, int) else p for p in path)
+
+
+def absent_keys(docs):
+    """{shape path: keys that some object there has and another lacks}, over all the documents."""
+    seen = {}
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            union, inter = seen.get(path, (set(), None))
+            seen[path] = (union | set(node), set(node) if inter is None else inter & set(node))
+            for k, v in node.items():
+                walk(v, path + (k,))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, path + ("*",))
+    for doc in docs:
+        walk(doc, ())
+    return {p: union - inter for p, (union, inter) in seen.items()}
+
+
+def mutants(doc, maps=frozenset(), optional=None):
+    """(description, broken copy) pairs, one change each. Not removed: keys of the
+    free-form maps named in maps, and optional.get(shape path) keys."""
+    optional = optional or {}
     import copy
 
     def walk(node, path):
@@ -187,7 +215,7 @@ def mutants(doc, maps=frozenset(), optional=frozenset()):
         yield f"{where}: unknown key added", broken
         free = bool(path) and path[-1] in maps
         for k, v in obj.items():
-            if not free and k not in optional:
+            if not free and k not in optional.get(shape_path(path), ()):
                 broken = copy.deepcopy(doc)
                 del at(broken, path)[k]
                 yield f"{where}.{k}: removed", broken
@@ -203,9 +231,11 @@ def mutants(doc, maps=frozenset(), optional=frozenset()):
 def check_mutants(validator, paths):
     status = 0
     maps = free_maps(validator.schema)
-    optional = optional_keys(validator.schema)
+    docs = {path: load(path) for path in paths}
+    not_required = optional_keys(validator.schema)
+    optional = {p: keys & not_required for p, keys in absent_keys([d for d in docs.values() if d is not None]).items()}
     for path in paths:
-        doc = load(path)
+        doc = docs[path]
         if doc is None:
             status = 1
             continue
