@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/apply.h"
-#include "lib/irqbalance.h"
-#include "lib/journal.h"
-#include "lib/plan.h"
+#include "tune/apply.h"
+#include "tune/irqbalance.h"
+#include "tune/journal.h"
+#include "tune/plan.h"
 #include "scsitune.h"
 
 #define STUNE_APPLY_SCHEMA_VERSION 1

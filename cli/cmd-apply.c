@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/apply.h"
-#include "lib/journal.h"
-#include "lib/persist.h"
-#include "lib/plan.h"
-#include "lib/profile.h"
-#include "lib/topology.h"
+#include "tune/apply.h"
+#include "tune/journal.h"
+#include "tune/persist.h"
+#include "tune/plan.h"
+#include "tune/profile.h"
+#include "detect/scan.h"
 #include "scsitune.h"
 
 #ifndef SCSITUNE_PROFILE_DIR

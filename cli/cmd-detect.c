@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/topology.h"
+#include "detect/scan.h"
 #include "render.h"
 #include "scsitune.h"
 

@@ -13,17 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/config.h"
-#include "lib/fio.h"
-#include "lib/fiorun.h"
-#include "lib/journal.h"
-#include "lib/lineproto.h"
-#include "lib/resultset.h"
-#include "lib/root.h"
-#include "lib/stats.h"
-#include "lib/topology.h"
-#include "lib/upload.h"
-#include "lib/verify.h"
+#include "core/config.h"
+#include "report/fio.h"
+#include "report/fiorun.h"
+#include "tune/journal.h"
+#include "report/lineproto.h"
+#include "report/resultset.h"
+#include "core/root.h"
+#include "report/stats.h"
+#include "detect/scan.h"
+#include "report/upload.h"
+#include "tune/verify.h"
 #include "render-report.h"
 #include "scsitune.h"
 

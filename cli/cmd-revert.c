@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/apply.h"
-#include "lib/irqbalance.h"
-#include "lib/journal.h"
-#include "lib/root.h"
-#include "lib/strv.h"
+#include "tune/apply.h"
+#include "detect/irqbalance.h"
+#include "tune/irqbalance.h"
+#include "tune/journal.h"
+#include "core/root.h"
+#include "core/strv.h"
 #include "scsitune.h"
 
 #define STUNE_REVERT_SCHEMA_VERSION 1

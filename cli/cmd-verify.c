@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/journal.h"
-#include "lib/verify.h"
-#include "lib/plan.h"
-#include "lib/profile.h"
-#include "lib/topology.h"
+#include "tune/journal.h"
+#include "tune/verify.h"
+#include "tune/plan.h"
+#include "tune/profile.h"
+#include "detect/topology.h"
 #include "scsitune.h"
 
 #ifndef SCSITUNE_PROFILE_DIR

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/topology.h"
+#include "detect/scan.h"
 #include "scsitune.h"
 
 #ifndef SCSITUNE_VERSION

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/cpuset.h"
-#include "lib/macro.h"
-#include "lib/topology.h"
+#include "core/cpuset.h"
+#include "core/macro.h"
+#include "detect/topology.h"
 
 enum out_format { OUT_TEXT, OUT_JSON };
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/resultset.h"
+#include "report/resultset.h"
 
 /* ISO 8601 (JSON) or readable (text), UTC; "" when unknown. */
 static void fmt_time(char *buf, size_t size, int64_t ms, bool iso)

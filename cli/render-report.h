@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "lib/fio.h"
-#include "lib/stats.h"
+#include "report/fio.h"
+#include "report/stats.h"
 #include "out.h"
 
 /* Where and how the runs were made (report --run); NULL strings are unknown (null). */

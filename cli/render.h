@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "lib/topology.h"
+#include "detect/topology.h"
 #include "out.h"
 
 #define STUNE_DETECT_SCHEMA_VERSION 1

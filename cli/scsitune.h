@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "lib/ctx.h"
+#include "core/ctx.h"
 #include "out.h"
 
 struct stune_profile;

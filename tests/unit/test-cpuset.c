@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cpuset.h"
+#include "core/cpuset.h"
 #include "tap.h"
 
 static char *fmt(const struct stune_cpuset *s)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 
-#include "interrupts.h"
+#include "detect/interrupts.h"
 #include "tap.h"
 
 /* Shape of Debian 6.1 (kernel/irq/proc.c show_interrupts) with CPU 2 offline. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "irqbalance.h"
+#include "detect/irqbalance.h"
 #include "tap.h"
 
 static void test_args(void)

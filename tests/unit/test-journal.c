@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "profile.h"
-#include "root.h"
+#include "tune/journal.h"
+#include "tune/profile.h"
+#include "core/root.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/stune-test-journal-XXXXXX";

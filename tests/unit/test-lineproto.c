@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "lineproto.h"
-#include "root.h"
-#include "statefile.h"
+#include "core/config.h"
+#include "report/lineproto.h"
+#include "core/root.h"
+#include "core/statefile.h"
 #include "tap.h"
-#include "upload.h"
+#include "report/upload.h"
 
 static char *escape(const char *s)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "persist.h"
-#include "plan.h"
-#include "profile.h"
+#include "tune/persist.h"
+#include "tune/plan.h"
+#include "tune/profile.h"
 #include "tap.h"
 
 static struct stune_cpuset cpus(const char *list)

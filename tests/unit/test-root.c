@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "root.h"
+#include "core/ctx.h"
+#include "core/root.h"
 #include "tap.h"
-#include "topology.h"
+#include "detect/topology.h"
 
 static char dir[] = "/tmp/stune-test-root-XXXXXX";
 

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "core/root.h"
+#include "core/statefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Root-relative paths known to be real directories or files (not symlinks). */
+struct path_set {
+	pthread_mutex_t lock; /* detect scans disks on several threads */
+	char **slots;
+	size_t cap, n;
+	bool no_openat2; /* openat2 refused once: resolve by hand from then on */
+};
+
+struct stune_root {
+	char *prefix;		   /* "" for the live root, else an absolute path without trailing '/' */
+	int dirfd;		   /* -1 for the live root */
+	struct path_set *nonlinks; /* resolve cache: sysfs trees share long prefixes */
+};
+
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+	return h;
+}
+
+static bool set_has_locked(const struct path_set *set, const char *path)
+{
+	if (!set->cap)
+		return false;
+	for (size_t i = path_hash(path) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+		if (!set->slots[i])
+			return false;
+		if (!strcmp(set->slots[i], path))
+			return true;
+	}
+}
+
+static int set_add_locked(struct path_set *set, const char *path)
+{
+	if ((set->n + 1) * 2 > set->cap) {
+		size_t ncap = set->cap ? set->cap * 2 : 256;
+		char **ns = calloc(ncap, sizeof(char *));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < set->cap; i++) {
+			if (!set->slots[i])
+				continue;
+			size_t j = path_hash(set->slots[i]) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = set->slots[i];
+		}
+		free(set->slots);
+		set->slots = ns;
+		set->cap = ncap;
+	}
+	size_t i = path_hash(path) & (set->cap - 1);
+	while (set->slots[i]) {
+		if (!strcmp(set->slots[i], path))
+			return 0;
+		i = (i + 1) & (set->cap - 1);
+	}
+	if (!(set->slots[i] = strdup(path)))
+		return -ENOMEM;
+	set->n++;
+	return 0;
+}
+
+static bool set_has(struct path_set *set, const char *path)
+{
+	pthread_mutex_lock(&set->lock);
+	bool r = set_has_locked(set, path);
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}
+
+static int set_add(struct path_set *set, const char *path)
+{
+	pthread_mutex_lock(&set->lock);
+	int r = set_add_locked(set, path);
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}
+
+static void set_free(struct path_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slots[i]);
+	free(set->slots);
+	pthread_mutex_destroy(&set->lock);
+	free(set);
+}
+
+int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
+
+/*
+ * Open a root-relative path. Under a sysroot the kernel resolves every
+ * symlink with the sysroot as "/" (openat2 RESOLVE_IN_ROOT), so neither an
+ * absolute link nor ".." in a captured tree can reach the host's files.
+ */
+static int root_open(const struct stune_root *r, const char *path, int flags)
+{
+	while (*path == '/')
+		path++;
+	if (r->dirfd < 0) {
+		_cleanup_free_ char *hp = NULL;
+		if (asprintf(&hp, "/%s", path) < 0)
+			return -ENOMEM;
+		int fd = open(hp, flags | O_CLOEXEC);
+		return fd < 0 ? negative_errno() : fd;
+	}
+	if (!__atomic_load_n(&r->nonlinks->no_openat2, __ATOMIC_RELAXED)) {
+		struct open_how how = {
+		    .flags = (uint64_t)(flags | O_CLOEXEC),
+		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+		/* EAGAIN: a rename or mount anywhere on the system raced with the
+		 * resolution of a ".." (sysfs links are full of them); the kernel
+		 * asks the caller to retry (openat2(2), EAGAIN). */
+		int fd, tries = 0;
+		do
+			fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
+		while (fd < 0 && errno == EAGAIN && ++tries < 64);
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
+			return negative_errno();
+		/* Kernel < 5.6, a seccomp filter, valgrind, or renames racing every
+		 * try: resolve by hand (this call only, for EAGAIN). */
+		if (errno != EAGAIN)
+			__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
+	}
+	_cleanup_free_ char *resolved = NULL;
+	int ret = stune_root_resolve(r, path, &resolved);
+	if (ret < 0)
+		return ret;
+	/* Every component is now a real directory inside the root. */
+	int fd = openat(r->dirfd, *resolved ? resolved : ".", flags | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+int stune_root_new(const char *prefix, struct stune_root **out)
+{
+	_cleanup_free_ char *abs = NULL;
+	struct stat st;
+
+	if (prefix && *prefix && strcmp(prefix, "/") != 0) {
+		abs = realpath(prefix, NULL);
+		if (!abs)
+			return negative_errno();
+		if (stat(abs, &st) < 0)
+			return negative_errno();
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		if (strcmp(abs, "/") == 0) {
+			free(abs);
+			abs = NULL;
+		}
+	}
+	struct stune_root *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->dirfd = -1;
+	r->nonlinks = calloc(1, sizeof(*r->nonlinks));
+	if (!r->nonlinks) {
+		free(r);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&r->nonlinks->lock, NULL);
+	if (abs) {
+		r->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->dirfd < 0) {
+			int e = negative_errno();
+			stune_root_free(r);
+			return e;
+		}
+	}
+	r->prefix = abs ? steal_pointer(&abs) : strdup("");
+	if (!r->prefix) {
+		stune_root_free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+void stune_root_free(struct stune_root *r)
+{
+	if (!r)
+		return;
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	set_free(r->nonlinks);
+	free(r->prefix);
+	free(r);
+}
+
+bool stune_root_is_live(const struct stune_root *r)
+{
+	return r->prefix[0] == '\0';
+}
+
+const char *stune_root_prefix(const struct stune_root *r)
+{
+	return r->prefix;
+}
+
+int stune_root_host_path(const struct stune_root *r, const char *path, char **out)
+{
+	while (*path == '/')
+		path++;
+	if (asprintf(out, "%s/%s", r->prefix, path) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Read fd to its end (at_start: from offset 0 with pread, whatever the file
+ * position): one trailing newline removed, NUL bytes refused. */
+static int read_all(int fd, bool at_start, char **out)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (cap - len < 4096) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			if (ncap > (64u << 20))
+				return -EFBIG;
+			char *n = realloc(buf, ncap + 1);
+			if (!n)
+				return -ENOMEM;
+			buf = n;
+			cap = ncap;
+		}
+		ssize_t k = at_start ? pread(fd, buf + len, cap - len, (off_t)len) : read(fd, buf + len, cap - len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		len += (size_t)k;
+		/*
+		 * A short read is the end: true for regular files, sysfs
+		 * attributes (one show() per read) and seq_file /proc files
+		 * (which fill the buffer until the end), and it saves the
+		 * extra read per attribute.
+		 */
+		if ((size_t)k < cap - (len - (size_t)k))
+			break;
+	}
+	if (memchr(buf, '\0', len))
+		return -EILSEQ;
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	/* Values live as long as the model: keep only what they need. */
+	*out = strndup(buf, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+int stune_root_read(const struct stune_root *r, const char *path, char **out)
+{
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	return read_all(fd, false, out);
+}
+
+int stune_root_write(const struct stune_root *r, const char *path, const char *value)
+{
+	return stune_root_write_read(r, path, value, NULL);
+}
+
+int stune_root_write_read(const struct stune_root *r, const char *path, const char *value, char **back)
+{
+	_cleanup_close_ int fd = root_open(r, path, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	size_t len = strlen(value);
+	/* One write: a sysfs store() sees the whole value or nothing. */
+	ssize_t k = write(fd, value, len);
+	if (k < 0)
+		return negative_errno();
+	if ((size_t)k != len)
+		return -EIO;
+	if (!back)
+		return 0;
+	/* The same open file, from the start: sysfs calls show() again, a
+	 * seq_file /proc file starts over; one open for write and read-back. */
+	*back = NULL;
+	if (read_all(fd, true, back) < 0) {
+		free(*back);
+		*back = NULL; /* written; the read-back failed: unknown */
+	}
+	return 0;
+}
+
+/* The host path of path's directory, resolved inside the root, and path's last component. */
+static int parent_host_dir(const struct stune_root *r, const char *path, char **hostdir, const char **base)
+{
+	_cleanup_free_ char *dir = NULL, *resolved = NULL;
+	int ret;
+	if ((ret = stune_path_dirname(path, &dir)) < 0 || (ret = stune_root_resolve(r, dir, &resolved)) < 0 ||
+	    (ret = stune_root_host_path(r, resolved, hostdir)) < 0)
+		return ret;
+	const char *b = strrchr(path, '/');
+	*base = b ? b + 1 : path;
+	return 0;
+}
+
+int stune_root_replace(const struct stune_root *r, const char *path, const char *data, mode_t mode)
+{
+	_cleanup_free_ char *hostdir = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
+	struct stat st;
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		mode = st.st_mode & 07777;
+	return stune_write_atomic(hostdir, base, data, strlen(data), mode, NULL);
+}
+
+int stune_root_symlink(const struct stune_root *r, const char *path, const char *target)
+{
+	_cleanup_free_ char *hostdir = NULL, *tmp = NULL, *dst = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
+	if (asprintf(&tmp, "%s/.%s.scsitune-tmp", hostdir, base) < 0 || asprintf(&dst, "%s/%s", hostdir, base) < 0)
+		return -ENOMEM;
+	(void)unlink(tmp);
+	if (symlink(target, tmp) < 0)
+		return negative_errno();
+	if (rename(tmp, dst) < 0) {
+		ret = negative_errno();
+		unlink(tmp);
+		return ret;
+	}
+	_cleanup_close_ int dfd = open(hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 || fsync(dfd) < 0 ? negative_errno() : 0;
+}
+
+int stune_root_unlink(const struct stune_root *r, const char *path)
+{
+	_cleanup_free_ char *hostdir = NULL, *dst = NULL;
+	const char *base;
+	int ret = parent_host_dir(r, path, &hostdir, &base);
+	if (ret < 0)
+		return ret;
+	if (asprintf(&dst, "%s/%s", hostdir, base) < 0)
+		return -ENOMEM;
+	if (unlink(dst) < 0)
+		return negative_errno();
+	_cleanup_close_ int dfd = open(hostdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 || fsync(dfd) < 0 ? negative_errno() : 0;
+}
+
+int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...)
+{
+	_cleanup_free_ char *path = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&path, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	return stune_root_read(r, path, out);
+}
+
+int stune_root_readlink(const struct stune_root *r, const char *path, char **out)
+{
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
+	char buf[PATH_MAX];
+	int ret;
+
+	/* The link itself is not followed: open its directory in the root, readlinkat the name. */
+	if ((ret = stune_path_dirname(path, &dir)) < 0)
+		return ret;
+	dfd = root_open(r, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	ssize_t n = readlinkat(dfd, stune_path_basename(path), buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * readlink of a path whose directories are already resolved (no links, no
+ * ".."), so a plain readlinkat on the root fd cannot leave the root.
+ */
+static int readlink_resolved(const struct stune_root *r, const char *path, char **out)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+	if (r->dirfd < 0) {
+		_cleanup_free_ char *hp = NULL;
+		if (asprintf(&hp, "/%s", path) < 0)
+			return -ENOMEM;
+		n = readlink(hp, buf, sizeof(buf) - 1);
+	} else {
+		n = readlinkat(r->dirfd, path, buf, sizeof(buf) - 1);
+	}
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Components still to walk, kept as one string "a/b/c". */
+static int prepend(char **rest, const char *head)
+{
+	char *n;
+	if (!*rest || !**rest)
+		n = strdup(head);
+	else if (asprintf(&n, "%s/%s", head, *rest) < 0)
+		n = NULL;
+	if (!n)
+		return -ENOMEM;
+	free(*rest);
+	*rest = n;
+	return 0;
+}
+
+int stune_root_resolve(const struct stune_root *r, const char *path, char **out)
+{
+	_cleanup_free_ char *rest = strdup(path);
+	_cleanup_free_ char *done = strdup(""); /* resolved so far, no leading '/' */
+	int links = 0, ret;
+
+	if (!rest || !done)
+		return -ENOMEM;
+	while (rest && *rest) {
+		/* Pop the first component of rest. */
+		char *p = rest;
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		_cleanup_free_ char *comp = strndup(p, n);
+		char *tail = strdup(p + n);
+		if (!comp || !tail) {
+			free(tail);
+			return -ENOMEM;
+		}
+		free(rest);
+		rest = tail;
+
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *slash = strrchr(done, '/');
+			if (slash)
+				*slash = '\0';
+			else
+				done[0] = '\0'; /* ".." above the root stays at the root */
+			continue;
+		}
+		_cleanup_free_ char *cand = NULL;
+		if (asprintf(&cand, "%s%s%s", done, *done ? "/" : "", comp) < 0)
+			return -ENOMEM;
+		_cleanup_free_ char *target = NULL;
+		ret = set_has(r->nonlinks, cand) ? -EINVAL : readlink_resolved(r, cand, &target);
+		if (ret == -EINVAL) { /* not a link */
+			if ((ret = set_add(r->nonlinks, cand)) < 0)
+				return ret;
+			free(done);
+			done = steal_pointer(&cand);
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (++links > 40)
+			return -ELOOP;
+		if (target[0] == '/')
+			done[0] = '\0';
+		if ((ret = prepend(&rest, target)) < 0)
+			return ret;
+	}
+	*out = steal_pointer(&done);
+	return 0;
+}
+
+int stune_root_opendir(const struct stune_root *r, const char *path, DIR **out)
+{
+	int fd = root_open(r, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = negative_errno();
+		close(fd);
+		return e;
+	}
+	*out = d;
+	return 0;
+}
+
+bool stune_root_exists(const struct stune_root *r, const char *path)
+{
+	_cleanup_close_ int fd = root_open(r, path, O_PATH);
+	return fd >= 0;
+}
+
+int stune_path_join(char **out, const char *a, const char *b)
+{
+	if (asprintf(out, "%s%s%s", a, *a && *b ? "/" : "", b) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+const char *stune_path_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+int stune_path_dirname(const char *path, char **out)
+{
+	const char *s = strrchr(path, '/');
+	*out = s ? strndup(path, (size_t)(s - path)) : strdup("");
+	return *out ? 0 : -ENOMEM;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* NULL-terminated string vectors and formatted strings, shared by the engine. */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/macro.h"
+
+void stune_strv_free(char **v);
+DEFINE_CLEANUP_FUNC(char *, stune_strv_free)
+/* Append s (taken over; NULL means a failed allocation) to *v of *n items. */
+int stune_strv_push(char ***v, size_t *n, char *s);
+/* asprintf that returns the string, NULL when out of memory. */
+char *stune_strdupf(const char *fmt, ...) _printf_(1, 2);

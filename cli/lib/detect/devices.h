@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Device enumeration and udev properties. On the live system this is libudev;
+ * under --sysroot it is the captured tree: sys/class/<subsystem>/ and the udev
+ * database files run/udev/data/<id> (the same files udevd writes).
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/ctx.h"
+#include "core/strv.h"
+
+struct stune_props {
+	char **kv; /* "KEY=value", NULL terminated */
+	size_t n;
+};
+
+/* Root-relative canonical device paths of a class, e.g. "scsi_host", "block". */
+int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n);
+
+/*
+ * Properties of the device at root-relative syspath. dbid is its udev
+ * database name ("b8:0", "+pci:0000:17:00.0"). No properties is not an error.
+ */
+int stune_props_load(struct stune_ctx *ctx, const char *syspath, const char *dbid, struct stune_props *out);
+const char *stune_props_get(const struct stune_props *p, const char *key);
+void stune_props_clear(struct stune_props *p);

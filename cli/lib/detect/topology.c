@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "detect/topology.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/strv.h"
+
+void stune_disk_clear(struct stune_disk *d)
+{
+	free(d->name);
+	free(d->hctl);
+	free(d->devnum);
+	free(d->key);
+	free(d->wwn);
+	free(d->id_path);
+	free(d->serial);
+	free(d->vendor);
+	free(d->model);
+	free(d->rev);
+	free(d->scheduler);
+	stune_strv_free(d->schedulers);
+	free(d->state);
+	*d = (struct stune_disk){0};
+}
+
+void stune_topology_free(struct stune_topology *t)
+{
+	if (!t)
+		return;
+	struct stune_kernel *k = &t->kernel;
+	free(k->release);
+	free(k->version);
+	free(k->hostname);
+	free(k->taint_flags);
+	free(k->lockdown);
+	for (size_t i = 0; i < k->n_modules; i++) {
+		struct stune_module *m = &k->modules[i];
+		free(m->name);
+		free(m->version);
+		free(m->srcversion);
+		free(m->taint);
+		free(m->updates_path);
+	}
+	free(k->modules);
+	free(t->irqbalance.args);
+
+	stune_cpuset_clear(&t->cpus.possible);
+	stune_cpuset_clear(&t->cpus.present);
+	stune_cpuset_clear(&t->cpus.online);
+	stune_cpuset_clear(&t->cpus.offline);
+	stune_cpuset_clear(&t->numa.possible);
+	stune_cpuset_clear(&t->numa.online);
+	for (size_t i = 0; i < t->numa.n_nodes; i++) {
+		stune_cpuset_clear(&t->numa.nodes[i].cpus);
+		free(t->numa.nodes[i].distances);
+	}
+	free(t->numa.nodes);
+
+	for (size_t i = 0; i < t->n_hbas; i++) {
+		struct stune_hba *h = &t->hbas[i];
+		free(h->sysfs_path);
+		free(h->pci_address);
+		free(h->vendor_name);
+		free(h->model);
+		free(h->driver);
+		free(h->pci_driver);
+		free(h->driver_version);
+		free(h->firmware);
+		stune_cpuset_clear(&h->local_cpus);
+		free(h->hosts);
+		free(h->irqs);
+	}
+	free(t->hbas);
+
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		struct stune_host *h = &t->hosts[i];
+		free(h->sysfs_path);
+		free(h->proc_name);
+		free(h->state);
+		for (size_t k2 = 0; k2 < h->n_hctx; k2++)
+			stune_cpuset_clear(&h->hctx[k2].cpus);
+		free(h->hctx);
+		free(h->disks);
+	}
+	free(t->hosts);
+
+	for (size_t i = 0; i < t->n_irqs; i++) {
+		struct stune_irq *q = &t->irqs[i];
+		free(q->name);
+		free(q->chip);
+		free(q->msi_type);
+		stune_cpuset_clear(&q->affinity);
+		stune_cpuset_clear(&q->effective);
+	}
+	free(t->irqs);
+
+	for (size_t i = 0; i < t->n_disks; i++)
+		stune_disk_clear(&t->disks[i]);
+	free(t->disks);
+	free(t);
+}

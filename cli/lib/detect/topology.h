@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The host model that `detect` gathers and every other command reads.
+ * Gathered first (stune_topology_scan, detect/scan.h), rendered second
+ * (cli/render-*.c). The model knows no gatherer.
+ * Cross-references are array indexes, so the model frees as a whole.
+ * A field that could not be read is "unset" and renders as JSON null.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpuset.h"
+#include "core/macro.h"
+#include "core/num.h"
+
+struct stune_ctx;
+
+struct stune_node {
+	int id;
+	struct stune_cpuset cpus;
+	struct stune_num mem_total_bytes;
+	struct stune_num *distances; /* one per online node, in node order */
+	size_t n_distances;
+};
+
+struct stune_numa {
+	struct stune_cpuset possible; /* node ids */
+	struct stune_cpuset online;
+	struct stune_node *nodes;
+	size_t n_nodes;
+	/* Live system only: libnuma's numa_available(); unknown under --sysroot. */
+	enum stune_tristate policy_available;
+};
+
+struct stune_cpus {
+	struct stune_cpuset possible, present, online, offline;
+};
+
+struct stune_module {
+	char *name;
+	bool loaded;   /* sys/module/NAME/initstate or refcnt present */
+	bool builtin;  /* sys/module/NAME exists without initstate */
+	char *version; /* sys/module/NAME/version: payload marker */
+	char *srcversion;
+	char *taint;	    /* letters, e.g. "OE" */
+	char *updates_path; /* root-relative file under lib/modules/R/updates, if installed */
+};
+
+struct stune_kernel {
+	char *release;
+	char *version;
+	char *hostname;
+	struct stune_num tainted;
+	char *taint_flags; /* decoded letters of proc/sys/kernel/tainted */
+	char *lockdown;	   /* the bracketed mode: none / integrity / confidentiality */
+	enum stune_tristate sig_enforce;
+	struct stune_module *modules; /* the payload modules: scsi_mod, target_core_mod */
+	size_t n_modules;
+};
+
+enum stune_hba_kind {
+	STUNE_HBA_OTHER = 0,
+	STUNE_HBA_MPI3MR,
+};
+
+struct stune_hba {
+	char *sysfs_path;  /* root-relative canonical device path (PCI function or parent) */
+	char *pci_address; /* NULL when no PCI function was found above the host */
+	enum stune_hba_kind kind;
+	struct stune_num vendor, device, subsystem_vendor, subsystem_device, class_code, revision;
+	char *vendor_name, *model; /* udev hwdb: ID_VENDOR/MODEL_FROM_DATABASE */
+	char *driver;		   /* the SCSI driver: first driver bound on the way up from the host */
+	char *pci_driver;	   /* driver of the PCI function (differs for virtio_scsi, usb-storage) */
+	char *driver_version;
+	char *firmware;		    /* mpi3mr version_fw */
+	struct stune_num numa_node; /* unset when no PCI function; -1 kept as -1 */
+	struct stune_cpuset local_cpus;
+	size_t *hosts; /* indexes into topology.hosts */
+	size_t n_hosts;
+	size_t *irqs; /* indexes into topology.irqs */
+	size_t n_irqs;
+};
+
+struct stune_hctx {
+	unsigned id;
+	struct stune_cpuset cpus;
+	struct stune_num irq; /* IRQ number serving this hardware queue */
+};
+
+struct stune_host {
+	unsigned host_no;
+	char *sysfs_path; /* class dir, root-relative */
+	size_t hba;	  /* index into topology.hbas */
+	char *proc_name;
+	char *state;
+	struct stune_num unique_id, can_queue, cmd_per_lun, nr_hw_queues, sg_tablesize, host_busy;
+	enum stune_tristate host_tagset;
+	const char *host_tagset_source; /* static string: why we know */
+	/* mpi3mr */
+	struct stune_num adapter_state, fw_queue_depth, op_req_q_count, reply_queue_count;
+	struct stune_hctx *hctx; /* blk-mq map, from the first disk's mq/ */
+	size_t n_hctx;
+	size_t *disks;
+	size_t n_disks;
+};
+
+struct stune_irq {
+	unsigned irq;
+	size_t hba;
+	struct stune_num vector; /* MSI/MSI-X index on the PCI function */
+	char *name;
+	char *chip;
+	char *msi_type;		/* msi_irqs/N contents: "msix" / "msi" */
+	struct stune_num count; /* total interrupts over online CPUs */
+	struct stune_cpuset affinity, effective;
+	enum stune_tristate managed;
+	const char *managed_rule; /* static string explaining the classification */
+	struct stune_num hctx;	  /* hardware queue it serves, if any */
+};
+
+struct stune_disk {
+	char *name;
+	char *hctl;
+	unsigned h, c, t, l;
+	size_t host;
+	char *devnum; /* "8:0" */
+	char *key;    /* "wwn-0x...", else "path-<ID_PATH>", else "hctl-H:C:T:L" */
+	const char *key_source;
+	char *wwn, *id_path, *serial;
+	char *vendor, *model, *rev;
+	struct stune_num size_bytes, rotational, scsi_type;
+	/* queue settings */
+	char *scheduler;   /* the selected one */
+	char **schedulers; /* all listed, NULL terminated */
+	struct stune_num nr_requests, rq_affinity, nomerges, read_ahead_kb, add_random, io_poll;
+	struct stune_num queue_depth, nr_hw_queues;
+	char *state;
+	struct stune_num iocounterbits, iorequest_cnt, iodone_cnt, ioerr_cnt, iotmo_cnt;
+};
+
+/* irqbalance as apply sees it (irqbalance.c). */
+struct stune_irqbalance {
+	bool defaults; /* etc/default/irqbalance exists */
+	int args_err;  /* 0, or why IRQBALANCE_ARGS cannot be used: -EINVAL not a plain value, -errno unreadable */
+	char *args;    /* IRQBALANCE_ARGS; NULL when not set */
+	long pid;      /* a running irqbalance (proc/N/comm); 0 when none is seen */
+	bool systemd;  /* run/systemd/system exists: systemctl can restart it */
+};
+
+struct stune_topology {
+	struct stune_kernel kernel;
+	struct stune_irqbalance irqbalance;
+	struct stune_cpus cpus;
+	struct stune_numa numa;
+	struct stune_hba *hbas;
+	size_t n_hbas;
+	struct stune_host *hosts;
+	size_t n_hosts;
+	struct stune_irq *irqs;
+	size_t n_irqs;
+	struct stune_disk *disks;
+	size_t n_disks;
+	const char *udev_source; /* "libudev" or "udev-db" */
+};
+
+void stune_topology_free(struct stune_topology *t);
+/* Free what one disk owns and zero it. */
+void stune_disk_clear(struct stune_disk *d);
+DEFINE_CLEANUP_FUNC(struct stune_topology, stune_topology_free)
+
+const char *stune_hba_kind_name(enum stune_hba_kind k);

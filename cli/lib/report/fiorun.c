@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "report/fiorun.h"
+#include "core/strv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+bool stune_fio_rw_writes(const char *rw)
+{
+	static const char *const reads[] = {"read", "randread"};
+	for (size_t i = 0; i < ELEMENTSOF(reads); i++)
+		if (!strcmp(rw, reads[i]))
+			return false;
+	return true; /* write, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite, unknown */
+}
+
+int stune_fio_job_file_writes(const char *path, bool *writes, char **line)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	*writes = false;
+	while (getline(&buf, &size, f) >= 0) {
+		char *s = buf;
+		while (isspace((unsigned char)*s))
+			s++;
+		const char *keys[] = {"rw", "readwrite"};
+		for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+			size_t n = strlen(keys[i]);
+			if (strncmp(s, keys[i], n) != 0)
+				continue;
+			char *v = s + n;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (*v != '=')
+				continue;
+			v++;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			v[strcspn(v, " \t\r\n:;#")] = '\0';
+			if (stune_fio_rw_writes(v)) {
+				*writes = true;
+				s[strcspn(s, "\r\n")] = '\0';
+				*line = strdup(s);
+				return *line ? 0 : -ENOMEM;
+			}
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int stune_fio_find(const char *name, char **path)
+{
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) < 0)
+			return negative_errno();
+		*path = strdup(name);
+		return *path ? 0 : -ENOMEM;
+	}
+	const char *env = getenv("PATH");
+	_cleanup_free_ char *dirs = strdup(env && *env ? env : "/usr/local/bin:/usr/bin:/bin");
+	if (!dirs)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *p = NULL;
+		struct stat st;
+		if (asprintf(&p, "%s/%s", *d ? d : ".", name) < 0)
+			return -ENOMEM;
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0) {
+			*path = steal_pointer(&p);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int stune_fio_version(const char *fio, char **version)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return negative_errno();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int r = negative_errno();
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		dup2(fds[1], 1);
+		execl(fio, fio, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char buf[128];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof(buf) - 1 &&
+	       ((k = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0 || (k < 0 && errno == EINTR)))
+		if (k > 0)
+			n += (size_t)k;
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !*buf)
+		return -ENOEXEC;
+	*version = strdup(buf);
+	return *version ? 0 : -ENOMEM;
+}
+
+int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int r = 0;
+	const struct stune_fio_job_opts *j = s->job;
+
+	r = stune_strv_push(&v, &n, strdup(s->fio));
+	if (!r)
+		r = stune_strv_push(&v, &n, strdup("--output-format=json"));
+	if (!r)
+		r = stune_strv_push(&v, &n, stune_strdupf("--output=%s", s->output));
+	if (!r && !j->destructive)
+		r = stune_strv_push(&v, &n, strdup("--readonly"));
+	if (!r && j->job_file) {
+		r = stune_strv_push(&v, &n, strdup(j->job_file));
+	} else if (!r) {
+		char *files = NULL;
+		size_t fsize = 0;
+		FILE *f = open_memstream(&files, &fsize);
+		if (!f)
+			r = -ENOMEM;
+		for (size_t i = 0; f && i < s->n_devices; i++) {
+			if (i)
+				fputc(':', f);
+			for (const char *c = s->devices[i]; *c; c++) { /* fio splits filename= on ':' */
+				if (*c == ':' || *c == '\\')
+					fputc('\\', f);
+				fputc(*c, f);
+			}
+		}
+		if (f && fclose(f) != 0)
+			r = -ENOMEM;
+		if (!r)
+			r = stune_strv_push(&v, &n, strdup("--name=scsitune"));
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--filename=%s", files));
+		free(files);
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--rw=%s", j->rw));
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--bs=%s", j->bs));
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--iodepth=%u", j->iodepth));
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--numjobs=%u", j->numjobs));
+		if (!r)
+			r = stune_strv_push(&v, &n, stune_strdupf("--runtime=%u", j->runtime_s));
+		if (!r)
+			r = stune_strv_push(&v, &n, strdup("--time_based"));
+		if (!r)
+			r = stune_strv_push(&v, &n, strdup("--direct=1"));
+		if (!r)
+			r = stune_strv_push(&v, &n, strdup("--ioengine=libaio"));
+	}
+	if (r < 0) {
+		stune_strv_free(v);
+		return r;
+	}
+	*argv = v;
+	return 0;
+}
+
+/* What the child reports through the close-on-exec pipe when it cannot exec fio. */
+struct child_fail {
+	int stage; /* 1 bind, 2 redirect, 3 exec */
+	int err;
+};
+
+static void child_fail(int fd, int stage)
+{
+	struct child_fail f = {stage, errno};
+	ssize_t w = write(fd, &f, sizeof(f));
+	(void)w;
+	_exit(127);
+}
+
+/* The first non-empty line of a file, or NULL. */
+static char *first_line(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t size = 0;
+	while (f && getline(&buf, &size, f) >= 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (*buf)
+			return buf;
+	}
+	free(buf);
+	return NULL;
+}
+
+int stune_fio_spawn_run(const struct stune_fio_spawn *s, char **err)
+{
+	_cleanup_(stune_strv_freep) char **argv = NULL;
+	int r = stune_fio_argv(s, &argv);
+	if (r < 0)
+		return r;
+	*err = NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return negative_errno();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		r = negative_errno();
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		if (s->binder && (errno = -stune_numa_bind_self(s->binder, s->node)) != 0)
+			child_fail(fds[1], 1);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		int efd = open(s->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (null < 0 || efd < 0 || dup2(null, 0) < 0 || dup2(efd, 1) < 0 || dup2(efd, 2) < 0)
+			child_fail(fds[1], 2);
+		execv(argv[0], argv);
+		child_fail(fds[1], 3);
+	}
+	close(fds[1]);
+	struct child_fail cf = {0};
+	ssize_t k;
+	while ((k = read(fds[0], &cf, sizeof(cf))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	unsigned last_tick = 0;
+	int status = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return negative_errno();
+		(void)poll(NULL, 0, 200);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned el = (unsigned)(now.tv_sec - t0.tv_sec);
+		if (s->tick && el != last_tick) {
+			last_tick = el;
+			s->tick(s->tick_data, el);
+		}
+	}
+	if (k == (ssize_t)sizeof(cf)) {
+		static const char *const what[] = {"", "binding to NUMA node", "redirecting output", "starting"};
+		if (asprintf(err, "%s %s: %s", what[cf.stage < 4 && cf.stage > 0 ? cf.stage : 0],
+			     cf.stage == 1 ? "(numa_run_on_node)" : argv[0], strerror(cf.err)) < 0)
+			*err = NULL;
+		return cf.err > 0 ? -cf.err : -EIO;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	_cleanup_free_ char *line = first_line(s->stderr_path);
+	if (WIFSIGNALED(status))
+		r = asprintf(err, "fio killed by signal %d (%s)%s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+			     line ? ": " : "", line ? line : "");
+	else
+		r = asprintf(err, "fio exited with status %d%s%s", WEXITSTATUS(status), line ? ": " : "",
+			     line ? line : "");
+	if (r < 0)
+		*err = NULL;
+	return -ECHILD;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A result set as InfluxDB line protocol: one point per fio run, measurement
+ * `scsitune_fio`, string facts as tags, numbers as fields, the run's start
+ * time as the timestamp in milliseconds (the upload always sends
+ * precision=ms). The same runs always give the same text, so re-sending is
+ * idempotent at the server. The schema is documented in scsitune-report(8).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/fio.h"
+
+#define STUNE_LP_MEASUREMENT "scsitune_fio"
+
+/* Facts of the whole set; NULL or "" leaves the tag out. */
+struct stune_lp_facts {
+	const char *host;
+	const char *kernel;
+	const char *phase;
+	const char *hba_model, *firmware; /* the HBA of the devices (report --run) */
+	const char *payload;		  /* payload version (scsi_mod's version marker) */
+	const char *profile;		  /* the applied profile's name */
+	int64_t fallback_ms;		  /* timestamp of a run whose fio output has none */
+};
+
+/*
+ * Write an escaped tag key or value: ',', '=' and ' ' get a backslash; a
+ * backslash or a control character (which no parser reads back the same)
+ * becomes '_'.
+ */
+void stune_lp_escape_tag(FILE *f, const char *s);
+/* The shortest decimal text that reads back as exactly v (finite v only). */
+void stune_lp_format_double(char *buf, size_t size, double v);
+
+/* One line (with its '\n') per run, appended to f. */
+int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct stune_lp_facts *facts);
+/* Every run of a set into a new string (*out, freed by the caller). */
+int stune_lp_encode(struct stune_fio_run *const *runs, size_t n, const struct stune_lp_facts *facts, char **out,
+		    size_t *len);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "report/resultset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/statefile.h"
+
+bool stune_phase_valid(const char *phase)
+{
+	size_t n = strlen(phase);
+	if (n == 0 || n > 64 || phase[0] == '.')
+		return false;
+	for (const char *c = phase; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+		      *c == '_' || *c == '-'))
+			return false;
+	return true;
+}
+
+int stune_resultset_name(int64_t start_ms, char **out)
+{
+	time_t t = (time_t)(start_ms / 1000);
+	struct tm tm;
+	char buf[64];
+	if (!gmtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ.json", &tm) == 0)
+		return -EINVAL;
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc, char **saved_path)
+{
+	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	if (!stune_phase_valid(phase) || strchr(name, '/'))
+		return -EINVAL;
+	if (asprintf(&dir, "%s/reports/%s", state_dir, phase) < 0)
+		return -ENOMEM;
+	if ((r = stune_mkdir_p(dir, 0755)) < 0)
+		return r;
+	return stune_write_atomic(dir, name, doc, strlen(doc), 0644, saved_path);
+}
+
+int stune_resultset_rundir(const char *state_dir, char **dir)
+{
+	_cleanup_free_ char *d = NULL;
+	int r;
+	if (asprintf(&d, "%s/runs", state_dir) < 0)
+		return -ENOMEM;
+	if ((r = stune_mkdir_p(d, 0755)) < 0)
+		return r;
+	*dir = steal_pointer(&d);
+	return 0;
+}
+
+/* YYYYmmddTHHMMSSZ.json */
+static bool is_set_name(const char *n)
+{
+	if (strlen(n) != 21 || strcmp(n + 16, ".json") != 0 || n[8] != 'T' || n[15] != 'Z')
+		return false;
+	for (int i = 0; i < 15; i++)
+		if (i != 8 && (n[i] < '0' || n[i] > '9'))
+			return false;
+	return true;
+}
+
+int stune_resultset_find(const char *state_dir, const char *phase, char **path)
+{
+	_cleanup_free_ char *dir = NULL;
+	char best[32] = "";
+
+	if (!stune_phase_valid(phase))
+		return -EINVAL;
+	if (asprintf(&dir, "%s/reports/%s", state_dir, phase) < 0)
+		return -ENOMEM;
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return negative_errno();
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (is_set_name(de->d_name) && strcmp(de->d_name, best) > 0)
+			memcpy(best, de->d_name, 22); /* is_set_name: exactly 21 characters */
+	if (!*best)
+		return -ENOENT;
+	return asprintf(path, "%s/%s", dir, best) < 0 ? -ENOMEM : 0;
+}
+
+void stune_saved_set_free(struct stune_saved_set *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->phase);
+	free(s->kiops);
+	free(s);
+}
+
+static int set_err(char **err, const char *msg, int r)
+{
+	*err = strdup(msg);
+	return *err ? r : -ENOMEM;
+}
+
+int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err)
+{
+	*err = NULL;
+	_cleanup_(stune_saved_set_freep) struct stune_saved_set *s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path)))
+		return -ENOMEM;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return negative_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	json_object *doc = json_object_from_file(path);
+	if (!doc) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "not a scsitune result set: %s", json_util_get_last_err());
+		msg[strcspn(msg, "\n")] = '\0';
+		return set_err(err, msg, -EINVAL);
+	}
+	json_object *v, *runs;
+	int r = 0;
+	if (!json_object_is_type(doc, json_type_object) || !json_object_object_get_ex(doc, "schema_version", &v) ||
+	    !json_object_is_type(v, json_type_int) || !json_object_object_get_ex(doc, "runs", &runs) ||
+	    !json_object_is_type(runs, json_type_array))
+		r = set_err(err, "not a scsitune result set: no 'schema_version' and 'runs'", -EINVAL);
+	else if (json_object_get_int(v) < 1 || json_object_get_int(v) > STUNE_REPORT_SCHEMA_VERSION)
+		r = set_err(err, "result set of an unknown schema_version", -EINVAL);
+	if (r < 0)
+		goto out;
+	if (json_object_object_get_ex(doc, "phase", &v) && json_object_is_type(v, json_type_string) &&
+	    !(s->phase = strdup(json_object_get_string(v)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	size_t n = json_object_array_length(runs);
+	if (n == 0) {
+		r = set_err(err, "result set without runs", -EINVAL);
+		goto out;
+	}
+	if (!(s->kiops = calloc(n, sizeof(double)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		if (!json_object_object_get_ex(run, "kiops", &v) ||
+		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
+		    !isfinite(json_object_get_double(v))) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "runs[%zu]: no 'kiops' number", i);
+			r = set_err(err, msg, -EINVAL);
+			goto out;
+		}
+		s->kiops[i] = json_object_get_double(v);
+	}
+	s->n = n;
+	*out = steal_pointer(&s);
+out:
+	json_object_put(doc);
+	return r;
+}

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libcurl is loaded with dlopen() when a batch is sent, not linked: Debian's
+ * libcurl pulls in GnuTLS (through librtmp and libldap), whose constructor
+ * reads /etc/gnutls/config as soon as the library is loaded. `detect
+ * --sysroot` must touch no host file (the isolation tier), so nothing but an
+ * upload loads it. The handle stays open for the life of the process (OpenSSL
+ * and GnuTLS do not support being unloaded).
+ */
+#include "report/upload.h"
+
+#include <curl/curl.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/statefile.h"
+
+static int set_err(char **err, int r, const char *fmt, ...) _printf_(3, 4);
+static int set_err(char **err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0) {
+		*err = NULL;
+		r = -ENOMEM;
+	}
+	va_end(ap);
+	return r;
+}
+
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void stune_auth_free(struct stune_auth *a)
+{
+	if (!a)
+		return;
+	free_secret(a->header);
+	free_secret(a->userpwd);
+	free(a);
+}
+
+int stune_auth_load(const char *path, struct stune_auth **out, char **err)
+{
+	*err = NULL;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return set_err(err, -EINVAL, "not a regular file");
+	if (st.st_mode & S_IROTH)
+		return set_err(err, -EPERM, "readable by others (mode %04o): chmod o-r it", st.st_mode & 07777);
+	char buf[4096];
+	size_t len = 0;
+	while (len < sizeof(buf) - 1) {
+		ssize_t k = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			int r = negative_errno();
+			explicit_bzero(buf, sizeof(buf));
+			return r;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	int r = 0;
+	_cleanup_(stune_auth_freep) struct stune_auth *a = calloc(1, sizeof(*a));
+	if (!a) {
+		r = -ENOMEM;
+		goto out;
+	}
+	const char *tok = NULL;
+	if (!strncmp(buf, "Bearer ", 7) || !strncmp(buf, "Token ", 6)) {
+		tok = buf + (buf[0] == 'B' ? 7 : 6);
+		while (*tok == ' ')
+			tok++;
+		if (!*tok) {
+			r = set_err(err, -EINVAL, "'%s' without a token", buf[0] == 'B' ? "Bearer" : "Token");
+			goto out;
+		}
+		if (asprintf(&a->header, "Authorization: %s %s", buf[0] == 'B' ? "Bearer" : "Token", tok) < 0) {
+			a->header = NULL;
+			r = -ENOMEM;
+			goto out;
+		}
+	} else if (strchr(buf, ':') && buf[0] != ':') {
+		if (!(a->userpwd = strdup(buf))) {
+			r = -ENOMEM;
+			goto out;
+		}
+	} else {
+		r = set_err(err, -EINVAL, "first line is not 'Bearer TOKEN', 'Token TOKEN' or 'user:password'");
+		goto out;
+	}
+	*out = steal_pointer(&a);
+out:
+	explicit_bzero(buf, sizeof(buf));
+	return r;
+}
+
+int stune_upload_url(const char *url, char **out, char **err)
+{
+	*err = NULL;
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+		return set_err(err, -EINVAL, "not an http:// or https:// URL");
+	if (strchr(url, '#'))
+		return set_err(err, -EINVAL, "a write URL has no '#' fragment");
+	const char *q = strchr(url, '?');
+	if (q && (strstr(q, "?precision=") || strstr(q, "&precision=")))
+		return set_err(err, -EINVAL, "sets precision= itself: scsitune sends precision=ms");
+	const char *sep = !q ? "?" : (q[1] == '\0' || url[strlen(url) - 1] == '&') ? "" : "&";
+	return asprintf(out, "%s%sprecision=ms", url, sep) < 0 ? -ENOMEM : 0;
+}
+
+static struct curl_api {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *c);
+	const char *(*easy_strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	bool loaded;
+} lc;
+
+static int curl_load(char **err)
+{
+	if (lc.loaded)
+		return 0;
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return set_err(err, -ENOPKG, "cannot load libcurl.so.4: %s", dlerror());
+	struct {
+		void **fn;
+		const char *name;
+	} syms[] = {
+	    {(void **)&lc.global_init, "curl_global_init"},	  {(void **)&lc.easy_init, "curl_easy_init"},
+	    {(void **)&lc.easy_setopt, "curl_easy_setopt"},	  {(void **)&lc.easy_perform, "curl_easy_perform"},
+	    {(void **)&lc.easy_getinfo, "curl_easy_getinfo"},	  {(void **)&lc.easy_cleanup, "curl_easy_cleanup"},
+	    {(void **)&lc.easy_strerror, "curl_easy_strerror"},	  {(void **)&lc.slist_append, "curl_slist_append"},
+	    {(void **)&lc.slist_free_all, "curl_slist_free_all"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(syms); i++)
+		if (!(*syms[i].fn = dlsym(h, syms[i].name))) {
+			dlclose(h);
+			return set_err(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
+		}
+	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		dlclose(h);
+		return set_err(err, -ENOMEM, "curl_global_init failed");
+	}
+	lc.loaded = true;
+	return 0;
+}
+
+struct body {
+	char buf[512];
+	size_t len;
+};
+
+static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
+{
+	struct body *b = data;
+	size_t n = size * nmemb, room = sizeof(b->buf) - 1 - b->len;
+	memcpy(b->buf + b->len, p, n < room ? n : room);
+	b->len += n < room ? n : room;
+	b->buf[b->len] = '\0';
+	return n;
+}
+
+/* Servers may quote the credentials they refused (vmauth does): never show them. */
+static void redact(char *msg, const char *secret)
+{
+	size_t n = secret ? strlen(secret) : 0;
+	char *p;
+	if (n < 3)
+		return;
+	while ((p = strstr(msg, secret))) {
+		memset(p, '*', 3);
+		memmove(p + 3, p + n, strlen(p + n) + 1);
+	}
+}
+
+static void redact_auth(char *msg, const struct stune_auth *a)
+{
+	if (!a)
+		return;
+	if (a->header) {
+		const char *tok = strchr(a->header + strlen("Authorization: "), ' ');
+		redact(msg, tok ? tok + 1 : NULL);
+	}
+	if (a->userpwd) {
+		const char *pw = strchr(a->userpwd, ':');
+		redact(msg, pw ? pw + 1 : NULL);
+	}
+}
+
+static bool curl_retryable(CURLcode c)
+{
+	switch (c) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err)
+{
+	_cleanup_free_ char *url = NULL;
+	int r = stune_upload_url(u->url, &url, err);
+	if (r < 0 || (r = curl_load(err)) < 0)
+		return r;
+	CURL *c = lc.easy_init();
+	if (!c)
+		return -ENOMEM;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct body resp = {.len = 0};
+	struct curl_slist *hdrs = lc.slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
+	if (hdrs && u->auth && u->auth->header) {
+		struct curl_slist *h = lc.slist_append(hdrs, u->auth->header);
+		if (!h) {
+			lc.slist_free_all(hdrs);
+			hdrs = NULL;
+		} else
+			hdrs = h;
+	}
+	if (!hdrs) {
+		lc.easy_cleanup(c);
+		return -ENOMEM;
+	}
+	lc.easy_setopt(c, CURLOPT_URL, url);
+	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	lc.easy_setopt(c, CURLOPT_POST, 1L);
+	lc.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, body_cb);
+	lc.easy_setopt(c, CURLOPT_WRITEDATA, &resp);
+	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	long timeout = u->timeout_s > 0 ? u->timeout_s : STUNE_UPLOAD_DEFAULT_TIMEOUT_S;
+	long connect_timeout = timeout < STUNE_UPLOAD_CONNECT_TIMEOUT_S ? timeout : STUNE_UPLOAD_CONNECT_TIMEOUT_S;
+	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+	lc.easy_setopt(c, CURLOPT_TIMEOUT, timeout);
+	lc.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	lc.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	lc.easy_setopt(c, CURLOPT_USERAGENT, "scsitune");
+	if (u->ca_file)
+		lc.easy_setopt(c, CURLOPT_CAINFO, u->ca_file);
+	if (u->auth && u->auth->userpwd) {
+		lc.easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		lc.easy_setopt(c, CURLOPT_USERPWD, u->auth->userpwd);
+	}
+	CURLcode cc = lc.easy_perform(c);
+	long status = 0;
+	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	lc.easy_cleanup(c);
+	lc.slist_free_all(hdrs);
+
+	if (cc != CURLE_OK) {
+		const char *msg = *errbuf ? errbuf : lc.easy_strerror(cc);
+		if (cc == CURLE_OPERATION_TIMEDOUT) {
+			/* The connect phase has its own, shorter limit: curl says "Connection timed out". */
+			if (strstr(msg, "Connection timed out"))
+				return set_err(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
+					       connect_timeout, msg);
+			return set_err(err, -EAGAIN, "no answer within the %ld s upload timeout (%s)", timeout, msg);
+		}
+		return set_err(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
+	}
+	if (status >= 200 && status < 300)
+		return 0;
+	resp.buf[strcspn(resp.buf, "\r\n")] = '\0';
+	redact_auth(resp.buf, u->auth);
+	r = status >= 500 || status == 429 || status == 408 ? -EAGAIN : -EPROTO;
+	return set_err(err, r, "HTTP %ld%s%s", status, *resp.buf ? ": " : "", resp.buf);
+}
+
+/* --- spool --- */
+
+static void fsync_dir(const char *dir)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		(void)fsync(dfd);
+}
+
+int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path)
+{
+	_cleanup_free_ char *dir = NULL;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int r;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)body[i]) * 0x100000001b3ULL;
+	if (asprintf(&dir, "%s/spool", state_dir) < 0)
+		return -ENOMEM;
+	if ((r = stune_mkdir_p(dir, 0750)) < 0)
+		return r;
+	char name[32];
+	snprintf(name, sizeof(name), "%016" PRIx64 ".lp", h);
+	return stune_write_atomic(dir, name, body, len, 0640, path);
+}
+
+static bool is_spool_name(const char *n)
+{
+	if (strlen(n) != 19 || strcmp(n + 16, ".lp") != 0)
+		return false;
+	for (int i = 0; i < 16; i++)
+		if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void stune_spool_list_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int stune_spool_list(const char *state_dir, char ***paths, size_t *n)
+{
+	_cleanup_free_ char *dir = NULL;
+	*paths = NULL;
+	*n = 0;
+	if (asprintf(&dir, "%s/spool", state_dir) < 0)
+		return -ENOMEM;
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : negative_errno();
+	char **v = NULL;
+	size_t cnt = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!is_spool_name(de->d_name))
+			continue;
+		char **nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!nv || asprintf(&nv[cnt], "%s/%s", dir, de->d_name) < 0) {
+			stune_spool_list_free(nv ? nv : v, cnt);
+			return -ENOMEM;
+		}
+		v = nv;
+		cnt++;
+	}
+	if (cnt > 0)
+		qsort(v, cnt, sizeof(*v), str_cmp);
+	*paths = v;
+	*n = cnt;
+	return 0;
+}
+
+int stune_spool_read(const char *path, char **body, size_t *len)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return -ENOMEM;
+	char chunk[8192];
+	size_t k;
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, k, m);
+	int r = ferror(f) ? -EIO : 0;
+	if (fclose(m) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*body = buf;
+	*len = size;
+	return 0;
+}
+
+int stune_spool_remove(const char *path)
+{
+	if (unlink(path) < 0)
+		return errno == ENOENT ? 0 : negative_errno(); /* a concurrent flush sent it too */
+	_cleanup_free_ char *dir = strdup(path);
+	if (!dir)
+		return 0;
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		fsync_dir(dir);
+	}
+	return 0;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "tune/apply.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/irqbalance.h"
+#include "tune/persist.h"
+#include "core/root.h"
+#include "core/strv.h"
+#include "detect/topology.h"
+
+#ifdef SCSITUNE_TEST_HOOKS
+static int hook_errno(const char *s)
+{
+	static const struct {
+		const char *name;
+		int e;
+	} names[] = {{"EIO", EIO}, {"EINVAL", EINVAL}, {"EBUSY", EBUSY}, {"EPERM", EPERM}, {"EACCES", EACCES}};
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].e;
+	int e = atoi(s);
+	return e > 0 ? e : EIO;
+}
+
+static int test_hooks(const char *path)
+{
+	static long writes;
+	const char *abort_after = getenv("SCSITUNE_TEST_ABORT_AFTER");
+	if (abort_after && writes >= atol(abort_after))
+		abort();
+	writes++;
+	const char *fail = getenv("SCSITUNE_FAIL_WRITE");
+	if (fail) {
+		const char *colon = strrchr(fail, ':');
+		if (colon) {
+			_cleanup_free_ char *sub = strndup(fail, (size_t)(colon - fail));
+			/* "ignore": the write "succeeds" and changes nothing (rq_affinity=3 on old kernels). */
+			if (sub && strstr(path, sub))
+				return strcmp(colon + 1, "ignore") ? -hook_errno(colon + 1) : 1;
+		}
+	}
+	return 0;
+}
+#endif
+
+/* Read what is at path now: a symlink's target, else the file. */
+static int read_entry(const struct stune_root *r, enum stune_jkind kind, const char *path, char **out)
+{
+	return kind == STUNE_JK_SYMLINK ? stune_root_readlink(r, path, out) : stune_root_read(r, path, out);
+}
+
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
+		      char **after)
+{
+	int w;
+	if (after)
+		*after = NULL;
+#ifdef SCSITUNE_TEST_HOOKS
+	int h = test_hooks(path);
+	if (h < 0)
+		return h;
+	if (h) { /* "ignore": nothing written, the old value reads back */
+		if (after && read_entry(r, kind, path, after) < 0)
+			*after = NULL;
+		return 0;
+	}
+#endif
+	_cleanup_free_ char *line = NULL;
+	if (kind == STUNE_JK_SYMLINK)
+		w = stune_root_symlink(r, path, value);
+	else if (asprintf(&line, "%s\n", value) < 0)
+		return -ENOMEM;
+	else if (kind == STUNE_JK_FILE) /* configuration files are replaced whole */
+		w = stune_root_replace(r, path, line, 0644);
+	else /* a kernel attribute: one write, read back through the same open file */
+		return stune_root_write_read(r, path, line, after);
+	if (w == 0 && after && read_entry(r, kind, path, after) < 0)
+		*after = NULL;
+	return w;
+}
+
+/* A persist row (persist.c): a file or symlink, maybe not there yet (absent). */
+static int record_persist(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c)
+{
+	enum stune_jkind kind = strcmp(c->setting, "symlink") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
+	_cleanup_free_ char *old = NULL;
+	int rd = read_entry(ctx->root, kind, c->path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	bool absent = rd == -ENOENT;
+	enum stune_jstate st = rd < 0 && !absent ? STUNE_J_SKIPPED : STUNE_J_PENDING;
+	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, c->desired, st)) < 0)
+		return r;
+	struct stune_jentry *e = &j->entries[j->n - 1];
+	e->kind = kind;
+	e->absent = absent;
+	if (st == STUNE_J_SKIPPED)
+		e->err = -rd;
+	return 0;
+}
+
+static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c, const char *path,
+		  const char *setting, const char *desired, enum stune_jstate state)
+{
+	_cleanup_free_ char *old = NULL;
+	int rd = stune_root_read(ctx->root, path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	if (rd < 0)
+		state = STUNE_J_SKIPPED; /* nothing to restore from: not written */
+	if ((r = stune_journal_add(j, c->object, setting, path, old, desired, state)) < 0)
+		return r;
+	if (state == STUNE_J_SKIPPED)
+		j->entries[j->n - 1].err = -rd;
+	return 0;
+}
+
+/* irqbalance's defaults file: the whole file is the value (old and desired), the plan's args go into it. */
+static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_plan *plan,
+			     const struct stune_change *c)
+{
+	_cleanup_free_ char *old = NULL, *text = NULL, *comment = NULL;
+	int rd = stune_root_read(ctx->root, c->path, &old), r;
+	if (rd == -ENOMEM)
+		return rd;
+	if (rd < 0) {
+		if ((r = stune_journal_add(j, c->object, c->setting, c->path, NULL, NULL, STUNE_J_SKIPPED)) < 0)
+			return r;
+		j->entries[j->n - 1].err = -rd;
+		return 0;
+	}
+	if (!(comment = stune_strdupf("scsitune apply --profile %s: --banirq for the IRQs it pinned; scsitune "
+				      "revert restores this file",
+				      plan->profile->name)))
+		return -ENOMEM;
+	if ((r = stune_irqbalance_edit(old, c->desired, comment, &text)) < 0)
+		return r;
+	if ((r = stune_journal_add(j, c->object, c->setting, c->path, old, text, STUNE_J_PENDING)) < 0)
+		return r;
+	j->entries[j->n - 1].kind = STUNE_JK_FILE;
+	return 0;
+}
+
+int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
+		     struct stune_journal *j)
+{
+	_cleanup_(stune_plan_index_free) struct stune_plan_index idx = {0};
+	size_t first = j->n; /* entries before it belong to an earlier apply: not ours to write */
+	int r = stune_plan_index_build(plan, &idx);
+	if (r < 0)
+		return r;
+	/* 1. Every old value, before the first write. */
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		if (c->state != STUNE_CHANGE || !c->desired || !c->path)
+			continue;
+		if (c->kind == STUNE_OBJ_IRQBALANCE || c->kind == STUNE_OBJ_PERSIST) {
+			r = c->kind == STUNE_OBJ_PERSIST ? record_persist(ctx, j, c)
+							 : record_irqbalance(ctx, j, plan, c);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler")) {
+			/* The switch resets nr_requests: keep its old value for revert. */
+			const struct stune_change *nr = stune_plan_index_find(&idx, c->object, "queue/nr_requests");
+			if (!nr || nr->state != STUNE_CHANGE) {
+				_cleanup_free_ char *dir = NULL, *nrpath = NULL;
+				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
+				    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
+					return r;
+				/* Read it straight away (no exists() first: that resolves the
+				 * path by hand, a readlinkat per component); not there: nothing
+				 * to record. */
+				_cleanup_free_ char *nr_old = NULL;
+				r = stune_root_read(ctx->root, nrpath, &nr_old);
+				if (r == -ENOMEM)
+					return r;
+				if (r == 0 && (r = stune_journal_add(j, c->object, "queue/nr_requests", nrpath, nr_old,
+								     NULL, STUNE_J_RECORDED)) < 0)
+					return r;
+			}
+		}
+		if ((r = record(ctx, j, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
+			return r;
+	}
+	_cleanup_close_ int log = -1;
+	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
+		return r;
+
+	/* 2. The writes, in plan order, each outcome appended to the log. */
+	for (size_t i = first; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		if (e->state != STUNE_J_PENDING)
+			continue;
+		int w = stune_apply_write(ctx->root, e->kind, e->path, e->desired, &e->after);
+		if (w < 0) {
+			e->state = STUNE_J_FAILED;
+			e->err = -w;
+		} else
+			e->state = STUNE_J_APPLIED;
+		if ((r = stune_journal_log_entry(log, j, i)) < 0)
+			return r;
+	}
+
+	/* 3. In effect? Each written file was read back right after its write
+	 * (the plan writes a disk's scheduler before its nr_requests, the one
+	 * side effect between rows); compare by meaning, as the plan does. A
+	 * write the kernel accepted but that is not in effect was ignored. */
+	for (size_t i = first; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		if (e->state == STUNE_J_RECORDED) {
+			/* Read again: the scheduler switch may have changed it. */
+			free(e->after);
+			if (stune_root_read(ctx->root, e->path, &e->after) < 0)
+				e->after = NULL;
+			continue;
+		}
+		if (e->state != STUNE_J_APPLIED)
+			continue;
+		const struct stune_change *c = stune_plan_index_find(&idx, e->object, e->setting);
+		if (c && !stune_change_in_effect(c, e->after))
+			e->state = STUNE_J_IGNORED;
+	}
+	return stune_journal_save(state_dir, j);
+}
+
+const char *stune_revert_outcome_name(enum stune_revert_outcome o)
+{
+	static const char *const n[_STUNE_RV_MAX] = {"restored", "unchanged", "changed-since", "failed", "gone"};
+	return o < _STUNE_RV_MAX ? n[o] : "?";
+}
+
+void stune_revert_items_free(struct stune_revert_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(items[i].current);
+	free(items);
+}
+
+/* What to write back: the selected scheduler of a "[a] b" list, else the value as read. */
+static int restore_value(const struct stune_root *root, const struct stune_jentry *e, char **out)
+{
+	const char *old = e->old;
+	const char *lb = strcmp(e->setting, "queue/scheduler") ? NULL : strchr(old, '[');
+	const char *rb = lb ? strchr(lb, ']') : NULL;
+	/* A captured tree takes the old text as it was, so it comes back byte for byte. */
+	if (!stune_root_is_live(root) || !lb || !rb)
+		*out = strdup(old);
+	else
+		*out = strndup(lb + 1, (size_t)(rb - lb - 1));
+	return *out ? 0 : -ENOMEM;
+}
+
+/* An entry apply created (nothing was there): removed, unless someone changed it since (then --force). */
+static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool force, int read,
+			  struct stune_revert_item *it)
+{
+	if (read == -ENOENT) {
+		it->outcome = STUNE_RV_UNCHANGED; /* already gone */
+		e->state = STUNE_J_REVERTED;
+		return 0;
+	}
+	if (read < 0) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -read;
+		return 0;
+	}
+	bool ours = e->state == STUNE_J_PENDING || (e->after && !strcmp(it->current, e->after));
+	if (!ours && !force) {
+		it->outcome = STUNE_RV_CHANGED;
+		return 0;
+	}
+	int w = stune_root_unlink(ctx->root, e->path);
+	if (w < 0 && w != -ENOENT) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -w;
+		return 0;
+	}
+	it->outcome = STUNE_RV_RESTORED;
+	e->state = STUNE_J_REVERTED;
+	return 0;
+}
+
+static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, bool reset,
+		      struct stune_revert_item *it)
+{
+	int r = read_entry(ctx->root, e->kind, e->path, &it->current);
+	if (r == -ENOMEM)
+		return r;
+	if (e->absent) /* apply created it: revert removes it */
+		return revert_created(ctx, e, force, r, it);
+	if (r < 0) {
+		it->outcome = r == -ENOENT ? STUNE_RV_GONE : STUNE_RV_FAILED;
+		it->err = -r;
+		return 0;
+	}
+	if (!strcmp(it->current, e->old)) {
+		it->outcome = STUNE_RV_UNCHANGED;
+		e->state = STUNE_J_REVERTED;
+		return 0;
+	}
+	/* Written by apply and changed again since: not ours to undo. */
+	/* reset: the kernel reset it when revert switched the scheduler back. */
+	/* A side effect (RECORDED) is ours while it still reads as apply left it
+	 * (after: read at the end of apply; NULL when apply was cut short). */
+	bool ours = reset || e->state == STUNE_J_PENDING || (e->state == STUNE_J_RECORDED && !e->after) ||
+		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED || e->state == STUNE_J_RECORDED) &&
+		     e->after && !strcmp(it->current, e->after));
+	if (!ours && !force) {
+		it->outcome = STUNE_RV_CHANGED;
+		return 0;
+	}
+	_cleanup_free_ char *val = NULL, *back = NULL;
+	if ((r = restore_value(ctx->root, e, &val)) < 0)
+		return r;
+	int w = stune_apply_write(ctx->root, e->kind, e->path, val, &back);
+	if (w < 0) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = -w;
+		return 0;
+	}
+	if (!back || strcmp(back, e->old)) {
+		it->outcome = STUNE_RV_FAILED;
+		it->err = EIO;
+		return 0;
+	}
+	it->outcome = STUNE_RV_RESTORED;
+	e->state = STUNE_J_REVERTED;
+	return 0;
+}
+
+int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
+		 struct stune_revert_item **items, size_t *n_items, bool *complete)
+{
+	struct stune_revert_item *it = calloc(j->n ? j->n : 1, sizeof(*it));
+	size_t n = 0;
+	int r = 0;
+	if (!it)
+		return -ENOMEM;
+	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
+	for (int pass = 0; pass < 2 && r >= 0; pass++)
+		for (size_t k = j->n; k-- > 0 && r >= 0;) {
+			struct stune_jentry *e = &j->entries[k];
+			bool sched = !strcmp(e->setting, "queue/scheduler");
+			if ((pass == 0) != sched || e->state == STUNE_J_REVERTED)
+				continue;
+			if ((!e->old && !e->absent) || e->state == STUNE_J_SKIPPED) {
+				e->state = STUNE_J_REVERTED; /* never written */
+				continue;
+			}
+			/* nr_requests of a disk whose scheduler revert just switched back: reset by the kernel. */
+			bool reset = false;
+			if (!strcmp(e->setting, "queue/nr_requests"))
+				for (size_t m = 0; m < n && !reset; m++)
+					reset = it[m].outcome == STUNE_RV_RESTORED &&
+						!strcmp(j->entries[it[m].entry].setting, "queue/scheduler") &&
+						!strcmp(j->entries[it[m].entry].object, e->object);
+			it[n].entry = k;
+			r = revert_one(ctx, e, force, reset, &it[n]);
+			n++;
+		}
+	bool done = true;
+	for (size_t k = 0; k < j->n; k++)
+		done = done && j->entries[k].state == STUNE_J_REVERTED;
+	if (r >= 0)
+		r = done ? stune_journal_remove(state_dir) : stune_journal_save(state_dir, j);
+	if (r < 0) {
+		stune_revert_items_free(it, n);
+		return r;
+	}
+	*items = it;
+	*n_items = n;
+	*complete = done;
+	return 0;
+}

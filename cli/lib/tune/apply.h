@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Writing a plan (apply) and undoing it (revert), with the journal. Every
+ * write of scsitune goes through stune_apply_write(). Never prints.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "core/ctx.h"
+#include "tune/journal.h"
+#include "tune/plan.h"
+
+/*
+ * Write one value; after (optional): what reads back then (NULL if that read
+ * failed), for a kernel attribute through the same open file. Test builds (-DSCSITUNE_TEST_HOOKS=ON) honour
+ * SCSITUNE_FAIL_WRITE=SUBSTRING:ERRNO (a write to a path containing
+ * SUBSTRING fails with ERRNO, a number or EIO/EINVAL/EBUSY/EPERM/EACCES, or
+ * with "ignore" succeeds without writing anything) and
+ * SCSITUNE_TEST_ABORT_AFTER=N (abort() instead of write number N+1).
+ */
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
+		      char **after);
+
+/*
+ * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;
+ * the caller holds the lock. The journal j (profile fields filled by the
+ * caller) gets one entry per CHANGE row (plus the nr_requests of a disk
+ * whose scheduler changes), all saved to state_dir before the first write;
+ * each write's outcome is appended to the journal's log, and the journal is
+ * compacted at the end. After the writes the host is read
+ * again and the plan rebuilt: a write that the kernel accepted but that is
+ * not in effect is IGNORED. Returns -errno only for failures of the journal
+ * or of reading the host; failed writes are in the entries.
+ */
+int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
+		     struct stune_journal *j);
+
+enum stune_revert_outcome {
+	STUNE_RV_RESTORED = 0, /* written back and read back as the old value */
+	STUNE_RV_UNCHANGED,    /* already the old value: nothing to write */
+	STUNE_RV_CHANGED,      /* someone else changed it since apply: left alone (no --force) */
+	STUNE_RV_FAILED,       /* the write back failed: err */
+	STUNE_RV_GONE,	       /* the file is not there any more */
+	_STUNE_RV_MAX
+};
+
+struct stune_revert_item {
+	size_t entry; /* index into the journal */
+	enum stune_revert_outcome outcome;
+	char *current; /* raw, before the write back */
+	int err;
+};
+
+/*
+ * Restore every value of the journal, newest first (scheduler switches
+ * before the rest: a switch resets nr_requests). Entries restored are marked
+ * REVERTED and the journal saved; when nothing is left, it is removed.
+ * items: one per entry looked at (caller frees with stune_revert_items_free).
+ */
+int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
+		 struct stune_revert_item **items, size_t *n_items, bool *complete);
+void stune_revert_items_free(struct stune_revert_item *items, size_t n);
+const char *stune_revert_outcome_name(enum stune_revert_outcome o);

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "tune/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/statefile.h"
+
+DEFINE_CLEANUP_FUNC(json_object, json_object_put)
+
+static const char *const jstate_names[_STUNE_J_MAX] = {
+    [STUNE_J_PENDING] = "pending",   [STUNE_J_APPLIED] = "applied", [STUNE_J_IGNORED] = "ignored",
+    [STUNE_J_FAILED] = "failed",     [STUNE_J_SKIPPED] = "skipped", [STUNE_J_RECORDED] = "recorded",
+    [STUNE_J_REVERTED] = "reverted",
+};
+
+const char *stune_jstate_name(enum stune_jstate s)
+{
+	return s < _STUNE_J_MAX ? jstate_names[s] : "?";
+}
+
+void stune_journal_free(struct stune_journal *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_jentry *e = &j->entries[i];
+		free(e->object);
+		free(e->setting);
+		free(e->path);
+		free(e->old);
+		free(e->desired);
+		free(e->after);
+	}
+	free(j->entries);
+	free(j->profile);
+	free(j->profile_path);
+	free(j->profile_dir);
+	free(j->digest);
+	free(j->log_id);
+	free(j);
+}
+
+static int dup_opt(const char *s, char **out)
+{
+	*out = NULL;
+	if (s && !(*out = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
+		      const char *old, const char *desired, enum stune_jstate state)
+{
+	struct stune_jentry *n = realloc(j->entries, (j->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	j->entries = n;
+	struct stune_jentry *e = &n[j->n];
+	memset(e, 0, sizeof(*e));
+	e->state = state;
+	if (dup_opt(object, &e->object) < 0 || dup_opt(setting, &e->setting) < 0 || dup_opt(path, &e->path) < 0 ||
+	    dup_opt(old, &e->old) < 0 || dup_opt(desired, &e->desired) < 0) {
+		free(e->object);
+		free(e->setting);
+		free(e->path);
+		free(e->old);
+		free(e->desired);
+		return -ENOMEM;
+	}
+	j->n++;
+	return 0;
+}
+
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out)
+{
+	char *d = NULL;
+	if (opt) {
+		if (!(d = strdup(opt)))
+			return -ENOMEM;
+	} else if (asprintf(&d, "%s%s", prefix ? prefix : "", STUNE_STATE_DIR) < 0)
+		return -ENOMEM;
+	size_t len = strlen(d);
+	while (len > 1 && d[len - 1] == '/')
+		d[--len] = '\0';
+	int r = create ? stune_mkdir_p(d, 0755) : 0;
+	if (r < 0) {
+		free(d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+int stune_lock_take(const char *dir, int *fd, pid_t *holder)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/lock", dir) < 0)
+		return -ENOMEM;
+	_cleanup_close_ int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f < 0)
+		return negative_errno();
+	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
+		int e = negative_errno();
+		if (holder) {
+			char buf[32] = "";
+			ssize_t k = pread(f, buf, sizeof(buf) - 1, 0);
+			*holder = k > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
+		}
+		return e == -EAGAIN ? -EWOULDBLOCK : e;
+	}
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(f, 0) < 0 || pwrite(f, buf, (size_t)len, 0) != len)
+		return negative_errno();
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static json_object *entry_outcome(const struct stune_jentry *e, json_object *o)
+{
+	put_str(o, "after", e->after);
+	put_str(o, "state", stune_jstate_name(e->state));
+	if (e->err)
+		json_object_object_add(o, "errno", json_object_new_int(e->err));
+	return o;
+}
+
+static int journal_path(const char *dir, const char *name, char **out)
+{
+	return asprintf(out, "%s/%s", dir, name) < 0 ? -ENOMEM : 0;
+}
+
+/* Write journal.json naming log_id (NULL: compact). */
+static int save_doc(const char *dir, const struct stune_journal *j, const char *log_id)
+{
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	if (!root)
+		return -ENOMEM;
+	json_object_object_add(root, "version", json_object_new_int(STUNE_JOURNAL_VERSION));
+	put_str(root, "profile", j->profile);
+	put_str(root, "profile_path", j->profile_path);
+	put_str(root, "profile_dir", j->profile_dir);
+	put_str(root, "digest", j->digest);
+	json_object_object_add(root, "started", json_object_new_int64(j->started));
+	if (j->persist)
+		json_object_object_add(root, "persist", json_object_new_boolean(true));
+	if (log_id)
+		put_str(root, "log", log_id);
+	json_object *arr = json_object_new_array_ext((int)j->n);
+	json_object_object_add(root, "changes", arr);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		json_object *o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		put_str(o, "object", e->object);
+		put_str(o, "setting", e->setting);
+		put_str(o, "path", e->path);
+		if (e->kind != STUNE_JK_VALUE)
+			put_str(o, "kind", e->kind == STUNE_JK_FILE ? "file" : "symlink");
+		if (e->absent)
+			json_object_object_add(o, "absent", json_object_new_boolean(true));
+		put_str(o, "old", e->old);
+		put_str(o, "desired", e->desired);
+		json_object_array_add(arr, entry_outcome(e, o));
+	}
+	const char *text =
+	    json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	_cleanup_free_ char *doc = NULL;
+	if (asprintf(&doc, "%s\n", text) < 0)
+		return -ENOMEM;
+	return stune_write_atomic(dir, "journal.json", doc, strlen(doc), 0644, NULL);
+}
+
+/* Remove journal.log (after journal.json stopped naming it: a crash between leaves a log nobody replays). */
+static int unlink_log(const char *dir)
+{
+	_cleanup_free_ char *p = NULL;
+	int r = journal_path(dir, "journal.log", &p);
+	if (r < 0)
+		return r;
+	return unlink(p) < 0 && errno != ENOENT ? negative_errno() : 0;
+}
+
+int stune_journal_save(const char *dir, struct stune_journal *j)
+{
+	int r = save_doc(dir, j, NULL);
+	if (r < 0)
+		return r;
+	free(j->log_id);
+	j->log_id = NULL;
+	return unlink_log(dir);
+}
+
+static int write_line(int fd, json_object *o)
+{
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	_cleanup_free_ char *line = NULL;
+	int len = asprintf(&line, "%s\n", text);
+	if (len < 0)
+		return -ENOMEM;
+	/* One write(2) per line on an O_APPEND fd: a kill never leaves half a line behind a whole one. */
+	ssize_t k = write(fd, line, (size_t)len);
+	if (k < 0)
+		return negative_errno();
+	return k == len ? 0 : -EIO;
+}
+
+int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
+{
+	_cleanup_free_ char *p = NULL, *id = NULL;
+	int r;
+	if ((r = journal_path(dir, "journal.log", &p)) < 0)
+		return r;
+	if (asprintf(&id, "%lld-%ld", j->started, (long)getpid()) < 0)
+		return -ENOMEM;
+	/* The log first (empty but for its id), then the journal that names it. */
+	_cleanup_close_ int f = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f < 0)
+		return negative_errno();
+	_cleanup_(json_object_putp) json_object *head = json_object_new_object();
+	if (!head)
+		return -ENOMEM;
+	put_str(head, "log", id);
+	if ((r = write_line(f, head)) < 0 || (r = save_doc(dir, j, id)) < 0)
+		return r;
+	free(j->log_id);
+	j->log_id = steal_pointer(&id);
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "i", json_object_new_int64((int64_t)i));
+	return write_line(fd, entry_outcome(&j->entries[i], o));
+}
+
+static int get_str(json_object *o, const char *k, char **out)
+{
+	json_object *v;
+	*out = NULL;
+	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EBADMSG;
+	return (*out = strdup(json_object_get_string(v))) ? 0 : -ENOMEM;
+}
+
+static enum stune_jstate jstate_from_name(const char *name)
+{
+	for (int s = 0; s < _STUNE_J_MAX; s++)
+		if (!strcmp(name, jstate_names[s]))
+			return (enum stune_jstate)s;
+	return _STUNE_J_MAX;
+}
+
+/* One outcome line onto its entry; false: not a whole, valid line (a torn tail ends the replay). */
+static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
+{
+	if (len < 2 || line[len - 1] != '\n')
+		return false;
+	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(line);
+	json_object *v;
+	if (!o || !json_object_object_get_ex(o, "i", &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	int64_t i = json_object_get_int64(v);
+	_cleanup_free_ char *state = NULL, *after = NULL;
+	if (i < 0 || (uint64_t)i >= j->n || get_str(o, "state", &state) < 0 || !state ||
+	    get_str(o, "after", &after) < 0)
+		return false;
+	enum stune_jstate st = jstate_from_name(state);
+	if (st == _STUNE_J_MAX)
+		return false;
+	struct stune_jentry *e = &j->entries[i];
+	e->state = st;
+	e->err = json_object_object_get_ex(o, "errno", &v) ? json_object_get_int(v) : 0;
+	free(e->after);
+	e->after = steal_pointer(&after);
+	return true;
+}
+
+/* Replay journal.log onto j when its first line names j's log. */
+static int replay_log(const char *dir, struct stune_journal *j)
+{
+	_cleanup_free_ char *p = NULL, *line = NULL;
+	size_t cap = 0;
+	int r = journal_path(dir, "journal.log", &p);
+	if (r < 0)
+		return r;
+	_cleanup_fclose_ FILE *f = fopen(p, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : negative_errno(); /* no log: every outcome still pending */
+	ssize_t len = getline(&line, &cap, f);
+	if (len <= 0)
+		return 0;
+	_cleanup_(json_object_putp) json_object *head = json_tokener_parse(line);
+	json_object *v;
+	if (!head || !json_object_object_get_ex(head, "log", &v) || !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), j->log_id))
+		return 0; /* another apply's log */
+	while ((len = getline(&line, &cap, f)) > 0)
+		if (!replay_line(j, line, len))
+			break;
+	return 0;
+}
+
+int stune_journal_load(const char *dir, struct stune_journal **out)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/journal.json", dir) < 0)
+		return -ENOMEM;
+	if (access(p, F_OK) < 0)
+		return negative_errno();
+	_cleanup_(json_object_putp) json_object *root = json_object_from_file(p);
+	json_object *v, *arr;
+	if (!root || !json_object_object_get_ex(root, "version", &v) ||
+	    json_object_get_int(v) != STUNE_JOURNAL_VERSION || !json_object_object_get_ex(root, "changes", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return -EBADMSG;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	int r;
+	if ((r = get_str(root, "profile", &j->profile)) < 0 ||
+	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
+	    (r = get_str(root, "profile_dir", &j->profile_dir)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)
+		return r;
+	if (json_object_object_get_ex(root, "started", &v))
+		j->started = json_object_get_int64(v);
+	size_t n = json_object_array_length(arr);
+	if (n && !(j->entries = calloc(n, sizeof(*j->entries))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct stune_jentry *e = &j->entries[i];
+		j->n = i + 1;
+		_cleanup_free_ char *state = NULL;
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		if ((r = get_str(o, "object", &e->object)) < 0 || (r = get_str(o, "setting", &e->setting)) < 0 ||
+		    (r = get_str(o, "path", &e->path)) < 0 || (r = get_str(o, "old", &e->old)) < 0 ||
+		    (r = get_str(o, "desired", &e->desired)) < 0 || (r = get_str(o, "after", &e->after)) < 0 ||
+		    (r = get_str(o, "state", &state)) < 0)
+			return r;
+		if (!e->object || !e->setting || !e->path || !state)
+			return -EBADMSG;
+		if ((e->state = jstate_from_name(state)) == _STUNE_J_MAX)
+			return -EBADMSG;
+		if (json_object_object_get_ex(o, "errno", &v))
+			e->err = json_object_get_int(v);
+		_cleanup_free_ char *kind = NULL;
+		if ((r = get_str(o, "kind", &kind)) < 0)
+			return r;
+		if (kind && strcmp(kind, "file") && strcmp(kind, "symlink"))
+			return -EBADMSG;
+		e->kind = !kind ? STUNE_JK_VALUE : !strcmp(kind, "file") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
+		e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
+	}
+	j->persist = json_object_object_get_ex(root, "persist", &v) && json_object_get_boolean(v);
+	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
+		return r;
+	*out = steal_pointer(&j);
+	return 0;
+}
+
+int stune_journal_remove(const char *dir)
+{
+	_cleanup_free_ char *p = NULL;
+	if (asprintf(&p, "%s/journal.json", dir) < 0)
+		return -ENOMEM;
+	if (unlink(p) < 0 && errno != ENOENT)
+		return negative_errno();
+	int r = unlink_log(dir);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		(void)fsync(dfd);
+	return 0;
+}
+
+static int hash_str(EVP_MD_CTX *m, const char *s)
+{
+	s = s ? s : "";
+	return EVP_DigestUpdate(m, s, strlen(s) + 1) == 1 ? 0 : -EIO;
+}
+
+int stune_profile_digest(const struct stune_profile *p, char **out)
+{
+	EVP_MD_CTX *m = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	int r = 0;
+	if (!m)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(m, EVP_sha256(), NULL) != 1)
+		r = -EIO;
+	/* The resolved text: one "[class:label]" line per rule, then its keys, include order. */
+	for (size_t i = 0; !r && i < p->n_rules; i++) {
+		const struct stune_prule *ru = &p->rules[i];
+		r = hash_str(m, stune_pclass_name(ru->cls));
+		if (!r)
+			r = hash_str(m, ru->label);
+		for (size_t k = 0; !r && k < ru->n_matches; k++)
+			if (!(r = hash_str(m, ru->matches[k].key)))
+				r = hash_str(m, ru->matches[k].value);
+		for (size_t k = 0; !r && k < ru->n_settings; k++)
+			if (!(r = hash_str(m, ru->settings[k].key)))
+				r = hash_str(m, ru->settings[k].value);
+	}
+	if (!r && EVP_DigestFinal_ex(m, md, &mdlen) != 1)
+		r = -EIO;
+	EVP_MD_CTX_free(m);
+	if (r)
+		return r;
+	char *hex = malloc(mdlen * 2 + 1);
+	if (!hex)
+		return -ENOMEM;
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	*out = hex;
+	return 0;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The apply journal and lock. apply records every value it is about to change
+ * (the old value, raw as read) before its first write, and each write's
+ * outcome after it; revert walks the journal newest first. The journal is
+ * <state>/journal.json, replaced atomically (tmp + fsync + rename + fsync of
+ * the directory); <state>/lock (flock) keeps two applies or reverts apart.
+ *
+ * During an apply the outcomes go to <state>/journal.log instead, one JSON
+ * line per write, appended (one write(2) each, no fsync: O(1) per setting,
+ * where rewriting journal.json each time was O(n) and made 20,000 writes take
+ * minutes). journal.json names its log ("log": id, also the log's first line),
+ * so a log left from another apply is never replayed. A process killed half
+ * way leaves every line it wrote (the page cache survives it); a power loss
+ * may lose the tail, and those entries read back as "pending", which revert
+ * restores anyway: the old values themselves were fsync'd before the first
+ * write. At the end apply compacts: journal.json with every outcome, no log.
+ * The state directory is a host path (default: /var/lib/scsitune inside the
+ * --sysroot tree).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/macro.h"
+#include "tune/profile.h"
+
+#define STUNE_STATE_DIR	      "/var/lib/scsitune"
+#define STUNE_JOURNAL_VERSION 1
+
+enum stune_jstate {
+	STUNE_J_PENDING = 0, /* recorded, not written yet (or the write was interrupted) */
+	STUNE_J_APPLIED,     /* written, read back, and the plan now sees it in effect */
+	STUNE_J_IGNORED,     /* the write was accepted but the value did not change */
+	STUNE_J_FAILED,	     /* the write failed: err */
+	STUNE_J_SKIPPED,     /* not written */
+	STUNE_J_RECORDED,    /* not written by apply, changed as a side effect (nr_requests after a scheduler switch) */
+	STUNE_J_REVERTED,    /* revert restored the old value */
+	_STUNE_J_MAX
+};
+
+enum stune_jkind {
+	STUNE_JK_VALUE = 0, /* a kernel attribute, written in place */
+	STUNE_JK_FILE,	    /* a configuration file under etc/, replaced whole */
+	STUNE_JK_SYMLINK,   /* a symlink under etc/ (old/desired/after: its target) */
+};
+
+struct stune_jentry {
+	enum stune_jkind kind;
+	bool absent; /* there was nothing at path before apply: revert removes what apply created */
+	char *object;
+	char *setting;
+	char *path;    /* root-relative */
+	char *old;     /* raw as read before apply (one trailing newline removed) */
+	char *desired; /* what apply writes; NULL for recorded side effects */
+	char *after;   /* raw as read back after the write; NULL if not written */
+	enum stune_jstate state;
+	int err; /* errno of a failed write */
+};
+
+struct stune_journal {
+	char *profile;	    /* name as asked for */
+	char *profile_path; /* the file it came from */
+	char *profile_dir;  /* --profile-dir of the apply (include= names resolve there) */
+	char *digest;	    /* SHA-256 (hex) of the resolved profile */
+	bool persist;	    /* apply --persist: the plan has the persist rows (verify adds them too) */
+	long long started;  /* unix seconds */
+	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
+	struct stune_jentry *entries;
+	size_t n;
+};
+
+const char *stune_jstate_name(enum stune_jstate s);
+void stune_journal_free(struct stune_journal *j);
+DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
+int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
+		      const char *old, const char *desired, enum stune_jstate state);
+
+/* The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p. */
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
+/* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
+int stune_lock_take(const char *dir, int *fd, pid_t *holder);
+/* The compact journal (every outcome in journal.json); removes a journal.log. */
+int stune_journal_save(const char *dir, struct stune_journal *j);
+/* journal.json (fsync'd) naming a fresh, empty journal.log; *fd: that log, for log_entry. */
+int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd);
+/* Append entry i's outcome (state, after, errno) to the log: one write(2). */
+int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i);
+/* Load journal.json and replay the log it names (a torn last line is ignored).
+ * -ENOENT: no journal. -EBADMSG: not a journal. */
+int stune_journal_load(const char *dir, struct stune_journal **out);
+int stune_journal_remove(const char *dir);
+
+/* SHA-256 over the resolved profile (every rule, include order), hex. */
+int stune_profile_digest(const struct stune_profile *p, char **out);

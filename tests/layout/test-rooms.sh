@@ -1,0 +1,36 @@
+#!/bin/bash
+# layout: the engine's rooms include only downward (check-rooms.py), and the
+# check itself fails on each kind of breach, planted in a copy of cli/.
+set -euo pipefail
+src=$1
+here=$(dirname "$0")
+python3 "$here/check-rooms.py" "$src"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+plant() { # WHAT FILE LINE EXPECTED-MESSAGE
+	rm -rf "$tmp/cli"
+	cp -r "$src/cli" "$tmp/cli"
+	printf '%s\n' "$3" >>"$tmp/cli/$2"
+	if out=$(python3 "$here/check-rooms.py" "$tmp" 2>&1); then
+		echo "FAIL: $1 was not caught"; fails=$((fails + 1))
+	elif ! grep -qF -- "$4" <<<"$out"; then
+		echo "FAIL: $1: message lacks '$4': $out"; fails=$((fails + 1))
+	else
+		echo "ok: $1 caught: $(grep -F -- "$4" <<<"$out" | head -1)"
+	fi
+}
+plant "core including tune" lib/core/strv.c '#include "tune/plan.h"' "core includes tune/plan.h, a higher room"
+plant "detect including report" lib/detect/scan.h '#include "report/fio.h"' "detect includes report/fio.h"
+plant "tune including report" lib/tune/verify.c '#include "report/stats.h"' "tune includes report/stats.h"
+plant "an include without its room" lib/tune/plan.c '#include "profile.h"' 'does not say its room'
+plant "a private header from another room" lib/tune/plan.c '#include "detect/gather.h"' 'private to detect/'
+plant "the command layer using a private header" cmd-detect.c '#include "detect/gather.h"' 'the command layer includes'
+touch "$tmp/x" && rm -rf "$tmp/cli" && cp -r "$src/cli" "$tmp/cli" && echo '/* */' >"$tmp/cli/lib/loose.c"
+if python3 "$here/check-rooms.py" "$tmp" >/dev/null 2>&1; then
+	echo "FAIL: a file outside every room was not caught"; fails=$((fails + 1))
+else
+	echo "ok: a file outside every room caught"
+fi
+exit $((fails > 0))
