@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctx.h"
-#include "fio.h"
+#include "core/ctx.h"
+#include "report/fio.h"
 #include "../unit/tap.h"
 
 static char last_warning[512];
