@@ -96,7 +96,40 @@ static const char *class_label(enum stune_pclass c)
 	return stune_pclass_name(c);
 }
 
-static void render_plan(struct out *o, const struct stune_plan *plan)
+/* The HBA as people name it: its PCI address, else its sysfs path. */
+const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len)
+{
+	if (h->pci_address)
+		return h->pci_address;
+	snprintf(buf, len, "/%s", h->sysfs_path ? h->sysfs_path : "?");
+	return buf;
+}
+
+void render_scope(struct out *o, const struct stune_topology *t, const struct stune_plan *plan)
+{
+	size_t in = 0;
+	for (size_t i = 0; i < plan->n_hbas; i++)
+		in += plan->hbas[i].in_scope;
+	out_text(o, "\nScope: %zu of %zu HBA%s\n", in, plan->n_hbas, plan->n_hbas == 1 ? "" : "s");
+	out_arr_begin(o, "hbas");
+	for (size_t i = 0; i < plan->n_hbas; i++) {
+		const struct stune_plan_hba *s = &plan->hbas[i];
+		const struct stune_hba *h = &t->hbas[s->index];
+		char buf[512];
+		out_obj_begin(o, NULL);
+		out_text(o, "  %-4s", s->in_scope ? "in" : "out");
+		out_str(o, "hba", " %s", cli_hba_name(h, buf, sizeof(buf)));
+		out_str(o, "pci_address", NULL, h->pci_address);
+		out_str(o, "driver", NULL, h->driver);
+		out_str(o, "pci_driver", NULL, h->pci_driver);
+		out_bool(o, "in_scope", NULL, s->in_scope ? STUNE_YES : STUNE_NO);
+		out_str(o, "why", "  %s\n", s->why);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
+static void render_plan(struct out *o, const struct stune_topology *t, const struct stune_plan *plan)
 {
 	const struct stune_profile *p = plan->profile;
 	size_t counts[4];
@@ -121,6 +154,7 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 	out_int(o, "not_applicable", ", %s not applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
 	out_text(o, " (dry run: nothing written)\n");
 	out_obj_end(o);
+	render_scope(o, t, plan);
 
 	/* Column widths for text. */
 	size_t w[5] = {strlen("OBJECT"), strlen("DEVICE"), strlen("SETTING"), strlen("CURRENT"), strlen("DESIRED")};
@@ -264,7 +298,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	render_plan(o, plan);
+	render_plan(o, t, plan);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

@@ -5,9 +5,11 @@
 # separate --state-dir; fault injection (needs -DSCSITUNE_TEST_HOOKS=ON) and
 # the lock. After every revert the tree must be byte-identical to the
 # snapshot taken before the first apply.
-# Usage: run-apply.sh SCSITUNE FIXTURE_ARCHIVE PROFILE_DIR
+# Usage: run-apply.sh SCSITUNE FIXTURE_ARCHIVE PROFILE_DIR [PROFILE]
+# PROFILE: numa by default; a fixture without mpi3mr HBAs (which numa leaves
+# alone) names tests/profiles/numa-every-hba.
 set -uo pipefail
-bin=$1 archive=$2 profiles=$3
+bin=$1 archive=$2 profiles=$3 profile=${4:-numa}
 name=$(basename "$archive" .tar.xz)
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-apply-$name.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -50,12 +52,12 @@ for e in j["changes"]:
 }
 
 # 1. Round trip: apply, verify (0), drift by hand, verify (2), revert.
-run 0 "apply numa" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+run 0 "apply numa" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
 [ -f "$state/journal.json" ] || fail "no journal after apply"
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]=="numa" and len(j["digest"])==64 and j["changes"]' \
-	"$state/journal.json" || fail "journal lacks profile, digest or changes"
-"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --dry-run -o json >"$work/plan.json" 2>/dev/null
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]==sys.argv[2] and len(j["digest"])==64 and j["changes"]' \
+	"$state/journal.json" "$profile" || fail "journal lacks profile, digest or changes"
+"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --dry-run -o json >"$work/plan.json" 2>/dev/null
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["digest"]==json.load(open(sys.argv[2]))["profile"]["digest"]' \
 	"$state/journal.json" "$work/plan.json" || fail "the dry-run digest is not the one apply journaled"
 run 0 "verify after apply (profile and profile dir from the journal)" st verify --state-dir "$state"
@@ -92,14 +94,14 @@ run 1 "verify without a journal or --profile" st verify --state-dir "$state"
 
 # 2. Faults: EINVAL and EIO on chosen writes are reported, the rest applied, revert restores.
 run 1 "apply with rq_affinity EINVAL" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:EINVAL \
-	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q '^rejected .* queue/rq_affinity: .*EINVAL' "$work/out" || fail "EINVAL not reported as rejected"
 grep -q '^applied ' "$work/out" || fail "other writes not applied after a rejected one"
 run 2 "verify after a rejected write" st verify --profile-dir "$profiles" --state-dir "$state"
 run 0 "revert after a rejected write" st revert --state-dir "$state"
 same_tree "revert after EINVAL"
 run 1 "apply with nomerges EIO" env SCSITUNE_FAIL_WRITE=queue/nomerges:EIO \
-	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state" -o json
+	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state" -o json
 python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 r=[c for c in d["changes"] if c["setting"]=="queue/nomerges" and c["result"]=="not-settable" and c["errno"]==5]
@@ -108,7 +110,7 @@ run 0 "revert after EIO" st revert --state-dir "$state"
 same_tree "revert after EIO"
 
 run 1 "apply with rq_affinity ignored" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:ignore \
-	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q "^ignored .* queue/rq_affinity: .*not in effect" "$work/out" || fail "a write accepted but not in effect is not reported as ignored"
 python3 -c 'import json,sys
 j=json.load(open(sys.argv[1])); assert any(e["state"]=="ignored" for e in j["changes"])' "$state/journal.json" ||
@@ -118,7 +120,7 @@ same_tree "revert after ignored"
 
 # 3. Killed half way (abort() before write 3): revert restores everything.
 run 134 "apply aborted after 2 writes" env SCSITUNE_TEST_ABORT_AFTER=2 \
-	"$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 # journal.json (fsync'd before the first write) names its outcome log; the
 # log holds one line per write done: replayed, 2 applied and the rest pending.
 python3 -c 'import json,sys
@@ -138,7 +140,7 @@ same_tree "revert after abort"
 # 4. The lock: a second apply while one holds it exits 1 with one line.
 mkdir -p "$state"
 rc=0
-flock -n "$state/lock" -c "echo 4242 >'$state/lock'; '$bin' --sysroot '$work/root' apply --profile numa --profile-dir '$profiles' --state-dir '$state'" \
+flock -n "$state/lock" -c "echo 4242 >'$state/lock'; '$bin' --sysroot '$work/root' apply --profile "$profile" --profile-dir '$profiles' --state-dir '$state'" \
 	>"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "apply under a held lock: exit $rc, want 1"
 [ "$(grep -v '^--[0-9]*--' "$work/err")" = "scsitune: another scsitune apply or revert is running (pid 4242)" ] || fail "lock message: $(cat "$work/err")"
@@ -148,10 +150,10 @@ same_tree "apply under a held lock"
 # place; a hand edit after apply is left alone by revert; a value that is
 # not plain (systemd does no expansion) is not touched.
 ib=$work/root/etc/default/irqbalance
-if grep -q '"object": "irqbalance"' < <(st apply --profile numa --profile-dir "$profiles" --dry-run -o json); then
+if grep -q '"object": "irqbalance"' < <(st apply --profile "$profile" --profile-dir "$profiles" --dry-run -o json); then
 	printf '# site options\nIRQBALANCE_ARGS="--hintpolicy=ignore"\nIRQBALANCE_ONESHOT=\n' >"$ib"
 	before=$(snap)
-	run 0 "apply with IRQBALANCE_ARGS set" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	run 0 "apply with IRQBALANCE_ARGS set" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 	[ "$(grep -c '^IRQBALANCE_ARGS=' "$ib")" = 1 ] || fail "irqbalance: not exactly one active IRQBALANCE_ARGS line"
 	grep -q '^IRQBALANCE_ARGS="--hintpolicy=ignore --banirq=[0-9]' "$ib" || fail "irqbalance: site options not kept, or no bans: $(cat "$ib")"
 	grep -q '^IRQBALANCE_ONESHOT=$' "$ib" || fail "irqbalance: the other lines were not kept"
@@ -165,9 +167,9 @@ if grep -q '"object": "irqbalance"' < <(st apply --profile numa --profile-dir "$
 	same_tree "irqbalance file after revert --force"
 	printf 'IRQBALANCE_ARGS="$EXTRA --foreground"\n' >"$ib"
 	before=$(snap)
-	run 0 "dry-run with a non-plain IRQBALANCE_ARGS" st apply --profile numa --profile-dir "$profiles" --dry-run
+	run 0 "dry-run with a non-plain IRQBALANCE_ARGS" st apply --profile "$profile" --profile-dir "$profiles" --dry-run
 	grep -q 'not a plain value' "$work/out" || fail "a non-plain IRQBALANCE_ARGS is not reported"
-	run 0 "apply with a non-plain IRQBALANCE_ARGS" st apply --profile numa --profile-dir "$profiles" --state-dir "$state"
+	run 0 "apply with a non-plain IRQBALANCE_ARGS" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 	grep -q '^IRQBALANCE_ARGS="$EXTRA --foreground"$' "$ib" || fail "a non-plain IRQBALANCE_ARGS was rewritten"
 	run 0 "revert" st revert --state-dir "$state"
 	same_tree "non-plain irqbalance file"
@@ -182,7 +184,7 @@ rules=$work/root/etc/udev/rules.d/90-scsitune.rules
 unit=$work/root/etc/systemd/system/scsitune-apply.service
 wants=$work/root/etc/systemd/system/multi-user.target.wants/scsitune-apply.service
 mp=$work/root/etc/modprobe.d/scsitune.conf
-printf 'include = numa\n[module:mpi3mr]\npoll_queues = 2\n' >"$work/persist-profile"
+printf 'include = %s\n[module:mpi3mr]\npoll_queues = 2\n' "$profile" >"$work/persist-profile"
 before=$(snap)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 run 0 "apply --persist --dry-run -o json" st apply --profile "$work/persist-profile" --profile-dir "$profiles" --persist --dry-run -o json
@@ -215,7 +217,7 @@ run 0 "revert --force removes the edited unit too" st revert --force --state-dir
 same_tree "apply --persist round trip"
 # No udev here (no /etc/udev/rules.d): that row is not applicable, nothing created.
 rmdir "$work/root/etc/udev/rules.d"
-run 0 "dry-run --persist without /etc/udev/rules.d" st apply --profile numa --profile-dir "$profiles" --persist --dry-run -v
+run 0 "dry-run --persist without /etc/udev/rules.d" st apply --profile "$profile" --profile-dir "$profiles" --persist --dry-run -v
 grep -q '^persist:udev-rules .*not-applicable' "$work/out" && grep -q 'no /etc/udev/rules.d here' "$work/out" ||
 	[ "$n_disk" -eq 0 ] || fail "persist: a missing /etc/udev/rules.d is not reported"
 mkdir "$work/root/etc/udev/rules.d"
