@@ -205,6 +205,135 @@ static void render_irq(struct out *o, const struct stune_irq *q)
 	out_obj_end(o);
 }
 
+/* The node of a vector's CPUs for counting: where it fires (effective), else where it may. */
+static int irq_node(const struct stune_topology *t, const struct stune_irq *q)
+{
+	const struct stune_cpuset *s =
+	    q->effective.valid && stune_cpuset_count(&q->effective) ? &q->effective : &q->affinity;
+	struct stune_cpuset nodes = {0};
+	int node = -1;
+	if (stune_cpuset_nodes(t, s, &nodes) == 0 && stune_cpuset_count(&nodes) == 1)
+		node = stune_cpuset_next(&nodes, 0);
+	stune_cpuset_clear(&nodes);
+	return node;
+}
+
+static void render_nodes(struct out *o, const char *key, const struct stune_topology *t,
+			 const struct stune_cpuset *cpus)
+{
+	struct stune_cpuset nodes = {0};
+	if (stune_cpuset_nodes(t, cpus, &nodes) < 0 || !cpus->valid)
+		nodes.valid = false;
+	out_cpus(o, key, NULL, &nodes);
+	stune_cpuset_clear(&nodes);
+}
+
+/*
+ * IRQ locality, the first thing to read about an HBA: its movable vectors
+ * (the ones a profile may place) and whether each is on the HBA's node, and
+ * its managed vectors' spread over the nodes, which the kernel decides (one
+ * per CPU group) and nobody should try to fix. One text line, one JSON object.
+ */
+static void render_irq_locality(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
+{
+	size_t movable = 0, not_local = 0, unknown = 0, managed = 0, unclassified = 0;
+	bool node_known = h->numa_node.set && h->numa_node.v >= 0;
+	char *remote = NULL;
+	size_t remote_len = 0;
+	FILE *rm = open_memstream(&remote, &remote_len);
+
+	out_obj_begin(o, "irq_locality");
+	out_num(o, "hba_node", NULL, node_known ? h->numa_node : (struct stune_num){0});
+	out_arr_begin(o, "movable");
+	for (size_t i = 0; i < h->n_irqs; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		if (q->managed == STUNE_YES)
+			managed++;
+		if (q->managed == STUNE_UNKNOWN)
+			unclassified++;
+		if (q->managed != STUNE_NO)
+			continue;
+		movable++;
+		enum stune_placement pl = stune_irq_placement(t, h, &q->affinity);
+		if (pl == STUNE_PLACE_UNKNOWN)
+			unknown++;
+		else if (pl != STUNE_PLACE_LOCAL) {
+			struct stune_cpuset nodes = {0};
+			_cleanup_free_ char *list = NULL;
+			if (stune_cpuset_nodes(t, &q->affinity, &nodes) == 0 &&
+			    stune_cpuset_format(&nodes, &list) == 0 && rm && not_local < 4)
+				fprintf(rm, "%s%u on node%s %s", not_local ? ", " : "", q->irq,
+					stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
+			stune_cpuset_clear(&nodes);
+			not_local++;
+		}
+		out_obj_begin(o, NULL);
+		out_int(o, "irq", NULL, q->irq);
+		out_str(o, "name", NULL, q->name);
+		render_nodes(o, "affinity_nodes", t, &q->affinity);
+		render_nodes(o, "effective_nodes", t, &q->effective);
+		out_str(o, "placement", NULL, stune_placement_name(pl));
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (rm) {
+		if (not_local > 4)
+			fprintf(rm, ", ...");
+		fclose(rm);
+	}
+	out_int(o, "movable_count", NULL, (long long)movable);
+	out_int(o, "movable_not_local_count", NULL, (long long)not_local);
+	out_int(o, "managed_count", NULL, (long long)managed);
+
+	/* Managed vectors per node, in node order (then those in no single node). */
+	out_text(o, "  IRQ locality: ");
+	if (h->n_irqs == 0)
+		out_text(o, "no IRQ found for this HBA");
+	else if (movable == 0)
+		out_text(o, "no movable vector");
+	else if (!node_known)
+		out_text(o, "movable %zu, no locality known (numa_node %s): nothing to place them on", movable,
+			 h->numa_node.set ? "-1" : "unknown, no PCI function");
+	else if (not_local == 0 && unknown == 0)
+		out_text(o, "movable %zu, on the HBA's node %lld", movable, (long long)h->numa_node.v);
+	else if (not_local)
+		out_text(o, "movable %zu, %zu NOT on the HBA's node %lld: %s (a profile can move %s)", movable,
+			 not_local, (long long)h->numa_node.v, remote ? remote : "", not_local == 1 ? "it" : "them");
+	else
+		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
+	free(remote);
+	out_arr_begin(o, "managed_nodes");
+	if (managed)
+		out_text(o, "; managed %zu, spread by the kernel over", managed);
+	size_t shown = 0;
+	for (size_t ni = 0; ni <= t->numa.n_nodes && managed; ni++) {
+		int id = ni < t->numa.n_nodes ? t->numa.nodes[ni].id : -1;
+		size_t n = 0;
+		for (size_t i = 0; i < h->n_irqs; i++) {
+			const struct stune_irq *q = &t->irqs[h->irqs[i]];
+			n += q->managed == STUNE_YES && irq_node(t, q) == id;
+		}
+		if (!n)
+			continue;
+		out_obj_begin(o, NULL);
+		out_num(o, "node", NULL, id >= 0 ? STUNE_NUM(id) : (struct stune_num){0});
+		out_int(o, "count", NULL, (long long)n);
+		out_obj_end(o);
+		if (id >= 0)
+			out_text(o, "%s node %d (%zu)", shown++ ? "," : "", id, n);
+		else
+			out_text(o, "%s CPUs offline or in no one node (%zu)", shown++ ? "," : "", n);
+	}
+	out_arr_end(o);
+	if (managed)
+		out_text(o, ": one per CPU group, not movable");
+	out_int(o, "unclassified_count", NULL, (long long)unclassified);
+	if (unclassified)
+		out_text(o, "; %zu not classified (never written)", unclassified);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
 static void render_hba(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
 {
 	char sysfs_path[PATH_MAX];
@@ -237,6 +366,7 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	if (!local)
 		out_text(o, pci ? " (no locality known)" : "  numa node: no locality known");
 	out_cpus(o, "local_cpus", pci ? "  local cpus %s\n" : "\n", &h->local_cpus);
+	render_irq_locality(o, t, h);
 
 	out_arr_begin(o, "scsi_hosts");
 	for (size_t i = 0; i < h->n_hosts; i++)
