@@ -11,6 +11,7 @@ struct stune_profile;
 struct stune_plan;
 struct stune_topology;
 struct stune_hba;
+struct stune_change;
 
 /* Exit codes, documented in scsitune(8) EXIT STATUS. */
 enum {
@@ -84,6 +85,12 @@ int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *p
 const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len);
 /* The plan's scope: per HBA in or out and why (text and JSON "hbas"). */
 void render_scope(struct out *o, const struct stune_topology *t, const struct stune_plan *plan);
+/* "Profile NAME  sha256 0123456789ab  includes F" (text only): how apply, its dry run and verify name it. */
+void render_profile_text(struct out *o, const struct stune_profile *p, const char *digest);
+/* A plan row's device for the text rows (caller frees; NULL when none). */
+char *plan_row_device(const struct stune_change *c);
+/* "scheduler mq-deadline -> none" (with_desired), else "scheduler mq-deadline" (caller frees). */
+char *plan_row_text(const struct stune_change *c, bool with_desired);
 /* apply without --dry-run (cmd-apply-write.c). */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
 		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist);
