@@ -123,7 +123,7 @@ int command_no_args(const char *cmd, int argc, char **argv)
 static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
 	const struct global_opts *g = data;
-	if (level > STUNE_LOG_WARNING && g->verbose == 0)
+	if (level > STUNE_LOG_NOTICE && g->verbose == 0)
 		return;
 	const char *tag = level <= STUNE_LOG_ERR ? "error: " : level <= STUNE_LOG_WARNING ? "warning: " : "";
 	if (path)

@@ -133,7 +133,7 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	out_obj_end(o);
 }
 
-static void render_summary(struct out *o, const struct report_set *s)
+static void render_summary(struct out *o, const struct stune_report_set *s)
 {
 	const struct stune_stats *st = &s->stats;
 	out_obj_begin(o, "summary");
@@ -175,7 +175,7 @@ static void render_side(struct out *o, const char *key, const char *label, const
 	out_text(o, "  %-24s %10s  %-23s %5.1f %%  %zu\n", label, avg, range, st->spread * 100, st->n);
 }
 
-static void render_compare(struct out *o, const struct report_compare *c, const struct stune_stats *cur)
+static void render_compare(struct out *o, const struct stune_report_compare *c, const struct stune_stats *cur)
 {
 	out_obj_begin(o, "compare");
 	out_text(o, "\nComparison (avg and range in KIOPS; spread = (max − min) / max):\n");
@@ -189,9 +189,9 @@ static void render_compare(struct out *o, const struct report_compare *c, const 
 	out_obj_end(o);
 }
 
-static void render_provenance(struct out *o, const struct report_set *s)
+static void render_provenance(struct out *o, const struct stune_report_set *s)
 {
-	const struct report_provenance *p = s->prov;
+	const struct stune_provenance *p = s->prov;
 	char buf[64];
 	out_obj_begin(o, "provenance");
 	if (!p) {
@@ -258,7 +258,7 @@ static void render_provenance(struct out *o, const struct report_set *s)
 	out_text(o, "\n");
 }
 
-void render_report(struct out *o, const struct report_set *s, const struct report_compare *c)
+void render_report(struct out *o, const struct stune_report_set *s, const struct stune_report_compare *c)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_REPORT_SCHEMA_VERSION);
