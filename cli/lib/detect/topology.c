@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "detect/topology.h"
+#include "detect/gather.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -167,8 +167,6 @@ struct stune_topology {
 };
 
 void stune_topology_free(struct stune_topology *t);
-/* Free what one disk owns and zero it. */
-void stune_disk_clear(struct stune_disk *d);
 DEFINE_CLEANUP_FUNC(struct stune_topology, stune_topology_free)
 
 const char *stune_hba_kind_name(enum stune_hba_kind k);

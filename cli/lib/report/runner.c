@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/runner.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -8,6 +8,7 @@
  * and GnuTLS do not support being unloaded).
  */
 #include "report/upload.h"
+#include "report/internal.h"
 
 #include <curl/curl.h>
 #include <dirent.h>

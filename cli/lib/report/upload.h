@@ -46,8 +46,6 @@ struct stune_upload {
 	const struct stune_auth *auth;
 	long timeout_s; /* 0: STUNE_UPLOAD_DEFAULT_TIMEOUT_S; connecting gets min(this, 5 s) */
 };
-/* One POST of body. */
-int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);
 
 /* The spool: STATE_DIR/spool/HASH.lp, named after the content (FNV-1a 64). */
 int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path);

@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "tune/plan.h"
+#include "tune/internal.h"
 #include "detect/irqbalance.h"
 #include "core/strv.h"
 

@@ -5,6 +5,7 @@
  * value the file, line and the comment just above it (the "why" a plan shows).
  */
 #include "tune/profile.h"
+#include "tune/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
