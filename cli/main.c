@@ -9,8 +9,9 @@
 #include "detect/scan.h"
 #include "scsitune.h"
 
+/* The one version: project(VERSION) in CMakeLists.txt (docs/version checks the rest agree). */
 #ifndef SCSITUNE_VERSION
-#define SCSITUNE_VERSION "0.0.0"
+#error "SCSITUNE_VERSION is defined by CMakeLists.txt from the project version"
 #endif
 
 /* Exact-match command table: a tool that writes system state never guesses. */
