@@ -3,16 +3,15 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/ctx.h"
+#include "core/userfile.h"
 
 /* fio's JSON is a few MB at most (json+ with 16 jobs is ~1 MB); refuse absurd files. */
 #define FIO_MAX_FILE_BYTES (256u << 20)
@@ -594,37 +593,18 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 
 int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_fio_run **out, char **err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
 
 	*err = NULL;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return negative_errno();
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, len = 0;
-	_cleanup_free_ char *buf = NULL;
-	for (;;) {
-		if (len + 1 >= cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (cap > FIO_MAX_FILE_BYTES)
-				return -EFBIG;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
+	/* A regular file only: a FIFO would block, /dev/zero never end. */
+	int r = stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	if (r < 0) {
+		if (r == -STUNE_ENOTREG || r == -EFBIG) {
+			*err = strdup(stune_user_file_strerror(r, FIO_MAX_FILE_BYTES));
+			return *err ? r : -ENOMEM;
 		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+		return r;
 	}
-	buf[len] = '\0';
 	return stune_fio_parse_buf(ctx, path, buf, len, out, err);
 }

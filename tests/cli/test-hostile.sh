@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Hostile input (issue 15): every case is a regression test of something an
+# outside audit found. Each command runs under `timeout`: a hang is a failure
+# (exit 124), never a blocked CI. Every case asserts the exit code, one line on
+# stderr matching a pattern (naming the file or setting), and what stdout holds.
+# Usage: test-hostile.sh SCSITUNE SOURCE_DIR
+set -uo pipefail
+bin=$(realpath "$1") src=$(realpath "$2")
+fixtures=$src/tests/fixtures fio=$src/tests/report/fio profiles=$src/profiles
+work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-hostile.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export SCSITUNE_CONFIG=$work/no-such.conf # never the machine's /etc/scsitune/scsitune.conf
+fails=0 checks=0
+T=${HOSTILE_TIMEOUT:-10}
+
+fail() {
+	fails=$((fails + 1))
+	echo "FAIL $*"
+}
+
+# expect NAME RC STDERR_REGEX STDOUT_MODE -- ARGS...   (STDOUT_MODE: empty|any)
+# stderr must be exactly one line (a usage error's "Try ..." hint aside).
+expect() {
+	local name=$1 want_rc=$2 err_re=$3 out_mode=$4
+	shift 5
+	local rc=0
+	timeout -k 2 "$T" "$bin" "$@" >"$work/out" 2>"$work/err" </dev/null || rc=$?
+	checks=$((checks + 1))
+	sed -i "/^Try 'scsitune .*--help' for more information\.$/d" "$work/err"
+	local why=""
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		why="hung (killed after $T s)"
+	elif [ "$rc" -ne "$want_rc" ]; then
+		why="exit $rc, want $want_rc"
+	elif [ "$(wc -l <"$work/err")" -ne 1 ]; then
+		why="stderr is $(wc -l <"$work/err") lines, want 1"
+	elif ! grep -Eq -- "$err_re" "$work/err"; then
+		why="stderr does not match /$err_re/"
+	elif [ "$out_mode" = empty ] && [ -s "$work/out" ]; then
+		why="stdout not empty"
+	fi
+	if [ -n "$why" ]; then
+		fail "$name: $why"
+		sed 's/^/  stderr: /' "$work/err" | head -5 | cat -v
+	else
+		echo "ok   $name"
+	fi
+}
+
+tree=$work/root
+mkdir "$tree"
+tar -xJf "$fixtures/vm-virtio-scsi.tar.xz" -C "$tree"
+mkfifo "$work/fifo"
+mkdir "$work/dir"
+good=$fio/fio-3.33-randread-2jobs-json.json
+d=(--sysroot "$tree" apply --dry-run --profile-dir "$profiles")
+
+# --- 1. Nothing a user names may block: FIFOs (no writer), devices, directories ---
+expect "report FIFO" 1 "^scsitune: $work/fifo: not a regular file" empty -- report "$work/fifo"
+expect "report /dev/zero" 1 "^scsitune: /dev/zero: not a regular file" empty -- report /dev/zero
+expect "report directory" 1 "^scsitune: $work/dir: Is a directory" empty -- report "$work/dir"
+expect "--profile FIFO" 1 "^scsitune: profile $work/fifo: not a regular file" empty -- "${d[@]}" --profile "$work/fifo"
+expect "--profile /dev/zero" 1 "^scsitune: profile /dev/zero: not a regular file" empty -- "${d[@]}" --profile /dev/zero
+expect "--profile directory" 1 "^scsitune: profile $work/dir: Is a directory" empty -- "${d[@]}" --profile "$work/dir"
+expect "--profile directory/" 1 "^scsitune: profile /tmp/: Is a directory" empty -- "${d[@]}" --profile /tmp/
+for what in fifo /dev/zero dir; do
+	case $what in
+	fifo) target=$work/fifo why="not a regular file" ;;
+	dir) target=$work/dir why="Is a directory" ;;
+	*) target=$what why="not a regular file" ;;
+	esac
+	inc=$work/inc-${what##*/}
+	printf 'include = %s\n[queue]\nnomerges = 1\n' "$target" >"$inc"
+	expect "include = $what" 1 "^scsitune: $inc:1: include '$target': $why" empty -- "${d[@]}" --profile "$inc"
+done
+# A profile that is one endless line (no newline in 8 MiB) is refused by size, not read forever.
+head -c $((8 << 20)) /dev/zero | tr '\0' 'x' >"$work/huge-profile"
+expect "--profile huge" 1 "^scsitune: profile $work/huge-profile: larger than" empty -- "${d[@]}" --profile "$work/huge-profile"
+up=(report --upload http://127.0.0.1:9/write --state-dir "$work/state")
+expect "--auth-file FIFO" 1 "^scsitune: --auth-file $work/fifo: not a regular file" empty -- "${up[@]}" --auth-file "$work/fifo" "$good"
+expect "--auth-file /dev/zero" 1 "^scsitune: --auth-file /dev/zero: not a regular file" empty -- "${up[@]}" --auth-file /dev/zero "$good"
+expect "--ca-file FIFO" 1 "^scsitune: --ca-file $work/fifo: not a regular file" empty -- "${up[@]}" --ca-file "$work/fifo" "$good"
+expect "--ca-file directory" 1 "^scsitune: --ca-file $work/dir: Is a directory" empty -- "${up[@]}" --ca-file "$work/dir" "$good"
+expect "--config FIFO" 1 "^scsitune: $work/fifo: not a regular file" empty -- report --config "$work/fifo" "$good"
+expect "--config directory" 1 "^scsitune: $work/dir: Is a directory" empty -- report --config "$work/dir" "$good"
+expect "--compare FIFO" 1 "^scsitune: --compare $work/fifo: $work/fifo: not a regular file" empty -- \
+	report --state-dir "$work/state" --compare "$work/fifo" "$good"
+expect "--compare /dev/zero" 1 "^scsitune: --compare /dev/zero: /dev/zero: not a regular file" empty -- \
+	report --state-dir "$work/state" --compare /dev/zero "$good"
+[ -d "$work/state/spool" ] && fail "a refused upload setting left a spool behind"
+
+echo "$checks checks, $fails failed"
+[ "$fails" -eq 0 ]
