@@ -90,5 +90,46 @@ expect "--compare /dev/zero" 1 "^scsitune: --compare /dev/zero: /dev/zero: not a
 	report --state-dir "$work/state" --compare /dev/zero "$good"
 [ -d "$work/state/spool" ] && fail "a refused upload setting left a spool behind"
 
+# --- 3. Numbers out of range in fio output: one line naming the file and the field, never 0 or a wrap ---
+# mutate SRC DST PYTHON: DST is SRC's JSON document after the Python statement ran on it as d.
+mutate() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+src, dst, stmt = sys.argv[1:]
+t = open(src).read()
+d = json.loads(t[t.index('{'):])
+exec(stmt)
+open(dst, 'w').write(json.dumps(d, indent=1))
+PY
+}
+f3=$fio/fio-3.33-randread-2jobs-json.json f2=$fio/fio-2.17-randread-randwrite-2groups-json.json
+f21=$fio/fio-2.1.4-5groups-json.json
+mutate "$f3" "$work/ts.json" "del d['timestamp_ms']; d['timestamp'] = 9223372036854775807"
+expect "fio timestamp x 1000 overflows" 1 "^scsitune: $work/ts.json: 'timestamp' .*out of range" empty -- report "$work/ts.json"
+mutate "$f3" "$work/tsneg.json" "d['timestamp_ms'] = -5"
+expect "fio timestamp_ms negative" 1 "^scsitune: $work/tsneg.json: 'timestamp_ms' .*out of range" empty -- report "$work/tsneg.json"
+mutate "$f3" "$work/clatn.json" "d['jobs'][1]['read']['clat_ns']['N'] = 1e30"
+expect "fio clat N 1e30" 1 "^scsitune: $work/clatn.json: jobs\[1\] .*'N' .*out of range" empty -- report "$work/clatn.json"
+mutate "$f3" "$work/gid.json" "d['jobs'][0]['groupid'] = 1e30"
+expect "fio groupid 1e30" 1 "^scsitune: $work/gid.json: jobs\[0\] .*'groupid' .*out of range" empty -- report "$work/gid.json"
+mutate "$f2" "$work/kib.json" "d['jobs'][0]['read']['io_bytes'] = 2**55"
+expect "fio 2.x io_bytes KiB x 1024 wraps" 1 "^scsitune: $work/kib.json: jobs\[0\] .*'io_bytes' .*out of range" empty -- report "$work/kib.json"
+mutate "$f21" "$work/llround.json" "d['jobs'][0]['read']['iops'] = 1e300; d['jobs'][0]['read']['runtime'] = 10**12"
+expect "fio 2.1 iops x runtime unchecked" 1 "^scsitune: $work/llround.json: jobs\[0\] .*'iops' .*out of range" empty -- report "$work/llround.json"
+mutate "$f3" "$work/iopsinf.json" "d['jobs'][0]['read']['iops'] = 1.7e308; d['jobs'][1]['read']['iops'] = 1.7e308"
+expect "fio IOPS sum to infinity" 1 "^scsitune: $work/iopsinf.json: .*'iops' .*out of range" empty -- report "$work/iopsinf.json"
+mutate "$f3" "$work/bytesum.json" "d['jobs'][0]['read']['io_bytes'] = 2**63 - 1; d['jobs'][1]['read']['io_bytes'] = 2**63 - 1"
+expect "fio io_bytes sum wraps" 1 "^scsitune: $work/bytesum.json: .*'io_bytes' .*out of range" empty -- report "$work/bytesum.json"
+mutate "$f3" "$work/meaninf.json" "d['jobs'][0]['read']['clat_ns']['mean'] = 1.7e308"
+expect "fio clat mean x samples to infinity" 1 "^scsitune: $work/meaninf.json: .*'mean' .*out of range" empty -- report "$work/meaninf.json"
+mutate "$fio/fio-3.33-randread-2jobs-jsonplus.json" "$work/bins.json" \
+	"b = d['jobs'][0]['read']['clat_ns']['bins']; b[str(2**64 - 1)] = 1"
+expect "fio json+ bin above 2^63" 1 "^scsitune: $work/bins.json: jobs\[0\] .*bins.*out of range" empty -- report "$work/bins.json"
+mutate "$fio/fio-3.33-randread-2jobs-jsonplus.json" "$work/bincount.json" \
+	"b = d['jobs'][0]['read']['clat_ns']['bins']; k = list(b)[:2]; b[k[0]] = 2**63 - 1; b[k[1]] = 2**63 - 1"
+expect "fio json+ bin counts sum wraps" 1 "^scsitune: $work/bincount.json: jobs\[0\] .*bins.*out of range" empty -- report "$work/bincount.json"
+mutate "$f2" "$work/clatus.json" "d['jobs'][0]['read']['clat']['max'] = 1e306"
+expect "fio 2.x clat usec x 1000 to infinity" 1 "^scsitune: $work/clatus.json: jobs\[0\] .*'max' .*out of range" empty -- report "$work/clatus.json"
+
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
