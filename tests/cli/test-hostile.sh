@@ -20,7 +20,7 @@ fail() {
 }
 
 # expect NAME RC STDERR_REGEX STDOUT_MODE -- ARGS...   (STDOUT_MODE: empty|any)
-# stderr must be exactly one line (a usage error's "Try ..." hint aside).
+# stderr must be exactly one line (a usage error's "Try ..." hint aside), or empty for an empty regex.
 expect() {
 	local name=$1 want_rc=$2 err_re=$3 out_mode=$4
 	shift 5
@@ -33,9 +33,11 @@ expect() {
 		why="hung (killed after $T s)"
 	elif [ "$rc" -ne "$want_rc" ]; then
 		why="exit $rc, want $want_rc"
-	elif [ "$(wc -l <"$work/err")" -ne 1 ]; then
+	elif [ -z "$err_re" ] && [ -s "$work/err" ]; then
+		why="stderr not empty"
+	elif [ -n "$err_re" ] && [ "$(wc -l <"$work/err")" -ne 1 ]; then
 		why="stderr is $(wc -l <"$work/err") lines, want 1"
-	elif ! grep -Eq -- "$err_re" "$work/err"; then
+	elif [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$work/err"; then
 		why="stderr does not match /$err_re/"
 	elif [ "$out_mode" = empty ] && [ -s "$work/out" ]; then
 		why="stdout not empty"
@@ -130,6 +132,27 @@ mutate "$fio/fio-3.33-randread-2jobs-jsonplus.json" "$work/bincount.json" \
 expect "fio json+ bin counts sum wraps" 1 "^scsitune: $work/bincount.json: jobs\[0\] .*bins.*out of range" empty -- report "$work/bincount.json"
 mutate "$f2" "$work/clatus.json" "d['jobs'][0]['read']['clat']['max'] = 1e306"
 expect "fio 2.x clat usec x 1000 to infinity" 1 "^scsitune: $work/clatus.json: jobs\[0\] .*'max' .*out of range" empty -- report "$work/clatus.json"
+
+# --- 6. numa_node outside -1..(possible nodes - 1): a warning naming the file, the node unknown ---
+ds=$work/ds
+mkdir "$ds"
+tar -xJf "$fixtures/dual-socket-mpi3mr.tar.xz" -C "$ds"
+nn=sys/devices/pci0000:b0/0000:b0:02.0/0000:b1:00.0/numa_node # the mpi3mr HBA on node 1 (possible 0-1)
+for v in -5 -2147483649 99999 2147483648 2; do
+	echo "$v" >"$ds/$nn"
+	expect "numa_node $v: detect" 0 "^scsitune: warning: $ds/$nn: numa_node $v is neither -1 nor a possible node \(0-1\): treated as unknown$" any -- \
+		--sysroot "$ds" detect -o json
+	got=$(python3 -c 'import json,sys; print([h["numa_node"] for h in json.load(open(sys.argv[1]))["hbas"] if h["pci_address"] == "0000:b1:00.0"])' "$work/out")
+	[ "$got" = "[None]" ] || fail "numa_node $v: JSON numa_node is $got, want null"
+	expect "numa_node $v: plan" 0 "^scsitune: warning: $ds/$nn: numa_node $v is neither" any -- \
+		--sysroot "$ds" apply --dry-run --profile numa --profile-dir "$profiles"
+	grep -q "the HBA's numa_node is -1" "$work/out" && fail "numa_node $v: the plan calls it -1"
+	grep -q "numa_node unreadable or out of range" "$work/out" || fail "numa_node $v: the plan does not call the node unknown"
+done
+echo 1 >"$ds/$nn"
+expect "numa_node 1 (a possible node): no warning" 0 "" any -- --sysroot "$ds" detect -o json
+echo -1 >"$ds/$nn"
+expect "numa_node -1: no warning" 0 "" any -- --sysroot "$ds" detect -o json
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
