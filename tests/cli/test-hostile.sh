@@ -108,6 +108,8 @@ f3=$fio/fio-3.33-randread-2jobs-json.json f2=$fio/fio-2.17-randread-randwrite-2g
 f21=$fio/fio-2.1.4-5groups-json.json
 mutate "$f3" "$work/ts.json" "del d['timestamp_ms']; d['timestamp'] = 9223372036854775807"
 expect "fio timestamp x 1000 overflows" 1 "^scsitune: $work/ts.json: 'timestamp' .*out of range" empty -- report "$work/ts.json"
+mutate "$f3" "$work/ts10000.json" "d['timestamp_ms'] = 253402300800000"
+expect "fio timestamp_ms in the year 10000" 1 "^scsitune: $work/ts10000.json: 'timestamp_ms' .*out of range" empty -- report "$work/ts10000.json"
 mutate "$f3" "$work/tsneg.json" "d['timestamp_ms'] = -5"
 expect "fio timestamp_ms negative" 1 "^scsitune: $work/tsneg.json: 'timestamp_ms' .*out of range" empty -- report "$work/tsneg.json"
 mutate "$f3" "$work/clatn.json" "d['jobs'][1]['read']['clat_ns']['N'] = 1e30"

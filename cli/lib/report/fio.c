@@ -143,6 +143,8 @@ static int get_num(struct parse *p, json_object *obj, const char *key, const cha
 
 /* 2^63: every count, size and time fits an int64_t below it (the line protocol's integers are signed). */
 #define FIO_INT_LIMIT 9223372036854775808.0
+/* 10000-01-01T00:00:00Z in seconds since 1970. */
+#define FIO_YEAR_10000_S INT64_C(253402300800)
 
 static int out_of_range(struct parse *p, const char *where, const char *key, double x)
 {
@@ -532,14 +534,15 @@ static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *ru
 	if (json_object_object_get_ex(doc, "fio version", &v) && json_object_is_type(v, json_type_string) &&
 	    (r = dup_str(json_object_get_string(v), &run->fio_version)) < 0)
 		return r;
-	/* Seconds or ms since 1970: never negative, and x 1000 must not overflow. */
+	/* Seconds or ms since 1970, before the year 10000 (ISO 8601's four digits): never negative, and
+	 * x 1000 cannot overflow. */
 	if (json_object_object_get_ex(doc, "timestamp_ms", &v) && json_object_is_type(v, json_type_int)) {
 		run->timestamp_ms = json_object_get_int64(v);
-		if (run->timestamp_ms < 0 || run->timestamp_ms == INT64_MAX)
+		if (run->timestamp_ms < 0 || run->timestamp_ms >= FIO_YEAR_10000_S * 1000)
 			return fail(p, "'timestamp_ms' is out of range (%" PRId64 ")", run->timestamp_ms);
 	} else if (json_object_object_get_ex(doc, "timestamp", &v) && json_object_is_type(v, json_type_int)) {
 		int64_t sec = json_object_get_int64(v);
-		if (sec < 0 || sec >= INT64_MAX / 1000)
+		if (sec < 0 || sec >= FIO_YEAR_10000_S)
 			return fail(p, "'timestamp' is out of range (%" PRId64 " s)", sec);
 		run->timestamp_ms = sec * 1000;
 	}

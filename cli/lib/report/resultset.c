@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/statefile.h"
+#include "core/utctime.h"
 #include "core/userfile.h"
 
 /* A saved set is a few KiB per run. */
@@ -32,10 +33,12 @@ bool stune_phase_valid(const char *phase)
 
 int stune_resultset_name(int64_t start_ms, char **out)
 {
-	time_t t = (time_t)(start_ms / 1000);
-	struct tm tm;
+	struct stune_utc u;
 	char buf[64];
-	if (!gmtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ.json", &tm) == 0)
+	/* core/utctime.h, not gmtime_r/strftime (they read the host's /etc/localtime). */
+	if (start_ms < 0 || stune_utc_from_epoch(start_ms / 1000, &u) < 0 ||
+	    snprintf(buf, sizeof(buf), "%04d%02d%02dT%02d%02d%02dZ.json", u.year, u.month, u.day, u.hour, u.min,
+		     u.sec) >= (int)sizeof(buf))
 		return -EINVAL;
 	*out = strdup(buf);
 	return *out ? 0 : -ENOMEM;

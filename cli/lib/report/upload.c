@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hostcrypto.h"
 #include "core/statefile.h"
 #include "core/userfile.h"
 
@@ -161,6 +162,8 @@ static int curl_load(char **err)
 			dlclose(h);
 			return set_err(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
 		}
+	/* TLS is the host's: its OpenSSL settings, also under --sysroot. */
+	stune_crypto_host_config_for_tls();
 	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		dlclose(h);
 		return set_err(err, -ENOMEM, "curl_global_init failed");
