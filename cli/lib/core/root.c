@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/root.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,6 +279,21 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
+	return read_all(fd, false, out);
+}
+
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out)
+{
+	struct stat st;
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -STUNE_ENOTREG;
 	return read_all(fd, false, out);
 }
 

@@ -29,6 +29,9 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
 
 /* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
 int stune_root_read(const struct stune_root *r, const char *path, char **out);
+/* The same for a file that must be a regular file (a configuration file, not a
+ * kernel attribute): anything else is -STUNE_ENOTREG (core/userfile.h), a directory -EISDIR. */
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out);
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
 /* Write value (opened O_WRONLY|O_TRUNC, one write()); -errno as the kernel gave it. */
 int stune_root_write(const struct stune_root *r, const char *path, const char *value);
