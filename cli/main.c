@@ -51,7 +51,8 @@ void print_global_options(FILE *f)
 	      "  -o, --output FORMAT   text (default) or json; json puts only the document on stdout\n"
 	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc, DIR/run/udev/data)\n"
 	      "                        instead of the running system\n"
-	      "  -v, --verbose         more messages on stderr\n"
+	      "  -v, --verbose         text: every row, not only changes and drift; more\n"
+	      "                        messages on stderr\n"
 	      "  -h, --help            show help and exit\n"
 	      "  -V, --version         show the version and exit\n",
 	      f);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "out.h"
+#include "wrap.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -13,6 +14,10 @@
 struct out {
 	enum out_format fmt;
 	FILE *f;
+	/* out_set_wrap: text goes to f, a memory stream, and out_finish wraps it into dst. */
+	FILE *dst;
+	char *buf;
+	size_t buf_len, wrap;
 	json_object *stack[OUT_MAX_DEPTH];
 	const char *keys[OUT_MAX_DEPTH];
 	int depth; /* index of the innermost open container, -1 none */
@@ -29,10 +34,26 @@ struct out *out_new(enum out_format fmt, FILE *f)
 	return o;
 }
 
+void out_set_wrap(struct out *o, size_t width)
+{
+	if (o->fmt != OUT_TEXT || o->dst)
+		return;
+	FILE *m = open_memstream(&o->buf, &o->buf_len);
+	if (!m)
+		return; /* unwrapped, but printed */
+	o->dst = o->f;
+	o->f = m;
+	o->wrap = width;
+}
+
 void out_free(struct out *o)
 {
 	if (!o)
 		return;
+	if (o->dst) {
+		fclose(o->f);
+		free(o->buf);
+	}
 	if (o->depth >= 0)
 		json_object_put(o->stack[0]);
 	free(o);
@@ -45,6 +66,17 @@ bool out_is_json(const struct out *o)
 
 int out_finish(struct out *o)
 {
+	if (o->dst) {
+		bool bad = fclose(o->f) != 0;
+		o->f = o->dst;
+		o->dst = NULL;
+		if (!bad)
+			wrap_text(o->f, o->buf, o->buf_len, o->wrap);
+		free(o->buf);
+		o->buf = NULL;
+		if (bad)
+			return -ENOMEM;
+	}
 	if (o->fmt == OUT_JSON && o->depth >= 0) {
 		const char *s = json_object_to_json_string_ext(
 		    o->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -43,10 +43,19 @@ struct stune_change {
 	char *note;			   /* why this state, and what is done instead; NULL for plain changes */
 };
 
+/* Per HBA of the host: whether the profile's [hba] takes it, and why. */
+struct stune_plan_hba {
+	size_t index; /* into topology.hbas */
+	bool in_scope;
+	char *why; /* "driver ahci: not in match_driver = mpi3mr (numa:18)" */
+};
+
 struct stune_plan {
 	const struct stune_profile *profile;
 	struct stune_change *changes;
 	size_t n_changes;
+	struct stune_plan_hba *hbas; /* one per topology HBA, in topology order */
+	size_t n_hbas;
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
