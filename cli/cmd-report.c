@@ -56,6 +56,9 @@ void help_report(FILE *f)
 	      "      --upload-timeout S   seconds one upload attempt may take (default 30; 3 tries)\n"
 	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT " inside the\n"
 	      "                           --sysroot tree, or $SCSITUNE_CONFIG)\n"
+	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
+	      "                           record its provenance (host, kernel, HBA, payload,\n"
+	      "                           profile and verify_state) as --run does\n"
 	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
 	      "      --run                run fio N times and report those runs (no FILE)\n"
 	      "      --runs N             how many runs (default 3)\n"
@@ -89,6 +92,7 @@ struct report_opts {
 	const char *config;
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
+	bool host_facts; /* --host-facts: the FILEs were made on this host */
 	int verbose;
 	/* --run */
 	bool run, node_set;
@@ -229,19 +233,44 @@ static void progress_done(void *data, const struct stune_run_progress *p, const 
 	fprintf(stderr, "scsitune: fio run %u of %u done: %s KIOPS, %s\n", p->k, p->n, kiops, file);
 }
 
+/* Where apply's journal is: --state-dir, else the root's /var/lib/scsitune. NULL: out of memory. */
+static char *journal_dir_of(const struct report_opts *ro, struct stune_ctx *ctx)
+{
+	char *dir = NULL;
+	if (ro->state_dir_given)
+		dir = strdup(ro->state_dir);
+	else if (asprintf(&dir, "%s%s", stune_root_prefix(ctx->root), STUNE_STATE_DIR) < 0)
+		dir = NULL;
+	if (!dir)
+		error_msg("out of memory");
+	return dir;
+}
+
+/* report --host-facts FILE...: this host's provenance (the tree's under --sysroot), no fio run. */
+static int host_facts(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
+		      struct stune_run *rs)
+{
+	_cleanup_free_ char *journal_dir = journal_dir_of(ro, ctx), *err = NULL;
+	if (!journal_dir)
+		return EXIT_ERROR;
+	struct stune_run_opts o = {.state_dir = ro->state_dir,
+				   .journal_dir = journal_dir,
+				   .profile_dir = SCSITUNE_PROFILE_DIR,
+				   .sysroot = g->sysroot != NULL};
+	if (stune_run_host_facts(ctx, &o, rs, &err) < 0) {
+		error_msg("%s", err ? err : "out of memory");
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 /* report --run: the engine runs fio N times; on success rs->files are the outputs. */
 static int run_fio(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
 		   struct stune_run *rs)
 {
-	_cleanup_free_ char *journal_dir = NULL, *err = NULL;
-	if (ro->state_dir_given)
-		journal_dir = strdup(ro->state_dir);
-	else if (asprintf(&journal_dir, "%s%s", stune_root_prefix(ctx->root), STUNE_STATE_DIR) < 0)
-		journal_dir = NULL;
-	if (!journal_dir) {
-		error_msg("out of memory");
+	_cleanup_free_ char *journal_dir = journal_dir_of(ro, ctx), *err = NULL;
+	if (!journal_dir)
 		return EXIT_ERROR;
-	}
 	struct stune_run_opts o = {.fio = ro->fio,
 				   .job = ro->job,
 				   .devices = ro->devices,
@@ -320,7 +349,8 @@ enum {
 	OPT_JOB_FILE,
 	OPT_DESTRUCTIVE,
 	OPT_NODE,
-	OPT_FIO
+	OPT_FIO,
+	OPT_HOST_FACTS
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"phase", required_argument, NULL, OPT_PHASE},
@@ -344,6 +374,7 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"destructive", no_argument, NULL, OPT_DESTRUCTIVE},
 					 {"node", required_argument, NULL, OPT_NODE},
 					 {"fio", required_argument, NULL, OPT_FIO},
+					 {"host-facts", no_argument, NULL, OPT_HOST_FACTS},
 					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
@@ -463,6 +494,9 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		return path_opt(ro, c, arg);
 	case OPT_FLUSH:
 		ro->flush = true;
+		return -1;
+	case OPT_HOST_FACTS:
+		ro->host_facts = true;
 		return -1;
 	case OPT_UPLOAD_TIMEOUT:
 		if (stune_parse_upload_timeout(arg, &ro->upload_timeout_s) < 0) {
@@ -658,6 +692,10 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	}
 	if (ro.run && (ec = check_run(&ro, argc)) != -1)
 		return ec;
+	if (ro.host_facts && (ro.run || ro.flush)) {
+		usage_error("report", "--host-facts goes with fio FILEs (--run records the host's facts itself)");
+		return EXIT_USAGE;
+	}
 	ro.devices = devices;
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
@@ -678,9 +716,14 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
-	if (!ro.run)
-		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth);
 	_cleanup_(stune_run_clear) struct stune_run rs = {0};
+	if (!ro.run && !ro.host_facts)
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth);
+	if (!ro.run) {
+		if ((ec = host_facts(g, &ro, ctx, &rs)) != EXIT_OK)
+			return ec;
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), &rs.prov, auth);
+	}
 	if ((ec = run_fio(g, &ro, ctx, &rs)) != EXIT_OK)
 		return ec;
 	return report_set(g, &ro, ctx, rs.files, rs.n_files, &rs.prov, auth);
