@@ -22,6 +22,7 @@
 #include "report/session.h"
 #include "report/upload.h"
 #include "tune/journal.h"
+#include "cmd-report-query.h"
 #include "render-report.h"
 #include "scsitune.h"
 
@@ -36,6 +37,8 @@ void help_report(FILE *f)
 	fputs("Usage: scsitune report [options] FILE...\n"
 	      "       scsitune report --run [--runs N] [--device DEV]... [job options] [options]\n"
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
+	      "       scsitune report --query URL --phase NAME [--compare PHASE] [--hosts H1,H2 |\n"
+	      "                       --hosts-file FILE] [--since DUR] [--gate EXPR]\n"
 	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run,\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
 	      "latency (mean, p50, p99, p99.9), errors; across runs: avg, min-max, spread\n"
@@ -59,6 +62,17 @@ void help_report(FILE *f)
 	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
 	      "                           record its provenance (host, kernel, HBA, payload,\n"
 	      "                           profile and verify_state) as --run does\n"
+	      "\nThe fleet view (--query): the points report --upload wrote, read back from the\n"
+	      "service, with the same statistics per host, per cohort and for the selection:\n"
+	      "      --query URL          VictoriaMetrics (http://vm:8428, .../api/v1/export,\n"
+	      "                           .../api/v1/query) or InfluxDB 1.x (.../query?db=DB)\n"
+	      "      --query-api API      export, prometheus or influxql (default: from the URL)\n"
+	      "      --hosts H1,H2,...    only these hosts (repeatable; default: every host)\n"
+	      "      --hosts-file FILE    only the hosts in FILE, one per line\n"
+	      "      --since DUR          the window: 90s, 30m, 12h, 7d, 2w (default 7d)\n"
+	      "      --gate EXPR          conditions the selection must meet, else exit 4:\n"
+	      "                           kiops>=+5%,spread<=15%,drifted=0 (see scsitune-report(8))\n"
+	      "      --query-timeout S    seconds one try may take (default 30; 3 tries)\n"
 	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
 	      "      --run                run fio N times and report those runs (no FILE)\n"
 	      "      --runs N             how many runs (default 3)\n"
@@ -78,7 +92,8 @@ void help_report(FILE *f)
 	fputs("\nA file that is not fio output, or a run in which a fio job failed, is an error\n"
 	      "(exit 1) and nothing is saved. An upload that did not get through keeps the\n"
 	      "runs in the spool: exit 3 when the server could not be reached or failed (5xx),\n"
-	      "1 when it refused them (4xx, TLS). See scsitune-report(8).\n",
+	      "1 when it refused them (4xx, TLS). --query: 1 when the service gave no usable\n"
+	      "answer, 4 when the gate failed. See scsitune-report(8).\n",
 	      f);
 }
 
@@ -92,7 +107,8 @@ struct report_opts {
 	const char *config;
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
-	bool host_facts; /* --host-facts: the FILEs were made on this host */
+	bool host_facts;     /* --host-facts: the FILEs were made on this host */
+	struct query_opts q; /* --query and its options */
 	int verbose;
 	/* --run */
 	bool run, node_set;
@@ -132,7 +148,7 @@ static bool load_config(const struct global_opts *g, struct report_opts *ro, str
 	const char *def = getenv("SCSITUNE_CONFIG");
 	const char *path = ro->config ? ro->config : def && *def ? def : NULL;
 	int r;
-	if (!ro->config && !ro->upload && !ro->flush)
+	if (!ro->config && !ro->upload && !ro->flush && !ro->q.url)
 		return true;
 	if (path)
 		r = stune_config_load(path, !ro->config, cfg, &err);
@@ -154,7 +170,7 @@ static bool load_config(const struct global_opts *g, struct report_opts *ro, str
 		error_msg("%s%s%s", path, err ? ":" : ": ", err ? err : strerror(-r));
 		return false;
 	}
-	if (!ro->upload)
+	if (!ro->upload && !ro->q.url) /* the fleet view asks another URL */
 		ro->upload = (*cfg)->upload_url;
 	if (!ro->auth_file)
 		ro->auth_file = (*cfg)->upload_auth_file;
@@ -350,7 +366,14 @@ enum {
 	OPT_DESTRUCTIVE,
 	OPT_NODE,
 	OPT_FIO,
-	OPT_HOST_FACTS
+	OPT_HOST_FACTS,
+	OPT_QUERY,
+	OPT_QUERY_API,
+	OPT_HOSTS,
+	OPT_HOSTS_FILE,
+	OPT_SINCE,
+	OPT_GATE,
+	OPT_QUERY_TIMEOUT
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"phase", required_argument, NULL, OPT_PHASE},
@@ -375,6 +398,13 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"node", required_argument, NULL, OPT_NODE},
 					 {"fio", required_argument, NULL, OPT_FIO},
 					 {"host-facts", no_argument, NULL, OPT_HOST_FACTS},
+					 {"query", required_argument, NULL, OPT_QUERY},
+					 {"query-api", required_argument, NULL, OPT_QUERY_API},
+					 {"hosts", required_argument, NULL, OPT_HOSTS},
+					 {"hosts-file", required_argument, NULL, OPT_HOSTS_FILE},
+					 {"since", required_argument, NULL, OPT_SINCE},
+					 {"gate", required_argument, NULL, OPT_GATE},
+					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
 					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
@@ -458,6 +488,52 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 	return -1;
 }
 
+/* --query and the options that go with it: -1 to go on, else the exit code. */
+static int query_opt(struct query_opts *q, int c, const char *arg)
+{
+	static const char *const names[] = {"--query", "--query-api", "--hosts", "--hosts-file", "--since", "--gate"};
+	if (c == OPT_HOSTS)
+		return query_hosts_opt(q, arg);
+	if (c == OPT_QUERY_TIMEOUT) {
+		q->any = true;
+		if (stune_parse_upload_timeout(arg, &q->timeout_s) < 0) {
+			usage_error("report", "--query-timeout: '%s' is not a number of seconds from %d to %d", arg,
+				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
+			return EXIT_USAGE;
+		}
+		return -1;
+	}
+	if (!*arg || strchr(arg, '\n')) {
+		usage_error("report", "%s: empty or multi-line argument", names[c - OPT_QUERY]);
+		return EXIT_USAGE;
+	}
+	*(c == OPT_QUERY	? &q->url
+	  : c == OPT_QUERY_API	? &q->api
+	  : c == OPT_HOSTS_FILE ? &q->hosts_file
+	  : c == OPT_SINCE	? &q->since
+				: &q->gate) = arg;
+	if (c != OPT_QUERY)
+		q->any = true;
+	return -1;
+}
+
+/* --query: nothing of the other modes. -1 to go on, else the exit code. */
+static int check_query(const struct report_opts *ro, int argc)
+{
+	if (!ro->q.url) {
+		usage_error("report", "--query-api, --hosts, --hosts-file, --since, --gate and --query-timeout go with "
+				      "--query URL");
+		return EXIT_USAGE;
+	}
+	if (optind < argc || ro->run || ro->flush || ro->upload || ro->host_facts || ro->job_opts ||
+	    ro->state_dir_given) {
+		usage_error("report", "--query reads the central service: no FILE, --run, --flush, --upload, "
+				      "--host-facts, --state-dir or fio options");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* One option of report's own: -1 to go on, else the exit code. */
 static int report_opt(struct report_opts *ro, char ***devices, int c, const char *arg)
 {
@@ -498,6 +574,14 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_HOST_FACTS:
 		ro->host_facts = true;
 		return -1;
+	case OPT_QUERY:
+	case OPT_QUERY_API:
+	case OPT_HOSTS:
+	case OPT_HOSTS_FILE:
+	case OPT_SINCE:
+	case OPT_GATE:
+	case OPT_QUERY_TIMEOUT:
+		return query_opt(&ro->q, c, arg);
 	case OPT_UPLOAD_TIMEOUT:
 		if (stune_parse_upload_timeout(arg, &ro->upload_timeout_s) < 0) {
 			usage_error("report", "--upload-timeout: '%s' is not a number of seconds from %d to %d", arg,
@@ -674,10 +758,13 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 					 .numjobs = STUNE_FIO_SEED_NUMJOBS,
 					 .runtime_s = STUNE_FIO_SEED_RUNTIME}};
 	_cleanup_(stune_strv_freep) char **devices = NULL;
+	_cleanup_(stune_strv_freep) char **query_hosts = NULL;
 	int c, ec;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
-		if ((ec = report_opt(&ro, &devices, c, optarg)) == -1)
+		ec = report_opt(&ro, &devices, c, optarg);
+		query_hosts = ro.q.hosts;
+		if (ec == -1)
 			continue;
 		if (ec != -2)
 			return ec;
@@ -685,6 +772,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			return ec;
 	}
 	ro.verbose = g->verbose;
+	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != -1)
+		return ec;
 	if (ro.job_opts && !ro.run) {
 		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "
 				      "--destructive, --node and --fio go with --run");
@@ -700,6 +789,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
+	if (ro.q.url)
+		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro, argc)) != -1)
 		return ec;
 	if (!ro.flush && !ro.run && optind >= argc) {
