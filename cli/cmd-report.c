@@ -22,6 +22,7 @@
 #include "report/session.h"
 #include "report/upload.h"
 #include "tune/journal.h"
+#include "cmd-report-query.h"
 #include "render-report.h"
 #include "scsitune.h"
 
@@ -36,6 +37,8 @@ void help_report(FILE *f)
 	fputs("Usage: scsitune report [options] FILE...\n"
 	      "       scsitune report --run [--runs N] [--device DEV]... [job options] [options]\n"
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
+	      "       scsitune report --query URL --phase NAME [--compare PHASE] [--hosts H1,H2 |\n"
+	      "                       --hosts-file FILE] [--since DUR] [--gate EXPR]\n"
 	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run,\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
 	      "latency (mean, p50, p99, p99.9), errors; across runs: avg, min-max, spread\n"
@@ -56,6 +59,20 @@ void help_report(FILE *f)
 	      "      --upload-timeout S   seconds one upload attempt may take (default 30; 3 tries)\n"
 	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT " inside the\n"
 	      "                           --sysroot tree, or $SCSITUNE_CONFIG)\n"
+	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
+	      "                           record its provenance (host, kernel, HBA, payload,\n"
+	      "                           profile and verify_state) as --run does\n"
+	      "\nThe fleet view (--query): the points report --upload wrote, read back from the\n"
+	      "service, with the same statistics per host, per cohort and for the selection:\n"
+	      "      --query URL          VictoriaMetrics (http://vm:8428, .../api/v1/export,\n"
+	      "                           .../api/v1/query) or InfluxDB 1.x (.../query?db=DB)\n"
+	      "      --query-api API      export, prometheus or influxql (default: from the URL)\n"
+	      "      --hosts H1,H2,...    only these hosts (repeatable; default: every host)\n"
+	      "      --hosts-file FILE    only the hosts in FILE, one per line\n"
+	      "      --since DUR          the window: 90s, 30m, 12h, 7d, 2w (default 7d)\n"
+	      "      --gate EXPR          conditions the selection must meet, else exit 4:\n"
+	      "                           kiops>=+5%,spread<=15%,drifted=0 (see scsitune-report(8))\n"
+	      "      --query-timeout S    seconds one try may take (default 30; 3 tries)\n"
 	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
 	      "      --run                run fio N times and report those runs (no FILE)\n"
 	      "      --runs N             how many runs (default 3)\n"
@@ -75,7 +92,8 @@ void help_report(FILE *f)
 	fputs("\nA file that is not fio output, or a run in which a fio job failed, is an error\n"
 	      "(exit 1) and nothing is saved. An upload that did not get through keeps the\n"
 	      "runs in the spool: exit 3 when the server could not be reached or failed (5xx),\n"
-	      "1 when it refused them (4xx, TLS). See scsitune-report(8).\n",
+	      "1 when it refused them (4xx, TLS). --query: 1 when the service gave no usable\n"
+	      "answer, 4 when the gate failed. See scsitune-report(8).\n",
 	      f);
 }
 
@@ -89,6 +107,8 @@ struct report_opts {
 	const char *config;
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
+	bool host_facts;     /* --host-facts: the FILEs were made on this host */
+	struct query_opts q; /* --query and its options */
 	int verbose;
 	/* --run */
 	bool run, node_set;
@@ -128,7 +148,7 @@ static bool load_config(const struct global_opts *g, struct report_opts *ro, str
 	const char *def = getenv("SCSITUNE_CONFIG");
 	const char *path = ro->config ? ro->config : def && *def ? def : NULL;
 	int r;
-	if (!ro->config && !ro->upload && !ro->flush)
+	if (!ro->config && !ro->upload && !ro->flush && !ro->q.url)
 		return true;
 	if (path)
 		r = stune_config_load(path, !ro->config, cfg, &err);
@@ -150,7 +170,7 @@ static bool load_config(const struct global_opts *g, struct report_opts *ro, str
 		error_msg("%s%s%s", path, err ? ":" : ": ", err ? err : strerror(-r));
 		return false;
 	}
-	if (!ro->upload)
+	if (!ro->upload && !ro->q.url) /* the fleet view asks another URL */
 		ro->upload = (*cfg)->upload_url;
 	if (!ro->auth_file)
 		ro->auth_file = (*cfg)->upload_auth_file;
@@ -229,19 +249,44 @@ static void progress_done(void *data, const struct stune_run_progress *p, const 
 	fprintf(stderr, "scsitune: fio run %u of %u done: %s KIOPS, %s\n", p->k, p->n, kiops, file);
 }
 
+/* Where apply's journal is: --state-dir, else the root's /var/lib/scsitune. NULL: out of memory. */
+static char *journal_dir_of(const struct report_opts *ro, struct stune_ctx *ctx)
+{
+	char *dir = NULL;
+	if (ro->state_dir_given)
+		dir = strdup(ro->state_dir);
+	else if (asprintf(&dir, "%s%s", stune_root_prefix(ctx->root), STUNE_STATE_DIR) < 0)
+		dir = NULL;
+	if (!dir)
+		error_msg("out of memory");
+	return dir;
+}
+
+/* report --host-facts FILE...: this host's provenance (the tree's under --sysroot), no fio run. */
+static int host_facts(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
+		      struct stune_run *rs)
+{
+	_cleanup_free_ char *journal_dir = journal_dir_of(ro, ctx), *err = NULL;
+	if (!journal_dir)
+		return EXIT_ERROR;
+	struct stune_run_opts o = {.state_dir = ro->state_dir,
+				   .journal_dir = journal_dir,
+				   .profile_dir = SCSITUNE_PROFILE_DIR,
+				   .sysroot = g->sysroot != NULL};
+	if (stune_run_host_facts(ctx, &o, rs, &err) < 0) {
+		error_msg("%s", err ? err : "out of memory");
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 /* report --run: the engine runs fio N times; on success rs->files are the outputs. */
 static int run_fio(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
 		   struct stune_run *rs)
 {
-	_cleanup_free_ char *journal_dir = NULL, *err = NULL;
-	if (ro->state_dir_given)
-		journal_dir = strdup(ro->state_dir);
-	else if (asprintf(&journal_dir, "%s%s", stune_root_prefix(ctx->root), STUNE_STATE_DIR) < 0)
-		journal_dir = NULL;
-	if (!journal_dir) {
-		error_msg("out of memory");
+	_cleanup_free_ char *journal_dir = journal_dir_of(ro, ctx), *err = NULL;
+	if (!journal_dir)
 		return EXIT_ERROR;
-	}
 	struct stune_run_opts o = {.fio = ro->fio,
 				   .job = ro->job,
 				   .devices = ro->devices,
@@ -320,7 +365,15 @@ enum {
 	OPT_JOB_FILE,
 	OPT_DESTRUCTIVE,
 	OPT_NODE,
-	OPT_FIO
+	OPT_FIO,
+	OPT_HOST_FACTS,
+	OPT_QUERY,
+	OPT_QUERY_API,
+	OPT_HOSTS,
+	OPT_HOSTS_FILE,
+	OPT_SINCE,
+	OPT_GATE,
+	OPT_QUERY_TIMEOUT
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"phase", required_argument, NULL, OPT_PHASE},
@@ -344,6 +397,14 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"destructive", no_argument, NULL, OPT_DESTRUCTIVE},
 					 {"node", required_argument, NULL, OPT_NODE},
 					 {"fio", required_argument, NULL, OPT_FIO},
+					 {"host-facts", no_argument, NULL, OPT_HOST_FACTS},
+					 {"query", required_argument, NULL, OPT_QUERY},
+					 {"query-api", required_argument, NULL, OPT_QUERY_API},
+					 {"hosts", required_argument, NULL, OPT_HOSTS},
+					 {"hosts-file", required_argument, NULL, OPT_HOSTS_FILE},
+					 {"since", required_argument, NULL, OPT_SINCE},
+					 {"gate", required_argument, NULL, OPT_GATE},
+					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
 					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
@@ -427,6 +488,52 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 	return -1;
 }
 
+/* --query and the options that go with it: -1 to go on, else the exit code. */
+static int query_opt(struct query_opts *q, int c, const char *arg)
+{
+	static const char *const names[] = {"--query", "--query-api", "--hosts", "--hosts-file", "--since", "--gate"};
+	if (c == OPT_HOSTS)
+		return query_hosts_opt(q, arg);
+	if (c == OPT_QUERY_TIMEOUT) {
+		q->any = true;
+		if (stune_parse_upload_timeout(arg, &q->timeout_s) < 0) {
+			usage_error("report", "--query-timeout: '%s' is not a number of seconds from %d to %d", arg,
+				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
+			return EXIT_USAGE;
+		}
+		return -1;
+	}
+	if (!*arg || strchr(arg, '\n')) {
+		usage_error("report", "%s: empty or multi-line argument", names[c - OPT_QUERY]);
+		return EXIT_USAGE;
+	}
+	*(c == OPT_QUERY	? &q->url
+	  : c == OPT_QUERY_API	? &q->api
+	  : c == OPT_HOSTS_FILE ? &q->hosts_file
+	  : c == OPT_SINCE	? &q->since
+				: &q->gate) = arg;
+	if (c != OPT_QUERY)
+		q->any = true;
+	return -1;
+}
+
+/* --query: nothing of the other modes. -1 to go on, else the exit code. */
+static int check_query(const struct report_opts *ro, int argc)
+{
+	if (!ro->q.url) {
+		usage_error("report", "--query-api, --hosts, --hosts-file, --since, --gate and --query-timeout go with "
+				      "--query URL");
+		return EXIT_USAGE;
+	}
+	if (optind < argc || ro->run || ro->flush || ro->upload || ro->host_facts || ro->job_opts ||
+	    ro->state_dir_given) {
+		usage_error("report", "--query reads the central service: no FILE, --run, --flush, --upload, "
+				      "--host-facts, --state-dir or fio options");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* One option of report's own: -1 to go on, else the exit code. */
 static int report_opt(struct report_opts *ro, char ***devices, int c, const char *arg)
 {
@@ -464,6 +571,17 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_FLUSH:
 		ro->flush = true;
 		return -1;
+	case OPT_HOST_FACTS:
+		ro->host_facts = true;
+		return -1;
+	case OPT_QUERY:
+	case OPT_QUERY_API:
+	case OPT_HOSTS:
+	case OPT_HOSTS_FILE:
+	case OPT_SINCE:
+	case OPT_GATE:
+	case OPT_QUERY_TIMEOUT:
+		return query_opt(&ro->q, c, arg);
 	case OPT_UPLOAD_TIMEOUT:
 		if (stune_parse_upload_timeout(arg, &ro->upload_timeout_s) < 0) {
 			usage_error("report", "--upload-timeout: '%s' is not a number of seconds from %d to %d", arg,
@@ -640,10 +758,13 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 					 .numjobs = STUNE_FIO_SEED_NUMJOBS,
 					 .runtime_s = STUNE_FIO_SEED_RUNTIME}};
 	_cleanup_(stune_strv_freep) char **devices = NULL;
+	_cleanup_(stune_strv_freep) char **query_hosts = NULL;
 	int c, ec;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
-		if ((ec = report_opt(&ro, &devices, c, optarg)) == -1)
+		ec = report_opt(&ro, &devices, c, optarg);
+		query_hosts = ro.q.hosts;
+		if (ec == -1)
 			continue;
 		if (ec != -2)
 			return ec;
@@ -651,6 +772,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			return ec;
 	}
 	ro.verbose = g->verbose;
+	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != -1)
+		return ec;
 	if (ro.job_opts && !ro.run) {
 		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "
 				      "--destructive, --node and --fio go with --run");
@@ -658,10 +781,16 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	}
 	if (ro.run && (ec = check_run(&ro, argc)) != -1)
 		return ec;
+	if (ro.host_facts && (ro.run || ro.flush)) {
+		usage_error("report", "--host-facts goes with fio FILEs (--run records the host's facts itself)");
+		return EXIT_USAGE;
+	}
 	ro.devices = devices;
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
+	if (ro.q.url)
+		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro, argc)) != -1)
 		return ec;
 	if (!ro.flush && !ro.run && optind >= argc) {
@@ -678,9 +807,14 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
-	if (!ro.run)
-		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth);
 	_cleanup_(stune_run_clear) struct stune_run rs = {0};
+	if (!ro.run && !ro.host_facts)
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth);
+	if (!ro.run) {
+		if ((ec = host_facts(g, &ro, ctx, &rs)) != EXIT_OK)
+			return ec;
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), &rs.prov, auth);
+	}
 	if ((ec = run_fio(g, &ro, ctx, &rs)) != EXIT_OK)
 		return ec;
 	return report_set(g, &ro, ctx, rs.files, rs.n_files, &rs.prov, auth);

@@ -203,7 +203,10 @@ static void render_provenance(struct out *o, const struct stune_report_set *s)
 		out_obj_end(o);
 		return;
 	}
-	out_str(o, "source", "Provenance: %s", "run");
+	if (p->host_facts)
+		out_str(o, "source", "Provenance (--host-facts, as of the report)%.0s", "host");
+	else
+		out_str(o, "source", "Provenance: %s", "run");
 	out_str(o, "host", " on host %s", p->host);
 	out_str(o, "kernel", ", kernel %s\n", p->kernel);
 	if (p->have_hba) {
@@ -232,6 +235,16 @@ static void render_provenance(struct out *o, const struct stune_report_set *s)
 	out_text(o, "\n");
 	out_obj_end(o);
 	out_str(o, "phase", NULL, s->phase);
+	if (p->host_facts) {
+		fmt_time(buf, sizeof(buf), p->start_ms, true);
+		out_str(o, "facts_time", NULL, *buf ? buf : NULL);
+		out_str(o, "note", "  %s\n",
+			"fio ran outside scsitune: the host, HBA (the first mpi3mr HBA's), payload and profile "
+			"are this host's when the files were reported");
+		out_obj_end(o);
+		out_text(o, "\n");
+		return;
+	}
 	out_str(o, "fio", "  %s", p->fio_path);
 	out_str(o, "fio_version", " (%s)", p->fio_version);
 	fmt_time(buf, sizeof(buf), p->start_ms, true);

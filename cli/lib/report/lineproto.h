@@ -24,6 +24,9 @@ struct stune_lp_facts {
 	const char *hba_model, *firmware; /* the HBA of the devices (report --run) */
 	const char *payload;		  /* payload version (scsi_mod's version marker) */
 	const char *profile;		  /* the applied profile's name */
+	const char *profile_digest;	  /* its SHA-256, from apply's journal */
+	const char *verify_state;	  /* in-effect, drifted, none-applied (verify's rule) */
+	const char *set;		  /* the result set: its saved name without .json */
 	int64_t fallback_ms;		  /* timestamp of a run whose fio output has none */
 };
 

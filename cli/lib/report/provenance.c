@@ -59,6 +59,16 @@ int stune_mpi3mr_devices(const struct stune_topology *t, char ***devs, size_t *n
 	return 0;
 }
 
+const struct stune_hba *stune_first_mpi3mr_hba(const struct stune_topology *t)
+{
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		if (d->host < t->n_hosts && t->hbas[t->hosts[d->host].hba].kind == STUNE_HBA_MPI3MR)
+			return &t->hbas[t->hosts[d->host].hba];
+	}
+	return NULL;
+}
+
 void stune_provenance_host(struct stune_provenance *p, const struct stune_topology *t, const struct stune_hba *hba,
 			   bool sysroot, const char *hostname)
 {
@@ -126,7 +136,9 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	p->profile_verify_drifted = STUNE_NUM((int64_t)v.drifted);
 	p->profile_note = v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
 					      "changed since it was applied (checked as it is now)"
-					    : "from apply's journal; verify_state as scsitune verify, before the runs";
+			  : p->host_facts
+			      ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
+			      : "from apply's journal; verify_state as scsitune verify, before the runs";
 }
 
 /* The node to bind to, or -1 with the reason in p->binding_note. */

@@ -22,6 +22,7 @@ struct stune_topology;
 
 /* NULL strings are unknown (rendered null). */
 struct stune_provenance {
+	bool host_facts; /* report --host-facts: fio ran outside scsitune; host and profile as of now */
 	const char *host, *kernel;
 	bool have_hba; /* the devices' HBA was found in detect's model */
 	const char *hba_model, *hba_firmware, *hba_pci_address, *hba_driver;
@@ -56,6 +57,9 @@ const struct stune_hba *stune_device_hba(const struct stune_topology *t, const c
 /* The default devices of `report --run`: /dev/NAME of the mpi3mr HBAs' disks,
  * appended to the NULL-terminated *devs (*n counts them). */
 int stune_mpi3mr_devices(const struct stune_topology *t, char ***devs, size_t *n);
+
+/* The HBA of the first disk behind an mpi3mr HBA (the default devices of --run), or NULL. */
+const struct stune_hba *stune_first_mpi3mr_hba(const struct stune_topology *t);
 
 /*
  * Host, kernel, payload and HBA facts from detect's model (the --sysroot

@@ -175,6 +175,22 @@ static int run_all(struct stune_ctx *ctx, const struct stune_run_opts *o, const 
 	return 0;
 }
 
+int stune_run_host_facts(struct stune_ctx *ctx, const struct stune_run_opts *o, struct stune_run *rs, char **err)
+{
+	struct stune_provenance *p = &rs->prov;
+	int r = stune_topology_scan_for_plan(ctx, &rs->topo);
+	if (r < 0)
+		return fail(err, r, "detect: %s", strerror(-r));
+	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)
+		rs->host[0] = '\0';
+	p->host_facts = true;
+	stune_provenance_host(p, rs->topo, stune_first_mpi3mr_hba(rs->topo), o->sysroot, rs->host);
+	stune_provenance_profile(ctx, o->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
+	p->bound_node = -1;
+	p->start_ms = (int64_t)time(NULL) * 1000;
+	return 0;
+}
+
 int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const struct stune_run_cb *cb,
 		  struct stune_run *rs, char **err)
 {

@@ -60,6 +60,14 @@ struct stune_run {
 };
 void stune_run_clear(struct stune_run *rs);
 
+/*
+ * report --host-facts: the provenance of fio outputs made outside scsitune on
+ * this host (the --sysroot tree under --sysroot): host, kernel, payload, the
+ * first mpi3mr HBA, and the applied profile with its verify_state as of now.
+ * No fio is run; o's fio, job and device fields are not used.
+ */
+int stune_run_host_facts(struct stune_ctx *ctx, const struct stune_run_opts *o, struct stune_run *rs, char **err);
+
 /* Everything up to and including the N runs; rs->files are the outputs. */
 int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const struct stune_run_cb *cb,
 		  struct stune_run *rs, char **err);

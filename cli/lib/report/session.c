@@ -152,10 +152,18 @@ int stune_report_spool(const char *state_dir, const struct stune_report_set *s, 
 	if (gethostname(host, sizeof(host) - 1) < 0)
 		host[0] = '\0';
 	bool have_uname = uname(&u) == 0;
-	struct stune_lp_facts facts = {
-	    .host = host, .kernel = have_uname ? u.release : NULL, .phase = s->phase, .fallback_ms = now_ms};
+	_cleanup_free_ char *set = NULL;
+	int r = stune_resultset_name(stune_report_set_start_ms(s), &set);
+	if (r < 0)
+		return r;
+	set[strlen(set) - 5] = '\0'; /* the saved set's name without ".json" */
+	struct stune_lp_facts facts = {.host = host,
+				       .kernel = have_uname ? u.release : NULL,
+				       .phase = s->phase,
+				       .set = set,
+				       .fallback_ms = now_ms};
 	const struct stune_provenance *p = s->prov;
-	if (p) { /* report --run: what detect saw (the --sysroot tree's, under --sysroot) */
+	if (p) { /* report --run, --host-facts: what detect saw (the --sysroot tree's, under --sysroot) */
 		if (p->host)
 			facts.host = p->host;
 		if (p->kernel)
@@ -164,10 +172,12 @@ int stune_report_spool(const char *state_dir, const struct stune_report_set *s, 
 		facts.firmware = p->hba_firmware;
 		facts.payload = p->payload_version;
 		facts.profile = p->profile;
+		facts.profile_digest = p->profile_digest;
+		facts.verify_state = p->profile_verify_state;
 	}
 	_cleanup_free_ char *lines = NULL;
 	size_t len = 0;
-	int r = stune_lp_encode(s->runs, s->n_runs, &facts, &lines, &len);
+	r = stune_lp_encode(s->runs, s->n_runs, &facts, &lines, &len);
 	if (r < 0)
 		return r;
 	return stune_spool_add(state_dir, lines, len, path);
