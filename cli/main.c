@@ -9,8 +9,9 @@
 #include "detect/scan.h"
 #include "scsitune.h"
 
+/* The one version: project(VERSION) in CMakeLists.txt (docs/version checks the rest agree). */
 #ifndef SCSITUNE_VERSION
-#define SCSITUNE_VERSION "0.0.0"
+#error "SCSITUNE_VERSION is defined by CMakeLists.txt from the project version"
 #endif
 
 /* Exact-match command table: a tool that writes system state never guesses. */
@@ -124,7 +125,7 @@ int command_no_args(const char *cmd, int argc, char **argv)
 static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
 	const struct global_opts *g = data;
-	if (level > STUNE_LOG_WARNING && g->verbose == 0)
+	if (level > STUNE_LOG_NOTICE && g->verbose == 0)
 		return;
 	const char *tag = level <= STUNE_LOG_ERR ? "error: " : level <= STUNE_LOG_WARNING ? "warning: " : "";
 	if (path)

@@ -19,6 +19,7 @@ enum {
 	EXIT_ERROR = 1,	  /* runtime failure: unreadable sysroot, out of memory, write error */
 	EXIT_DRIFT = 2,	  /* verify: settings drifted */
 	EXIT_PENDING = 3, /* report: results kept in the spool, the server could not take them now */
+	EXIT_GATE = 4,	  /* report --query --gate: the selection does not meet the gate */
 	EXIT_USAGE = 64	  /* bad command line (EX_USAGE) */
 };
 

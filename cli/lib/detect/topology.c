@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "detect/topology.h"
+#include "detect/gather.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/strv.h"
 
@@ -21,7 +23,27 @@ void stune_disk_clear(struct stune_disk *d)
 	free(d->scheduler);
 	stune_strv_free(d->schedulers);
 	free(d->state);
+	for (size_t i = 0; i < _STUNE_RAW_MAX; i++)
+		free(d->raw[i]);
 	*d = (struct stune_disk){0};
+}
+
+const char *stune_disk_raw_value(const struct stune_disk *d, const char *setting)
+{
+	static const char *const names[_STUNE_RAW_MAX] = {
+	    [STUNE_RAW_SCHEDULER] = "queue/scheduler",
+	    [STUNE_RAW_NR_REQUESTS] = "queue/nr_requests",
+	    [STUNE_RAW_RQ_AFFINITY] = "queue/rq_affinity",
+	    [STUNE_RAW_NOMERGES] = "queue/nomerges",
+	    [STUNE_RAW_READ_AHEAD_KB] = "queue/read_ahead_kb",
+	    [STUNE_RAW_ADD_RANDOM] = "queue/add_random",
+	    [STUNE_RAW_IO_POLL] = "queue/io_poll",
+	    [STUNE_RAW_QUEUE_DEPTH] = "device/queue_depth",
+	};
+	for (size_t i = 0; i < _STUNE_RAW_MAX; i++)
+		if (!strcmp(setting, names[i]))
+			return d->raw[i];
+	return NULL;
 }
 
 void stune_topology_free(struct stune_topology *t)

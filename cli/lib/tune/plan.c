@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "tune/plan.h"
+#include "tune/internal.h"
 #include "detect/irqbalance.h"
 #include "core/strv.h"
 
@@ -495,7 +496,11 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 	struct stune_cpuset cpus = {0};
 	const char *no_node = NULL;
 	const struct stune_node *node = NULL;
-	if (!h->numa_node.set)
+	if (!h->numa_node.set && h->pci_address)
+		no_node =
+		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
+		    "IRQ left in place";
+	else if (!h->numa_node.set)
 		no_node = "the HBA's NUMA node is unknown (no PCI function): no CPU is local to it, IRQ left in place";
 	else if (h->numa_node.v < 0)
 		no_node = "the HBA's numa_node is -1: the firmware gives no locality, so no node is local to it; "
