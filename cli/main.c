@@ -69,6 +69,7 @@ static void main_help(FILE *f)
 	fputs("  help CMD   show help for CMD\n\n", f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 3 upload pending (report),\n"
+	      "4 gate not met (report --query), 5 profile changed since apply (verify),\n"
 	      "64 usage error.\n"
 	      "See scsitune(8).\n",
 	      f);

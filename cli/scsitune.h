@@ -16,11 +16,12 @@ struct stune_change;
 /* Exit codes, documented in scsitune(8) EXIT STATUS. */
 enum {
 	EXIT_OK = 0,
-	EXIT_ERROR = 1,	  /* runtime failure: unreadable sysroot, out of memory, write error */
-	EXIT_DRIFT = 2,	  /* verify: settings drifted */
-	EXIT_PENDING = 3, /* report: results kept in the spool, the server could not take them now */
-	EXIT_GATE = 4,	  /* report --query --gate: the selection does not meet the gate */
-	EXIT_USAGE = 64	  /* bad command line (EX_USAGE) */
+	EXIT_ERROR = 1,		  /* runtime failure: unreadable sysroot, out of memory, write error */
+	EXIT_DRIFT = 2,		  /* verify: settings drifted */
+	EXIT_PENDING = 3,	  /* report: results kept in the spool, the server could not take them now */
+	EXIT_GATE = 4,		  /* report --query --gate: the selection does not meet the gate */
+	EXIT_PROFILE_CHANGED = 5, /* verify: the profile changed since apply, the host did not */
+	EXIT_USAGE = 64		  /* bad command line (EX_USAGE) */
 };
 
 struct global_opts {
