@@ -342,7 +342,7 @@ static void render_nodes(struct out *o, const char *key, const struct stune_topo
  */
 static void render_irq_locality(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
 {
-	size_t movable = 0, not_local = 0, unknown = 0, managed = 0, unclassified = 0;
+	size_t movable = 0, not_local = 0, spans = 0, unknown = 0, managed = 0, unclassified = 0;
 	bool node_known = h->numa_node.set && h->numa_node.v >= 0;
 	char *remote = NULL;
 	size_t remote_len = 0;
@@ -372,6 +372,7 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 					stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
 			stune_cpuset_clear(&nodes);
 			not_local++;
+			spans += pl == STUNE_PLACE_SPANS;
 		}
 		out_obj_begin(o, NULL);
 		out_int(o, "irq", NULL, q->irq);
@@ -403,8 +404,9 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	else if (not_local == 0 && unknown == 0)
 		out_text(o, "movable %zu, local (node %lld)", movable, (long long)h->numa_node.v);
 	else if (not_local)
-		out_text(o, "movable %zu, %zu REMOTE: irq %s, the HBA on node %lld (a profile can move %s)", movable,
-			 not_local, remote ? remote : "", (long long)h->numa_node.v, not_local == 1 ? "it" : "them");
+		out_text(o, "movable %zu, %zu %s: irq %s, the HBA on node %lld (a profile can move %s)", movable,
+			 not_local, spans ? "NOT LOCAL" : "REMOTE", remote ? remote : "", (long long)h->numa_node.v,
+			 not_local == 1 ? "it" : "them");
 	else
 		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
 	free(remote);
