@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "tune/apply.h"
@@ -59,6 +60,17 @@ void help_apply(FILE *f)
 	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
+}
+
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir)
+{
+	struct stat st;
+	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0)
+		error_msg("profile '%s' not found in %s: no such directory (install scsitune: cmake --install build; "
+			  "from a source tree: --profile-dir profiles)",
+			  profile, dir);
+	else
+		error_msg("%s", err ? err : strerror(-r));
 }
 
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
@@ -344,7 +356,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *err = NULL;
 	int r = stune_profile_load(profile, dir, &p, &err);
 	if (r < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 

@@ -120,7 +120,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
 	_cleanup_free_ char *err = NULL;
 	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 	_cleanup_free_ char *digest = NULL;

@@ -83,6 +83,9 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
  * prints the error and returns -errno on failure. */
 int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *profile_dir, bool persist,
 	     struct stune_topology **t, struct stune_plan **plan);
+/* A profile that did not load: the loader's line, or, for a name in a profile
+ * directory that does not exist, how to install or run from a source tree. */
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir);
 /* The HBA as people name it: its PCI address, else "/" + its sysfs path (in buf). */
 const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len);
 /* The plan's scope: per HBA in or out and why (text and JSON "hbas"). */
