@@ -355,8 +355,9 @@ def assert_model(doc, text=None):
 
     if text is not None:
         log("text output:")
-        for needle in ("HBA " + PCI, "[mpi3mr]", "Fusion-MPT 24GSAS/PCIe SAS40xx", "host2  mpi3mr",
-                       "wwn-" + SDA_WWN, "path-" + SDB_PATH, "mpi3mr0-msix1"):
+        # The default text is one row per device (IRQ names are under -v; the JSON checks them).
+        for needle in ("HBA " + PCI + "  mpi3mr 8.2.0.3.0", "Fusion-MPT 24GSAS/PCIe SAS40xx", "host2  mpi3mr",
+                       "wwn-" + SDA_WWN, "path-" + SDB_PATH, "the 5 IRQs"):
             check(needle in text, "text names %r" % needle)
 
 
