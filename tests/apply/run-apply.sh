@@ -56,6 +56,16 @@ for e in j["changes"]:
 # 1. Round trip: apply, verify (0), drift by hand, verify (2), revert.
 run 0 "apply numa" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
+# Each disk row names the device (sdX) beside its stable key, as the journal has them.
+python3 - "$state/journal.json" "$work/out" <<'PY' || fail "apply: a disk row does not name its device beside its key: $(cat "$work/out")"
+import json, re, sys
+rows = [l.split() for l in open(sys.argv[2]) if re.match(r"^applied ", l)]
+disks = {e["object"]: e["path"].split("/")[2] for e in json.load(open(sys.argv[1]))["changes"]
+         if e["state"] == "applied" and e["path"].startswith("sys/block/")}
+assert disks, "no disk applied"
+for key, name in disks.items():
+    assert ["applied", name, key] in [r[:3] for r in rows], (key, name)
+PY
 [ -f "$state/journal.json" ] || fail "no journal after apply"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["profile"]==sys.argv[2] and len(j["digest"])==64 and j["changes"]' \
 	"$state/journal.json" "$profile" || fail "journal lacks profile, digest or changes"
@@ -70,7 +80,8 @@ read -r path object < <(journal_path queue/read_ahead_kb)
 [ -n "${path:-}" ] || fail "no applied queue/read_ahead_kb in the journal"
 echo 4096 >"$work/root/$path"
 run 2 "verify after a hand change" st verify --profile-dir "$profiles" --state-dir "$state"
-joined | grep -qE "^drifted +sd[a-z]+ +$object +read_ahead_kb 4096 \(expected [0-9]+\)" || fail "verify does not name the drifted setting: $(cat "$work/out")"
+disk=$(cut -d/ -f3 <<<"$path")
+joined | grep -qE "^drifted +$disk +$object +read_ahead_kb 4096 \(expected [0-9]+\)" || fail "verify does not name the drifted setting beside its device $disk: $(cat "$work/out")"
 # The nr_requests a scheduler switch resets is recorded, not written: a hand
 # change to it after apply is someone else's too, as long as revert does not
 # switch that disk's scheduler back (which resets it again): here someone
@@ -82,7 +93,7 @@ if [ -n "${rpath:-}" ]; then
 	echo '[kyber] none mq-deadline' >"$work/root/${rpath%/nr_requests}/scheduler"
 fi
 run 1 "revert leaves the hand change alone" st revert --state-dir "$state"
-joined | grep -qE "^left alone +sd[a-z]+ +$object .*read_ahead_kb 4096 \(changed since apply" || fail "revert does not report the value changed since apply"
+joined | grep -qE "^left alone +$disk +$object .*read_ahead_kb 4096 \(changed since apply" || fail "revert does not report the value changed since apply beside its device $disk"
 if [ -n "${rpath:-}" ]; then
 	joined | grep -qE "^left alone .* $robject .*nr_requests 77 " || fail "revert overwrote a recorded nr_requests changed by hand"
 	[ "$(cat "$work/root/$rpath")" = 77 ] || fail "recorded nr_requests changed by hand was written"
