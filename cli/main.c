@@ -69,7 +69,7 @@ static void main_help(FILE *f)
 	fputs("  help CMD   show help for CMD\n\n", f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 3 upload pending (report),\n"
-	      "64 usage error.\n"
+	      "4 gate failed (report: the fleet view's gate), 64 usage error.\n"
 	      "See scsitune(8).\n",
 	      f);
 }
