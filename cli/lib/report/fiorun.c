@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/fiorun.h"
+#include "report/internal.h"
 #include "core/strv.h"
 #include "core/userfile.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/resultset.h"
+#include "report/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

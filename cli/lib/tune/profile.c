@@ -5,6 +5,7 @@
  * value the file, line and the comment just above it (the "why" a plan shows).
  */
 #include "tune/profile.h"
+#include "tune/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -576,8 +577,26 @@ static int load_file(struct loader *L, const char *path, const char *display, un
 	return r;
 }
 
+/*
+ * A profile must say which HBAs it tunes: one without [hba] match_driver or
+ * match_pci would retune every disk of the host, the boot disk too.
+ */
+static int check_scope(struct loader *L)
+{
+	for (size_t i = 0; i < L->p->n_rules; i++)
+		if (L->p->rules[i].cls == STUNE_PC_HBA && L->p->rules[i].n_matches)
+			return 0;
+	set_err(L, -EINVAL,
+		"%s: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		"('match_driver = *' for every HBA)",
+		L->p->n_files ? L->p->files[0] : L->p->name);
+	return -EINVAL;
+}
+
 static int finish(struct loader *L, int r, struct stune_profile **out, char **err)
 {
+	if (r >= 0 && !L->err)
+		r = check_scope(L);
 	if (r < 0 || L->err) {
 		if (err)
 			*err = steal_pointer(&L->err);
