@@ -139,7 +139,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	if (stune_profile_digest(p, &digest) < 0)
 		digest = NULL;
 	if (j && j->digest && digest && strcmp(digest, j->digest))
-		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
+		note_msg("warning: %s changed since it was applied", p->path);
 
 	/* The files of apply --persist too: asked for, or the journal's apply made them. */
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
