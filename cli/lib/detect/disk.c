@@ -158,7 +158,7 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 	bool plan = t->plan_scope;
 	int r;
 
-	if (stune_root_dir_open(ctx->root, bdir, &bd) < 0)
+	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0)
 		return 1; /* gone since the listing */
 	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
 		return 1; /* no device link: not a SCSI disk (loop, zram...) */
