@@ -662,6 +662,7 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 	if (!plan)
 		return -ENOMEM;
 	plan->profile = p;
+	plan->topology = t;
 	int r;
 
 	for (size_t i = 0; i < t->n_disks; i++) {

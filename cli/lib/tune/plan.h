@@ -45,6 +45,7 @@ struct stune_change {
 
 struct stune_plan {
 	const struct stune_profile *profile;
+	const struct stune_topology *topology; /* the host model it was built from; outlives the plan */
 	struct stune_change *changes;
 	size_t n_changes;
 };
