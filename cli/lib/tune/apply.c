@@ -387,6 +387,11 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 	return 0;
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
 		 struct stune_revert_item **items, size_t *n_items, bool *complete)
 {
@@ -395,8 +400,22 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 	int r = 0;
 	if (!it)
 		return -ENOMEM;
+	/* Objects whose scheduler pass 0 restored, sorted: pass 1 looks them up in O(log n). */
+	_cleanup_free_ const char **switched = calloc(j->n ? j->n : 1, sizeof(*switched));
+	size_t n_switched = 0;
+	if (!switched) {
+		free(it);
+		return -ENOMEM;
+	}
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
-	for (int pass = 0; pass < 2 && r >= 0; pass++)
+	for (int pass = 0; pass < 2 && r >= 0; pass++) {
+		if (pass == 1) {
+			for (size_t m = 0; m < n; m++)
+				if (it[m].outcome == STUNE_RV_RESTORED &&
+				    !strcmp(j->entries[it[m].entry].setting, "queue/scheduler"))
+					switched[n_switched++] = j->entries[it[m].entry].object;
+			qsort(switched, n_switched, sizeof(*switched), str_cmp);
+		}
 		for (size_t k = j->n; k-- > 0 && r >= 0;) {
 			struct stune_jentry *e = &j->entries[k];
 			bool sched = !strcmp(e->setting, "queue/scheduler");
@@ -407,16 +426,13 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 				continue;
 			}
 			/* nr_requests of a disk whose scheduler revert just switched back: reset by the kernel. */
-			bool reset = false;
-			if (!strcmp(e->setting, "queue/nr_requests"))
-				for (size_t m = 0; m < n && !reset; m++)
-					reset = it[m].outcome == STUNE_RV_RESTORED &&
-						!strcmp(j->entries[it[m].entry].setting, "queue/scheduler") &&
-						!strcmp(j->entries[it[m].entry].object, e->object);
+			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
+				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
 			it[n].entry = k;
 			r = revert_one(ctx, e, force, reset, &it[n]);
 			n++;
 		}
+	}
 	bool done = true;
 	for (size_t k = 0; k < j->n; k++)
 		done = done && j->entries[k].state == STUNE_J_REVERTED;

@@ -61,11 +61,15 @@ static int dup_opt(const char *s, char **out)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
 		      const char *old, const char *desired, enum stune_jstate state)
 {
-	struct stune_jentry *n = realloc(j->entries, (j->n + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	j->entries = n;
-	struct stune_jentry *e = &n[j->n];
+	if (j->n >= j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 64;
+		struct stune_jentry *n = realloc(j->entries, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		j->entries = n;
+		j->cap = cap;
+	}
+	struct stune_jentry *e = &j->entries[j->n];
 	memset(e, 0, sizeof(*e));
 	e->state = state;
 	if (dup_opt(object, &e->object) < 0 || dup_opt(setting, &e->setting) < 0 || dup_opt(path, &e->path) < 0 ||
@@ -375,6 +379,7 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	size_t n = json_object_array_length(arr);
 	if (n && !(j->entries = calloc(n, sizeof(*j->entries))))
 		return -ENOMEM;
+	j->cap = n;
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		struct stune_jentry *e = &j->entries[i];
