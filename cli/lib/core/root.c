@@ -629,7 +629,7 @@ void stune_root_dir_close(struct stune_rdir *d)
 	*d = STUNE_RDIR_INIT;
 }
 
-int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out)
+static int dir_open(const struct stune_root *r, const char *path, bool want_canonical, struct stune_rdir *out)
 {
 	*out = STUNE_RDIR_INIT;
 	while (*path == '/')
@@ -638,7 +638,7 @@ int stune_root_dir_open(const struct stune_root *r, const char *path, struct stu
 	if (!p)
 		return -ENOMEM;
 	bool canonical = false;
-	int fd = plain_path(p) ? open_no_symlinks(r, p) : -ELOOP;
+	int fd = want_canonical && plain_path(p) ? open_no_symlinks(r, p) : -ELOOP;
 	if (fd >= 0)
 		canonical = true;
 	else if (fd == -ELOOP || fd == -ENOSYS || fd == -EAGAIN)
@@ -647,6 +647,16 @@ int stune_root_dir_open(const struct stune_root *r, const char *path, struct stu
 		return fd;
 	*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&p), .canonical = canonical};
 	return 0;
+}
+
+int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, false, out);
+}
+
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, true, out);
 }
 
 /*

@@ -19,8 +19,14 @@ int stune_strv_push(char ***v, size_t *n, char *s)
 {
 	if (!s)
 		return -ENOMEM;
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-	if (!nv) {
+	/* Slots (items and the NULL): at least 4, then doubled when the n + 1 in use fill a power of two. */
+	size_t used = *n + 1, want = 0;
+	if (*n + 2 <= 4)
+		want = 4;
+	else if ((used & (used - 1)) == 0)
+		want = 2 * used;
+	char **nv = *v;
+	if (want && !(nv = realloc(*v, want * sizeof(char *)))) {
 		free(s);
 		return -ENOMEM;
 	}
