@@ -42,7 +42,6 @@
 #                         dpkg's records and what the user made.
 # Every step prints what failed; logs of apt and the build are shown on failure.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:?usage: test-package.sh chroot|build|build-clean|lintian|install ...}
 shift
 
