@@ -269,18 +269,21 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 	}
 	out_arr_end(o);
 
-	/* Text: each profile line behind a row shown, once, with its comment (the why). */
+	/* Text: each profile line behind a row shown, once, with its comment (the why;
+	 * the lines shown so far are few, one per profile value: linear in rows). */
 	if (!out_is_json(o)) {
 		bool header = false;
-		for (size_t i = 0; i < plan->n_changes; i++) {
+		_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+		size_t n_shown = 0;
+		for (size_t i = 0; i < plan->n_changes && shown; i++) {
 			const struct stune_change *c = &plan->changes[i];
 			const struct stune_pvalue *v = c->source;
 			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen =
-				    plan->changes[j].source == v && (verbose || plan->changes[j].state == STUNE_CHANGE);
+			for (size_t j = 0; j < n_shown && !seen; j++)
+				seen = shown[j] == v;
 			if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
 				continue;
+			shown[n_shown++] = v;
 			if (!header)
 				out_text(o, "\nWhy (from the profile):\n");
 			header = true;

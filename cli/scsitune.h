@@ -62,6 +62,8 @@ int command_no_args(const char *cmd, int argc, char **argv);
 struct stune_ctx *cli_ctx_open(const struct global_opts *g);
 void usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
 void error_msg(const char *fmt, ...) _printf_(1, 2);
+/* "scsitune: " and the message, escaped like error_msg (warnings, progress lines). */
+void note_msg(const char *fmt, ...) _printf_(1, 2);
 
 int cmd_apply(struct global_opts *g, int argc, char **argv);
 void help_apply(FILE *f);
