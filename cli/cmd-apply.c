@@ -312,7 +312,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	bool dry_run = false, persist = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, "apply")) != -1) {
 		switch (c) {
 		case 'h':
 			help_apply(stdout);

@@ -39,7 +39,8 @@ void help_report(FILE *f)
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
 	      "       scsitune report --query URL --phase NAME [--compare PHASE] [--hosts H1,H2 |\n"
 	      "                       --hosts-file FILE] [--since DUR] [--gate EXPR]\n"
-	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run,\n"
+	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run\n"
+	      "('-' is standard input),\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
 	      "latency (mean, p50, p99, p99.9), errors; across runs: avg, min-max, spread\n"
 	      "((max - min) / max), sample standard deviation and coefficient of variation.\n"
@@ -563,7 +564,20 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		}
 		ro->compare = arg;
 		return -1;
-	case OPT_UPLOAD:
+	case OPT_UPLOAD: {
+		/* A URL that cannot be one is a bad value on the command line, like the others (64). */
+		_cleanup_free_ char *url = NULL, *err = NULL;
+		int r = *arg ? stune_upload_url(arg, &url, &err) : 0;
+		if (r == -ENOMEM) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		if (r < 0) {
+			usage_error("report", "--upload %s: %s", arg, err ? err : strerror(-r));
+			return EXIT_USAGE;
+		}
+		return path_opt(ro, c, arg);
+	}
 	case OPT_AUTH_FILE:
 	case OPT_CA_FILE:
 	case OPT_CONFIG:
@@ -761,7 +775,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_strv_freep) char **query_hosts = NULL;
 	int c, ec;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "report")) != -1) {
 		ec = report_opt(&ro, &devices, c, optarg);
 		query_hosts = ro.q.hosts;
 		if (ec == -1)
@@ -797,6 +811,12 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		usage_error("report", "report: no fio JSON file given (or --run)");
 		return EXIT_USAGE;
 	}
+	/* "-" is standard input, which can be read once. */
+	for (int i = optind, dash = 0; i < argc; i++)
+		if (!strcmp(argv[i], "-") && dash++) {
+			usage_error("report", "report: '-' (standard input) given more than once");
+			return EXIT_USAGE;
+		}
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;
 	if (ro.upload && !upload_prepare(&ro, &auth))
 		return EXIT_ERROR;

@@ -45,6 +45,8 @@ run() { # run EXPECTED_RC LABEL ARGS...: output in $work/out, $work/err
 }
 # The text rows with their wrapped continuation lines joined (a row's settings wrap under its column).
 joined() { awk '/^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$work/out"; }
+# Command lines the output suggests, with their " \" continuations joined.
+commands() { sed -e :a -e '/ \\$/{N; s/ \\\n */ /; ta' -e '}' "$work/out"; }
 same_tree() { [ "$(snap)" = "$before" ] || { fail "$1: the tree is not byte-identical to the snapshot"; }; }
 journal_path() { # first journal entry (state applied, or $2) for a setting
 	python3 -c 'import json,sys
@@ -56,6 +58,8 @@ for e in j["changes"]:
 # 1. Round trip: apply, verify (0), drift by hand, verify (2), revert.
 run 0 "apply numa" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
+commands | grep -qxF "  scsitune --sysroot $work/root revert --state-dir $state" ||
+	fail "apply's undo hint does not repeat --sysroot and --state-dir: $(tail -3 "$work/out")"
 # Each disk row names the device (sdX) beside its stable key, as the journal has them.
 python3 - "$state/journal.json" "$work/out" <<'PY' || fail "apply: a disk row does not name its device beside its key: $(cat "$work/out")"
 import json, re, sys
@@ -99,6 +103,9 @@ if [ -n "${rpath:-}" ]; then
 	[ "$(cat "$work/root/$rpath")" = 77 ] || fail "recorded nr_requests changed by hand was written"
 fi
 [ -f "$state/journal.json" ] || fail "journal removed though a value was left alone"
+# The hint repeats what revert needs to find this journal again (--sysroot, --state-dir).
+commands | grep -qxF "  scsitune --sysroot $work/root revert --state-dir $state --force" ||
+	fail "revert's hint does not repeat --sysroot and --state-dir: $(tail -3 "$work/out")"
 run 0 "revert --force" st revert --force --state-dir "$state"
 [ -f "$state/journal.json" ] && fail "journal not removed after a complete revert"
 same_tree "round trip"

@@ -30,6 +30,7 @@ FOREIGN = {
     "--test": "scripts/install-deps", "--fix": "scripts/check-format", "--list": "mkfixture.py",
     "--pack": "mkfixture.py", "--update": "the test scripts", "--output-on-failure": "ctest",
     "--test-dir": "ctest", "--version": "umockdev-run",
+    "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
 }
 GLOBAL_WITH_ARG = {"-o", "--output", "--sysroot"}
 OPT = re.compile(r"--[a-z][a-z0-9_-]*")

@@ -226,9 +226,28 @@ printf 'no-form-here\n' >"$work/form.auth"
 chmod 600 "$work/form.auth"
 printf '[upload]\nurl = http://127.0.0.1:1/write\n[server]\nurl = x\n' >"$work/bad.conf"
 : >"$work/empty.conf"
-expect "upload: not http" 1 "^scsitune: --upload ftp://h/w: not an http:// or https:// URL$" \
+# "-" is standard input: the same figures as the file; once only.
+"$bin" report -o json "$good" >"$work/file.json" 2>/dev/null
+rc=0
+"$bin" report -o json - <"$good" >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+assert a["runs"][0]["iops"] == b["runs"][0]["iops"], (a["runs"][0], b["runs"][0])' "$work/file.json" "$work/out" 2>"$work/py"; then
+	pass "report - reads standard input"
+else
+	fail "report - reads standard input: exit $rc $(cat "$work/err" "$work/py")"
+fi
+expect "'-' twice" 64 "^scsitune: report: '-' \(standard input\) given more than once$" -- report - - </dev/null
+rc=0
+echo garbage | "$bin" report - >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 1 ] && grep -q "^scsitune: stdin: not JSON" "$work/err" && pass "report - with garbage: one line naming stdin" ||
+	fail "report - with garbage: exit $rc $(cat "$work/err")"
+# A bad --upload URL is a usage error, like any bad value on the command line (64).
+expect "upload: not http" 64 "^scsitune: --upload ftp://h/w: not an http:// or https:// URL$" \
 	-- report --phase x --state-dir "$us" --upload ftp://h/w "$good"
-expect "upload: precision in the URL" 1 "^scsitune: --upload http://127.0.0.1:1/write\?precision=ns: sets precision= itself" \
+expect "upload: precision in the URL" 64 "^scsitune: --upload http://127.0.0.1:1/write\?precision=ns: sets precision= itself" \
 	-- report --phase x --state-dir "$us" --upload 'http://127.0.0.1:1/write?precision=ns' "$good"
 expect "upload: missing auth file" 1 "^scsitune: --auth-file $work/none.auth: No such file or directory$" \
 	-- report --phase x --state-dir "$us" --upload http://127.0.0.1:1/write --auth-file "$work/none.auth" "$good"
@@ -287,7 +306,7 @@ done
 expect "no file" 64 "report: no fio JSON file given" -- report
 expect "bad phase" 64 "--phase: invalid name '../x'" -- report --phase ../x "$good"
 expect "bad compare" 64 "--compare: 'a b' is neither a phase name nor a file" -- report --compare "a b" "$good"
-expect "unknown option" 64 "unrecognized option" -- report --frob "$good"
+expect "unknown option" 64 "^scsitune: report: unknown option '--frob'" -- report --frob "$good"
 
 # stdout that cannot be written.
 rc=0

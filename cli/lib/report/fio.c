@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ctx.h"
 #include "core/userfile.h"
@@ -671,8 +672,13 @@ int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_f
 	size_t len = 0;
 
 	*err = NULL;
-	/* A regular file only: a FIFO would block, /dev/zero never end. */
-	int r = stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	/* "-": standard input, read to its end (fio ... | scsitune report -), named "stdin". A file
+	 * named on the command line: a regular file only (a FIFO would block, /dev/zero never end). */
+	bool in = !strcmp(path, "-");
+	int r = in ? stune_read_user_fd(STDIN_FILENO, FIO_MAX_FILE_BYTES, 0, &buf, &len)
+		   : stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	if (in)
+		path = "stdin";
 	if (r < 0) {
 		if (r == -STUNE_ENOTREG || r == -EFBIG) {
 			*err = strdup(stune_user_file_strerror(r, FIO_MAX_FILE_BYTES));

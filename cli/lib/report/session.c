@@ -51,16 +51,17 @@ int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, str
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *err = NULL;
+		const char *shown = strcmp(files[i], "-") ? files[i] : "stdin"; /* "-": standard input */
 		int r = stune_fio_parse_file(ctx, files[i], &s->runs[i], &err);
 		if (r < 0) {
-			report_bad(bad, data, "%s: %s", files[i], err ? err : strerror(-r));
+			report_bad(bad, data, "%s: %s", shown, err ? err : strerror(-r));
 			ok = false;
 			continue;
 		}
 		const struct stune_fio_run *run = s->runs[i];
 		if (run->n_failed > 0) {
 			const struct stune_fio_job *j = &run->jobs[run->first_failed_job];
-			report_bad(bad, data, "%s: fio job %zu '%s' failed with error %d (%s)%s", files[i],
+			report_bad(bad, data, "%s: fio job %zu '%s' failed with error %d (%s)%s", shown,
 				   run->first_failed_job, j->name, j->error, strerror(j->error),
 				   run->n_failed > 1 ? ", and more jobs failed" : "");
 			ok = false;
