@@ -47,7 +47,11 @@ void help_report(FILE *f)
 	      "\nOptions:\n"
 	      "      --phase NAME         label the result set (e.g. baseline, tuned) and save it\n"
 	      "                           under STATE_DIR/reports/NAME/\n"
-	      "      --state-dir DIR      where result sets are saved (default " DEFAULT_STATE_DIR ")\n"
+	      "      --state-dir DIR      where result sets are saved (default " DEFAULT_STATE_DIR ",\n"
+	      "                           inside the --sysroot tree when one is given)\n"
+	      "      --group N            the fio group N of each file: jobs of different groups\n"
+	      "                           (stonewall) ran one after the other, so a file with\n"
+	      "                           several is refused without it\n"
 	      "      --compare PHASE|FILE compare with the newest saved set of PHASE, or a saved\n"
 	      "                           result-set FILE: avg KIOPS, range, spread and their change\n"
 	      "      --upload URL         send each run as InfluxDB line protocol to the write URL\n"
@@ -109,6 +113,8 @@ struct report_opts {
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
 	bool host_facts;     /* --host-facts: the FILEs were made on this host */
+	bool group_set;	     /* --group N: that fio group of each file */
+	unsigned group;
 	struct query_opts q; /* --query and its options */
 	int verbose;
 	/* --run */
@@ -374,7 +380,8 @@ enum {
 	OPT_HOSTS_FILE,
 	OPT_SINCE,
 	OPT_GATE,
-	OPT_QUERY_TIMEOUT
+	OPT_QUERY_TIMEOUT,
+	OPT_GROUP
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"phase", required_argument, NULL, OPT_PHASE},
@@ -406,6 +413,7 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"since", required_argument, NULL, OPT_SINCE},
 					 {"gate", required_argument, NULL, OPT_GATE},
 					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+					 {"group", required_argument, NULL, OPT_GROUP},
 					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
@@ -603,6 +611,11 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 			return EXIT_USAGE;
 		}
 		return -1;
+	case OPT_GROUP:
+		if (!parse_uint("--group", arg, 0, 1000000, &ro->group))
+			return EXIT_USAGE;
+		ro->group_set = true;
+		return -1;
 	case OPT_RUN:
 		ro->run = true;
 		return -1;
@@ -713,10 +726,11 @@ static int render_saved(const struct stune_report_set *set, char **doc)
 static int report_set(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
 		      char *const *files, size_t n, const struct stune_provenance *prov, const struct stune_auth *auth)
 {
-	_cleanup_(stune_report_set_clear) struct stune_report_set set = {.phase = ro->phase, .prov = prov};
+	_cleanup_(stune_report_set_clear) struct stune_report_set set = {
+	    .phase = ro->phase, .prov = prov, .group_set = ro->group_set, .group = ro->group};
 	_cleanup_(stune_saved_set_freep) struct stune_saved_set *ref = NULL;
 	_cleanup_free_ char *saved = NULL, *doc = NULL, *err = NULL;
-	struct stune_report_compare cmp;
+	_cleanup_(stune_report_compare_clear) struct stune_report_compare cmp = {0};
 	int64_t now_ms = (int64_t)time(NULL) * 1000;
 	int r = stune_report_ingest(ctx, files, n, &set, ingest_bad, NULL);
 	if (r == -ENOMEM)
@@ -731,6 +745,11 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		error_msg("%s", err ? err : "out of memory");
 		return EXIT_ERROR;
 	}
+	/* Said loudly: statistics across different jobs, or a change between them, mean nothing. */
+	for (size_t i = 0; i < set.n_mismatch; i++)
+		note_msg("warning: runs not comparable: %s", set.mismatch[i]);
+	for (size_t i = 0; i < cmp.n_mismatch; i++)
+		note_msg("warning: --compare %s: not comparable: %s", ro->compare, cmp.mismatch[i]);
 	if (ro->phase) {
 		if ((r = render_saved(&set, &doc)) < 0 ||
 		    (r = stune_report_save(ro->state_dir, &set, doc, &saved)) < 0) {
@@ -786,6 +805,16 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			return ec;
 	}
 	ro.verbose = g->verbose;
+	/* Under --sysroot everything follows the root, as for apply: saved sets and the spool go to the
+	 * tree's /var/lib/scsitune, never this machine's. */
+	_cleanup_free_ char *tree_state = NULL;
+	if (g->sysroot && !ro.state_dir_given) {
+		if (asprintf(&tree_state, "%s%s", g->sysroot, STUNE_STATE_DIR) < 0) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		ro.state_dir = tree_state;
+	}
 	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != -1)
 		return ec;
 	if (ro.job_opts && !ro.run) {
