@@ -156,6 +156,11 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 	return fd < 0 ? negative_errno() : fd;
 }
 
+int stune_root_open(const struct stune_root *r, const char *path, int flags)
+{
+	return root_open(r, path, flags);
+}
+
 int stune_root_new(const char *prefix, struct stune_root **out)
 {
 	_cleanup_free_ char *abs = NULL;
