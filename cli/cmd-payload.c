@@ -193,8 +193,8 @@ static void render_bundle(struct out *o, const struct payload_bundle *b)
 		out_str(o, "srcversion", " srcversion %s", pm->srcversion);
 		out_str(o, "build_id", NULL, pm->build_id);
 		out_str(o, "sha256", NULL, stune_manifest_file(m, pm->file)->sha256);
-		out_bool(o, "signed", " %s", pm->is_signed ? STUNE_YES : STUNE_NO);
-		out_int(o, "exports", " exports %s\n", (long long)pm->n_exports);
+		out_bool(o, "signed", pm->is_signed ? " signed" : " unsigned", pm->is_signed ? STUNE_YES : STUNE_NO);
+		out_int(o, "exports", ", %s exported CRCs\n", (long long)pm->n_exports);
 		out_strv(o, "patches", NULL, pm->patches);
 		out_obj_end(o);
 	}
@@ -270,7 +270,7 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 		out_str(o, "version", " version %s", pm->version);
 		out_str(o, "srcversion", " srcversion %s", pm->srcversion);
 		out_str(o, "build_id", " build-id %.12s...", pm->build_id);
-		out_bool(o, "signed", " signed %s", pm->is_signed ? STUNE_YES : STUNE_NO);
+		out_bool(o, "signed", pm->is_signed ? " signed" : " unsigned", pm->is_signed ? STUNE_YES : STUNE_NO);
 		out_int(o, "exports", ", %s exported CRCs\n", (long long)pm->n_exports);
 		out_obj_end(o);
 	}
@@ -363,6 +363,11 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		return -1;
 	}
 	render_preflight(o, p);
+	if (!p->passed || !state_dir) {
+		out_str(o, "steps", NULL, NULL);
+		out_str(o, "resolution", NULL, NULL);
+		out_str(o, "initrd", NULL, NULL);
+	}
 	if (!p->passed) {
 		*refused = true;
 		out_str(o, "result", "Refused: nothing was changed.\n", "refused");
@@ -398,6 +403,8 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	}
 	out_arr_end(o);
 	if (r < 0) {
+		out_str(o, "resolution", NULL, NULL);
+		out_str(o, "initrd", NULL, NULL);
 		out_str(o, "result", "Failed.\n", "failed");
 		error_msg(
 		    "install: %s (the journal in %s/payload says how far it got: 'scsitune payload remove' undoes "
@@ -406,7 +413,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		return -1;
 	}
 	bool ok = true;
-	out_arr_begin(o, "modules");
+	out_arr_begin(o, "resolution");
 	for (size_t i = 0; i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
 		_cleanup_free_ char *want = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
@@ -501,10 +508,15 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 			out_str(o, "command", NULL, "install");
 			out_bool(o, "dry_run", NULL, STUNE_NO);
 			render_bundle(o, &b);
-			out_str(o, "result",
-				"Already installed (%s/payload/journal.json): nothing changed; "
-				"'scsitune payload verify' says whether it is loaded.\n",
-				"already-installed");
+			out_str(o, "preflight", NULL, NULL);
+			out_str(o, "steps", NULL, NULL);
+			out_str(o, "resolution", NULL, NULL);
+			out_str(o, "initrd", NULL, NULL);
+			out_text(o,
+				 "Already installed (%s/payload/journal.json): nothing changed; 'scsitune payload "
+				 "verify' says whether it is loaded.\n",
+				 state_dir);
+			out_str(o, "result", NULL, "already-installed");
 			out_str(o, "journal", NULL, state_dir);
 			out_obj_end(o);
 			return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
@@ -625,19 +637,18 @@ int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *stat
 	if (r == -ENOENT) {
 		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
 			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");
-		return -1;
+		return -2;
 	}
 	if (r < 0) {
 		error_msg("%s/payload/journal.json: %s", state_dir,
 			  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
-		return -1;
+		return -2;
 	}
 	_cleanup_(stune_premove_result_clear) struct stune_premove_result res = {0};
 	_cleanup_free_ char *err = NULL;
 	r = stune_payload_remove(ctx, j, state_dir, force, no_initramfs, &res, &err);
-	out_str(o, "release", "Payload", j->release);
-	out_str(o, "payload_version", " %s", j->payload_version);
-	out_text(o, " for %s:\n", j->release);
+	out_str(o, "payload_version", "Payload %s", j->payload_version);
+	out_str(o, "release", " for %s:\n", j->release);
 	out_bool(o, "install_complete", NULL, j->complete ? STUNE_YES : STUNE_NO);
 	out_arr_begin(o, "steps");
 	for (size_t i = 0; i < res.n; i++) {
@@ -684,6 +695,8 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "remove");
 	int r = payload_remove_locked(ctx, o, state_dir, force, no_initramfs);
+	if (r == -2) /* nothing to say on stdout */
+		return EXIT_ERROR;
 	out_obj_end(o);
 	int w = out_finish(o);
 	if (w < 0) {

@@ -32,7 +32,7 @@ int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig
  */
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
 			   const char *state_dir, bool no_initramfs, bool reload, bool *refused);
-/* remove, the lock held: renders into o; -1 after printing the error. */
+/* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
 int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force, bool no_initramfs);
 /* The chain of custody (keys release, payload_version, source, verdict, links). */
 void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);

@@ -630,8 +630,10 @@ static json_object *jstring(const char *s)
 int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t *len, struct stune_manifest **manifest,
 		      char **err)
 {
-	_cleanup_free_ char *bpath = NULL;
+	_cleanup_free_ char *bpath = NULL, *mtext = NULL;
 	_cleanup_free_ uint8_t *bm = NULL;
+	/* Declared before the first goto: a cleanup variable must be initialised on every path to "out". */
+	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
 	size_t bml = 0;
 	int r;
 
@@ -825,13 +827,11 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 
 	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE);
-	_cleanup_free_ char *mtext = NULL;
 	if (asprintf(&mtext, "%s\n", text) < 0) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	/* Parse what we wrote: the same checks install will make. */
-	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
 	if ((r = stune_manifest_parse(mtext, strlen(mtext), &m, err)) < 0) {
 		ret = r;
 		goto out;

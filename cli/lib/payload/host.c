@@ -53,7 +53,7 @@ char *stune_dpkg_status_version(const char *text, const char *package)
 			if (n == 9 + pl && !strncmp(l, "Package: ", 9) && !strncmp(l + 9, package, pl))
 				match = true;
 			else if (n >= 8 && !strncmp(l, "Status: ", 8))
-				installed = n == 8 + 21 && !strncmp(l + 8, "install ok installed", 20);
+				installed = n == 8 + 20 && !strncmp(l + 8, "install ok installed", 20);
 			else if (n > 9 && !strncmp(l, "Version: ", 9)) {
 				ver = l + 9;
 				verlen = n - 9;

@@ -256,7 +256,8 @@ int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *
 		p->dependents += users;
 		p->imports += checked;
 		_cleanup_free_ char *exp = stune_strdupf("%zu imports by %zu stock modules", checked, users);
-		_cleanup_free_ char *act = stune_strdupf("%zu equal", checked - bad);
+		_cleanup_free_ char *act =
+		    stune_strdupf("%zu of %zu imports by %zu stock modules equal", checked - bad, checked, users);
 		size_t same_exports = 0;
 		for (size_t s = 0; s < stock[i].ko->n_exports; s++) {
 			const struct stune_symcrc *o = &stock[i].ko->exports[s],
