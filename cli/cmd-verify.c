@@ -14,7 +14,13 @@
 #include "tune/plan.h"
 #include "tune/profile.h"
 #include "detect/topology.h"
+#include "core/strv.h"
+#include "rows.h"
 #include "scsitune.h"
+#include "wrap.h"
+
+#define NB    WRAP_NBSP
+#define VLIST " (-v" NB "lists" NB "them)"
 
 #ifndef SCSITUNE_PROFILE_DIR
 #define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
@@ -130,7 +136,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	_cleanup_free_ char *digest = NULL;
-	if (j && j->digest && stune_profile_digest(p, &digest) == 0 && strcmp(digest, j->digest))
+	if (stune_profile_digest(p, &digest) < 0)
+		digest = NULL;
+	if (j && j->digest && digest && strcmp(digest, j->digest))
 		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
 
 	/* The files of apply --persist too: asked for, or the journal's apply made them. */
@@ -146,12 +154,48 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
+	render_profile_text(o, p, digest);
 	out_obj_begin(o, "profile");
-	out_str(o, "name", "Profile %s\n", p->name);
+	out_str(o, "name", NULL, p->name);
 	out_strv(o, "files", NULL, p->files);
 	out_obj_end(o);
+
+	/* Text: the verdict with its counts, then a row per drifted object (-v: every row). */
+	size_t total = sum.in_effect + sum.drifted;
+	if (sum.drifted)
+		out_text(o, "Verify: DRIFTED, %zu" NB "of" NB "%zu" NB "settings", sum.drifted, total);
+	else
+		out_text(o, "Verify: in effect, %s%zu" NB "setting%s", total > 1 ? "all" NB : "", total,
+			 total == 1 ? "" : "s");
+	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum.not_settable,
+		 sum.not_applicable,
+		 g->verbose || sum.in_effect + sum.not_settable + sum.not_applicable == 0 ? "" : VLIST);
+	struct rows rows = {0};
+	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
+		const struct stune_change *ch = &plan->changes[i];
+		if (ch->state != STUNE_CHANGE && !g->verbose)
+			continue;
+		_cleanup_free_ char *dev = plan_row_device(ch);
+		char *text;
+		if (ch->state == STUNE_CHANGE) {
+			char b1[32], b2[32];
+			const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
+				   *want = stune_change_display(ch, true, b2, sizeof(b2));
+			text = stune_strdupf("%s %s (expected %s)", rows_setting(ch->setting), cur ? cur : "-",
+					     want ? want : "-");
+		} else
+			text = plan_row_text(ch, false);
+		if (rows_add(&rows, verify_state(ch), dev, ch->object, text,
+			     ch->state == STUNE_NOT_SETTABLE || ch->state == STUNE_NOT_APPLICABLE ? ch->note : NULL) <
+		    0)
+			break;
+	}
+	rows_print(o, &rows, "STATE");
+	rows_free(&rows);
+
 	out_arr_begin(o, "settings");
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *ch = &plan->changes[i];
@@ -165,23 +209,13 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		out_str(o, "actual", NULL, ch->current);
 		out_str(o, "note", NULL, ch->note);
 		out_obj_end(o);
-		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
-			continue;
-		char b1[32], b2[32];
-		const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
-			   *want = stune_change_display(ch, true, b2, sizeof(b2));
-		if (ch->state == STUNE_CHANGE)
-			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object, ch->setting,
-				 want ? want : "-", cur ? cur : "-");
-		else
-			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting, cur ? cur : "-");
 	}
 	out_arr_end(o);
 	out_obj_begin(o, "summary");
-	out_int(o, "in_effect", "\n%s in effect", (long long)sum.in_effect);
-	out_int(o, "drifted", ", %s drifted", (long long)sum.drifted);
-	out_int(o, "not_settable", ", %s not settable", (long long)sum.not_settable);
-	out_int(o, "not_applicable", ", %s not applicable\n", (long long)sum.not_applicable);
+	out_int(o, "in_effect", NULL, (long long)sum.in_effect);
+	out_int(o, "drifted", NULL, (long long)sum.drifted);
+	out_int(o, "not_settable", NULL, (long long)sum.not_settable);
+	out_int(o, "not_applicable", NULL, (long long)sum.not_applicable);
 	out_obj_end(o);
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {

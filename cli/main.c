@@ -9,8 +9,9 @@
 #include "detect/scan.h"
 #include "scsitune.h"
 
+/* The one version: project(VERSION) in CMakeLists.txt (docs/version checks the rest agree). */
 #ifndef SCSITUNE_VERSION
-#define SCSITUNE_VERSION "0.0.0"
+#error "SCSITUNE_VERSION is defined by CMakeLists.txt from the project version"
 #endif
 
 /* Exact-match command table: a tool that writes system state never guesses. */
@@ -52,7 +53,8 @@ void print_global_options(FILE *f)
 	      "  -o, --output FORMAT   text (default) or json; json puts only the document on stdout\n"
 	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc, DIR/run/udev/data)\n"
 	      "                        instead of the running system\n"
-	      "  -v, --verbose         more messages on stderr\n"
+	      "  -v, --verbose         text: every row, not only changes and drift; more\n"
+	      "                        messages on stderr\n"
 	      "  -h, --help            show help and exit\n"
 	      "  -V, --version         show the version and exit\n",
 	      f);
@@ -125,7 +127,7 @@ int command_no_args(const char *cmd, int argc, char **argv)
 static void log_stderr(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
 	const struct global_opts *g = data;
-	if (level > STUNE_LOG_WARNING && g->verbose == 0)
+	if (level > STUNE_LOG_NOTICE && g->verbose == 0)
 		return;
 	const char *tag = level <= STUNE_LOG_ERR ? "error: " : level <= STUNE_LOG_WARNING ? "warning: " : "";
 	if (path)

@@ -24,6 +24,8 @@ int out_finish(struct out *o);
 void out_free(struct out *o);
 DEFINE_CLEANUP_FUNC(struct out, out_free)
 bool out_is_json(const struct out *o);
+/* Text mode: keep the text and print it wrapped to width columns (cli/wrap.h) at out_finish. */
+void out_set_wrap(struct out *o, size_t width);
 
 /* key NULL inside arrays. */
 void out_obj_begin(struct out *o, const char *key);

@@ -3,7 +3,12 @@
 
 #include "detect/topology.h"
 #include "out.h"
+#include "wrap.h"
+
+#include <stdint.h>
 
 #define STUNE_DETECT_SCHEMA_VERSION 1
 
-void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot);
+/* verbose: the text adds per disk, per hctx and per IRQ detail (JSON is always whole);
+ * only: the index of the one HBA to show (--hba), SIZE_MAX for all. */
+void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only);
