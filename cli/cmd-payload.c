@@ -27,6 +27,7 @@
 #include "tune/journal.h"
 #include "cmd-payload.h"
 #include "scsitune.h"
+#include "wrap.h"
 
 #define STUNE_PAYLOAD_SCHEMA_VERSION 1
 #define SIG_MAX			     4096
@@ -251,6 +252,7 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "pack");
@@ -303,16 +305,16 @@ static void render_preflight(struct out *o, const struct stune_preflight *p)
 		out_bool(o, "passed", NULL, c->passed ? STUNE_YES : STUNE_NO);
 		out_str(o, "why", NULL, c->why);
 		out_obj_end(o);
-		out_text(o, "  %-8s %-11s", c->passed ? "ok" : "REFUSED", c->check);
+		_cleanup_free_ char *why = esc(c->why);
+		out_text(o, "  %-8s %-10s " WRAP_HANG, c->passed ? "ok" : "REFUSED", c->check);
 		if (c->module)
 			out_text(o, "%s: ", c->module);
-		if (c->passed) {
-			out_text(o, "%s", c->actual ? c->actual : "");
-			out_text(o, "%s%s\n", c->why ? (c->actual ? "; " : "") : "", c->why ? c->why : "");
-		} else {
+		if (c->passed)
+			out_text(o, "%s%s%s\n", c->actual ? c->actual : "", why && c->actual ? "; " : "",
+				 why ? why : "");
+		else
 			out_text(o, "expected %s, actual %s: %s\n", c->expected ? c->expected : "-",
-				 c->actual ? c->actual : "-", c->why ? c->why : "");
-		}
+				 c->actual ? c->actual : "-", why ? why : "");
 	}
 	out_arr_end(o);
 	out_obj_end(o);
@@ -392,13 +394,15 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	for (size_t i = 0; res.journal && i < res.journal->n; i++) {
 		const struct stune_pstep *s = &res.journal->steps[i];
 		out_obj_begin(o, NULL);
-		out_str(o, "step", "  %-8s", stune_pstep_kind_name(s->kind));
-		out_str(o, "state", " %-8s", stune_pstep_state_name(s->state));
-		out_rootpath(o, "path", " %s", s->path);
+		out_str(o, "step", NULL, stune_pstep_kind_name(s->kind));
+		out_str(o, "state", NULL, stune_pstep_state_name(s->state));
+		out_rootpath(o, "path", NULL, s->path);
 		out_str(o, "sha256", NULL, s->sha256);
 		out_str(o, "old_sha256", NULL, s->old_sha256);
-		out_str(o, "note", s->note ? ": %s" : NULL, s->note);
-		out_text(o, "\n");
+		out_str(o, "note", NULL, s->note);
+		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
+			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
+			 s->note ? (s->path ? ": " : "") : "", s->note ? s->note : "");
 		out_obj_end(o);
 	}
 	out_arr_end(o);
@@ -437,7 +441,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 			      res.resolved[i] && *res.resolved[i] ? shown : NULL);
 		out_bool(o, "ours", ours ? " (ours)\n" : " (NOT ours)\n", ours ? STUNE_YES : STUNE_NO);
 		out_str(o, "needs", NULL, need_name(need));
-		out_text(o, "  %s\n", need_text(need, h->running));
+		out_text(o, "  " WRAP_HANG "%s\n", need_text(need, h->running));
 		out_str(o, "reload", reload_result ? "  reload: %s\n" : NULL, reload_result);
 		out_str(o, "reload_error", rerr ? "  %s\n" : NULL, rerr);
 		out_obj_end(o);
@@ -503,6 +507,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 			_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 			if (!o)
 				return EXIT_ERROR;
+			out_set_wrap(o, WRAP_DEFAULT_COLS);
 			out_obj_begin(o, NULL);
 			out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 			out_str(o, "command", NULL, "install");
@@ -529,6 +534,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "install");
@@ -551,9 +557,10 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose)
 {
 	out_str(o, "release", "Kernel %s", s->release);
-	out_str(o, "payload_version", ": payload %s", s->payload_version);
-	out_str(o, "source", " (%s)", s->source);
+	out_str(o, "payload_version", s->payload_version ? ", payload %s" : NULL, s->payload_version);
+	out_str(o, "source", NULL, s->source);
 	out_str(o, "verdict", ": %s\n", stune_pverdict_name(s->verdict));
+	const struct stune_plink *prev = NULL;
 	out_arr_begin(o, "links");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct stune_plink *l = &s->links[i];
@@ -565,18 +572,29 @@ void payload_render_state(struct out *o, const struct stune_pstate *s, int verbo
 		out_str(o, "state", NULL, stune_link_state_name(l->state));
 		out_str(o, "note", NULL, l->note);
 		out_obj_end(o);
+		if (l->module && (!prev || !prev->module || strcmp(prev->module, l->module)))
+			out_text(o, "%s\n", l->module);
+		prev = l;
 		_cleanup_free_ char *note = esc(l->note);
-		out_text(o, "  %-14s %-17s %-16s", stune_link_state_name(l->state), l->link,
-			 l->module ? l->module : "");
+		const char *st = l->state == STUNE_LINK_OK	  ? "ok"
+				 : l->state == STUNE_LINK_PENDING ? "PENDING"
+				 : l->state == STUNE_LINK_DRIFT	  ? "DRIFT"
+				 : l->state == STUNE_LINK_ABSENT  ? "absent"
+				 : l->state == STUNE_LINK_SKIPPED ? "-"
+								  : "ERROR";
 		bool hashes = l->expected && strlen(l->expected) == 64;
-		if (l->state == STUNE_LINK_OK && !verbose)
-			out_text(o, "%s%s", l->actual && !hashes ? l->actual : "",
-				 note ? (l->actual && !hashes ? "  " : "") : "");
+		int w = hashes && !verbose ? 12 : 200;
+		/* text: "loaded.version" is "version" under its module's heading */
+		out_text(o, "  %-8s %-13s " WRAP_HANG, st, strncmp(l->link, "loaded.", 7) ? l->link : l->link + 7);
+		bool shown_actual = l->actual && *l->actual && strlen(l->actual) != 64;
+		if (l->state == STUNE_LINK_OK && !verbose && shown_actual)
+			out_text(o, "%s%s%s%s\n", l->actual, note ? " (" : "", note ? note : "", note ? ")" : "");
+		else if (l->state == STUNE_LINK_OK && !verbose)
+			out_text(o, "%s\n", note ? note : "");
 		else
-			out_text(o, "expected %.*s, actual %.*s  ", hashes && !verbose ? 16 : 200,
-				 l->expected ? l->expected : "-", hashes && !verbose ? 16 : 200,
-				 l->actual ? l->actual : "-");
-		out_text(o, "%s\n", note ? note : "");
+			out_text(o, "expected %.*s%s, actual %.*s%s%s%s\n", w, l->expected ? l->expected : "-",
+				 hashes && !verbose ? "..." : "", w, l->actual ? l->actual : "-",
+				 hashes && !verbose && l->actual ? "..." : "", note ? ": " : "", note ? note : "");
 	}
 	out_arr_end(o);
 }
@@ -609,6 +627,7 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "verify");
@@ -655,13 +674,14 @@ int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *stat
 		const struct stune_prm_row *w = &res.rows[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "step", NULL, stune_pstep_kind_name(w->kind));
-		out_str(o, "outcome", "  %-14s", stune_prm_outcome_name(w->outcome));
-		out_text(o, " %-9s", stune_pstep_kind_name(w->kind));
-		out_rootpath(o, "path", " %s", w->path);
+		out_str(o, "outcome", NULL, stune_prm_outcome_name(w->outcome));
+		out_rootpath(o, "path", NULL, w->path);
 		out_str(o, "expected", NULL, w->expected);
 		out_str(o, "actual", NULL, w->actual);
-		out_str(o, "note", w->note ? ": %s" : NULL, w->note);
-		out_text(o, "\n");
+		out_str(o, "note", NULL, w->note);
+		out_text(o, "  %-13s %-10s " WRAP_HANG "%s%s%s%s\n", stune_prm_outcome_name(w->outcome),
+			 stune_pstep_kind_name(w->kind), w->path ? "/" : "", w->path ? w->path : "",
+			 w->note ? (w->path ? ": " : "") : "", w->note ? w->note : "");
 		out_obj_end(o);
 	}
 	out_arr_end(o);
@@ -688,15 +708,27 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	_cleanup_close_ int lock = -1;
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
+	/* No journal: an error, before a byte of the document (stdout is streamed). */
+	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
+	int jr = stune_pjournal_load(state_dir, &j);
+	if (jr == -ENOENT) {
+		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
+			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");
+		return EXIT_ERROR;
+	}
+	if (jr < 0) {
+		error_msg("%s/payload/journal.json: %s", state_dir,
+			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
+		return EXIT_ERROR;
+	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "remove");
 	int r = payload_remove_locked(ctx, o, state_dir, force, no_initramfs);
-	if (r == -2) /* nothing to say on stdout */
-		return EXIT_ERROR;
 	out_obj_end(o);
 	int w = out_finish(o);
 	if (w < 0) {

@@ -210,7 +210,8 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 				"another payload is installed (payload %s): its manifest differs from the bundle's",
 				installed->payload_version);
 		else
-			r = add(st, "installed", NULL, a, b, STUNE_LINK_OK, "the bundle's manifest, in /%s", mpath);
+			r = add(st, "installed", NULL, a, b, STUNE_LINK_OK, "the bundle's manifest is %s/manifest.json",
+				STUNE_PAYLOAD_SUBDIR);
 		if (r < 0)
 			return r;
 		st->source = stune_strdupf("bundle");
@@ -234,7 +235,8 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		char a[STUNE_SHA256_HEX];
 		stune_sha256_hex(mj, mjl, a);
 		if ((r = add(st, "installed", NULL, NULL, a, STUNE_LINK_OK,
-			     "/%s (its bundle's signature was checked when it was installed)", mpath)) < 0)
+			     "%s/manifest.json (its bundle's signature was checked at install)",
+			     STUNE_PAYLOAD_SUBDIR)) < 0)
 			return r;
 		st->source = stune_strdupf("/%s", mpath);
 	}
@@ -302,7 +304,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 				strerror(-k));
 		else
 			r = add(st, "file", pm->name, pf->sha256, sha, file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
-				"/%s%s", fpath, file_ok ? "" : ": not the bundle's file");
+				"%s%s", rel, file_ok ? "" : ": not the bundle's file");
 		if (r < 0)
 			return r;
 
