@@ -15,6 +15,7 @@
 #include "tune/plan.h"
 #include "core/strv.h"
 #include "rows.h"
+#include "cmd-payload.h"
 #include "scsitune.h"
 #include "wrap.h"
 
@@ -122,7 +123,8 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 }
 
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist)
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
+		const struct payload_bundle *b)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
@@ -130,6 +132,9 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
 	int r;
+	/* apply --payload: the payload first, under the same lock; refused or failed: no profile either. */
+	if (b && payload_apply_install(g, ctx, b, state_dir, false) < 0)
+		return EXIT_ERROR;
 
 	/* A journal left by an earlier apply stays: its entries come first, so
 	 * revert undoes this apply, then that one, back to the original values. */
@@ -153,6 +158,10 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	if (!j->profile_dir)
 		j->profile_dir = strdup(profile_dir);
 	j->digest = NULL;
+	if (b) {
+		free(j->payload);
+		j->payload = stune_strdupf("%s %s", b->m->payload_version, b->m->release);
+	}
 	j->started = (long long)time(NULL);
 	j->persist = j->persist || persist;
 	if (!j->profile || !j->profile_path || !j->profile_dir || (r = stune_profile_digest(p, &j->digest)) < 0) {
@@ -257,6 +266,15 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	out_obj_end(o);
 	out_bool(o, "dry_run", NULL, STUNE_NO);
 	out_str(o, "journal", NULL, counts[STUNE_CHANGE] ? state_dir : NULL);
+	/* apply --payload: the payload's chain of custody, from the code payload verify runs. */
+	_cleanup_(stune_pstate_freep) struct stune_pstate *ps = NULL;
+	if (b && out_is_json(o) &&
+	    stune_payload_state(ctx, b->m, NULL, STUNE_PSTATE_MODPROBE | STUNE_PSTATE_INITRD, NULL, &ps) == 0) {
+		out_obj_begin(o, "payload");
+		payload_render_state(o, ps, g->verbose);
+		out_obj_end(o);
+	} else
+		out_str(o, "payload", NULL, NULL);
 
 	/* Text: the counts, the scope, then a row per object and result (written rows; -v all). */
 	out_text(o,

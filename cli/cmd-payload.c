@@ -422,7 +422,8 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		const struct stune_pmodule *pm = &m->modules[i];
 		_cleanup_free_ char *want = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
 		bool ours = want && res.resolved[i] && !strcmp(res.resolved[i], want);
-		ok &= ours;
+		if (!res.unresolved)
+			ok &= ours;
 		enum stune_pneed need = res.need[i];
 		const char *reload_result = NULL;
 		_cleanup_free_ char *rerr = NULL;
@@ -439,7 +440,11 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		_cleanup_free_ char *shown = stune_strdupf("/lib/modules/%s/%s", m->release, res.resolved[i]);
 		out_str_shown(o, "resolves_to", " -> %s", res.resolved[i],
 			      res.resolved[i] && *res.resolved[i] ? shown : NULL);
-		out_bool(o, "ours", ours ? " (ours)\n" : " (NOT ours)\n", ours ? STUNE_YES : STUNE_NO);
+		out_bool(o, "ours",
+			 res.unresolved ? ": not checked (--sysroot needs root: libkmod runs in a chroot of the tree)\n"
+			 : ours		? " (ours)\n"
+					: " (NOT ours)\n",
+			 ours ? STUNE_YES : STUNE_NO);
 		out_str(o, "needs", NULL, need_name(need));
 		out_text(o, "  " WRAP_HANG "%s\n", need_text(need, h->running));
 		out_str(o, "reload", reload_result ? "  reload: %s\n" : NULL, reload_result);
@@ -550,6 +555,73 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 		return EXIT_ERROR;
 	}
 	return r < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* --- apply --payload -------------------------------------------------------------- */
+
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+			  const char *state_dir, bool dry_run)
+{
+	if (!dry_run) {
+		_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
+		int r = stune_pjournal_load(state_dir, &j);
+		if (r == 0) {
+			char msha[STUNE_SHA256_HEX];
+			stune_sha256_hex(b->m->json, b->m->json_len, msha);
+			if (!j->complete || strcmp(j->release, b->m->release) || !j->manifest_sha256 ||
+			    strcmp(j->manifest_sha256, msha)) {
+				error_msg("%s: %s/payload/journal.json: 'scsitune payload remove' first",
+					  !j->complete ? "an interrupted payload install"
+						       : "another payload is installed",
+					  state_dir);
+				return -1;
+			}
+			if (g->format != OUT_JSON)
+				printf("Payload %s already installed for %s (%s/payload/journal.json).\n",
+				       b->m->payload_version, b->m->release, state_dir);
+			return 0;
+		}
+		if (r != -ENOENT) {
+			error_msg("%s/payload/journal.json: %s", state_dir,
+				  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
+			return -1;
+		}
+	}
+	/* Text: printed before apply's own output. JSON: kept, and printed only when the
+	 * install did not go through (then it is the document); else apply's document
+	 * carries the payload's state. */
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = stdout;
+	_cleanup_fclose_ FILE *mem = NULL;
+	if (g->format == OUT_JSON) {
+		if (!(mem = open_memstream(&buf, &len)))
+			return -1;
+		f = mem;
+	}
+	_cleanup_(out_freep) struct out *o = out_new(g->format, f);
+	if (!o)
+		return -1;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
+	out_str(o, "command", NULL, "install");
+	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
+	render_bundle(o, b);
+	bool refused;
+	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, false, false, &refused);
+	out_str(o, "journal", NULL, dry_run ? NULL : state_dir);
+	out_obj_end(o);
+	if (out_finish(o) < 0)
+		return -1;
+	if (mem) {
+		fclose(mem);
+		mem = NULL;
+		if (r < 0 && fwrite(buf, 1, len, stdout) != len)
+			return -1;
+	} else
+		fputc('\n', stdout);
+	return r;
 }
 
 /* --- verify ----------------------------------------------------------------------- */

@@ -34,5 +34,13 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 			   const char *state_dir, bool no_initramfs, bool reload, bool *refused);
 /* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
 int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force, bool no_initramfs);
+/*
+ * apply --payload: preflight and install b with the lock held (dry_run: the
+ * preflight only). Text goes to stdout ahead of apply's; in JSON the install
+ * document is printed only when the install did not go through (then it is
+ * the only document). 0 installed (or already), -1 refused or failed.
+ */
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+			  const char *state_dir, bool dry_run);
 /* The chain of custody (keys release, payload_version, source, verdict, links). */
 void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);

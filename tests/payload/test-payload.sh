@@ -23,10 +23,14 @@
 #      before and after a simulated boot of the payload (exit 2, then 0), a
 #      Debian point release (drift), already installed, another bundle,
 #      interrupted install, a file changed since install (kept; --force)
+#      apply --payload: installed first, its state in apply's document; a
+#      hostile or refused bundle stops apply before anything is written
 #   6. kill -9 (abort()) at every journaled point of install and of remove,
 #      then remove: the tree as before (needs -DSCSITUNE_TEST_HOOKS=ON)
 #   7. the kernel postinst hook
-#   8. -o json of every subcommand against schema/payload.schema.json
+#   8. isolation: install, verify, detect and remove under strace read
+#      nothing of this machine (libkmod chrooted into the tree);
+#      -o json of every subcommand against schema/payload.schema.json
 # Usage: test-payload.sh SCSITUNE SRCDIR PAYLOAD_OUT TREE KABI_OUT
 set -uo pipefail
 export LC_ALL=C
@@ -156,7 +160,7 @@ fresh=$(snap)
 # --- 2. signatures ---------------------------------------------------------------
 section "2. signatures"
 if run 0 "dry run, key A" st payload install "$b" --dry-run --state-dir "$state"; then
-	out_has "dry run" 'Dry run: the preflight passed' && out_has "dry run key" "signed by key [0-9A-F]{16}" && out_has "dry run key file" "fleet-a\.pub\), ED" && ok "dry run"
+	out_has "dry run" 'Dry run: the preflight passed' && out_has "dry run key" "signed by key [0-9A-F]{16}" && out_has "dry run key file" "fleet-a\.pub" && ok "dry run"
 fi
 [ "$(snap)" = "$fresh" ] && [ ! -e "$state" ] || fail "the dry run wrote something"
 cp "$b" "$work/unsigned.tar.zst"
@@ -339,7 +343,7 @@ round_trip() { # LABEL
 		[ "$(jget verdict)" = loaded ] && ok "$label: verify 0 when ours is loaded" || fail "$label: verdict $(jget verdict)"
 		cp "$work/out" "$work/schema-verify-loaded-$label.json"
 	fi
-	run 0 "$label: verify without the bundle" st payload verify && out_has "$label verify" "^Kernel $R: payload .*: loaded$"
+	run 0 "$label: verify without the bundle" st payload verify && out_has "$label verify" "^Kernel $R, payload .*: loaded$"
 	# A point release of the kernel package with the same uname -r: drift.
 	sed -i "/^Package: linux-image-$R\$/,/^\$/ s/^Version: .*/Version: 6.1.999-1/" "$root/var/lib/dpkg/status"
 	if run 2 "$label: verify after a point release" st -o json payload verify; then
@@ -350,7 +354,7 @@ round_trip() { # LABEL
 	cp "$work/status" "$root/var/lib/dpkg/status"
 	# A module iocounterbits says 32 under our module: drift, named.
 	echo 32 >"$root/sys/bus/scsi/devices/0:0:0:0/iocounterbits"
-	run 2 "$label: verify, iocounterbits 32" st payload verify && out_has "$label iocounterbits" "drift +iocounterbits +scsi_mod .*0:0:0:0 says 32"
+	run 2 "$label: verify, iocounterbits 32" st payload verify && out_has "$label iocounterbits" "DRIFT +iocounterbits +expected 64, actual 0 of 1 devices say 64"
 	unboot
 	run 0 "$label: install again" st payload install "$b" --state-dir "$state" && out_has "$label again" "^Already installed"
 	SOURCE_DATE_EPOCH=1700000001 "$bin" payload pack "$pout" --output "$work/newer.tar.zst" >/dev/null && sign a "$work/newer.tar.zst"
@@ -383,6 +387,34 @@ run 1 "remove, a file changed" st payload remove --state-dir "$state" && err_has
 [ -f "$state/payload/journal.json" ] || fail "the journal is gone after an incomplete remove"
 run 0 "remove --force" st payload remove --force --state-dir "$state"
 [ "$(snap)" = "$before" ] && ok "remove --force: tree identical" || fail "remove --force: the tree differs"
+
+# apply --payload: the payload first under apply's lock, its chain of custody in apply's document.
+before=$(snap)
+if run 0 "apply --payload" st -o json apply --profile numa --profile-dir "$src/profiles" --payload "$b" --state-dir "$state"; then
+	[ "$(jget payload.verdict)" = drift ] && [ "$(jget payload.release)" = "$R" ] && ok "apply --payload: chain of custody in apply's JSON" ||
+		fail "apply --payload: payload.verdict $(jget payload.verdict)"
+	cp "$work/out" "$work/apply-payload.json"
+fi
+[ -f "$state/payload/journal.json" ] && [ -f "$root/lib/modules/$R/updates/scsitune/scsi_mod.ko" ] || fail "apply --payload did not install the payload"
+run 0 "apply --payload again (already installed)" st apply --profile numa --profile-dir "$src/profiles" --payload "$b" --state-dir "$state" &&
+	out_has "apply --payload again" "already installed"
+run 0 "payload remove after apply --payload" st payload remove --state-dir "$state"
+[ "$(snap)" = "$before" ] || fail "apply --payload + payload remove: the tree differs"
+before=$(stamp)
+if run 1 "apply --payload, a hostile bundle" st -o json apply --profile numa --profile-dir "$src/profiles" --payload "$work/hostile/symlink.tar.zst" --state-dir "$state"; then
+	err_has "apply --payload hostile" "is a symbolic link: refused" && [ ! -s "$work/out" ] && ok "apply --payload: a hostile bundle refused before anything"
+fi
+[ "$(stamp)" = "$before" ] && [ ! -e "$state/journal.json" ] || fail "apply --payload with a hostile bundle changed something"
+sed -i "/^Package: linux-image-$R\$/,/^\$/ s/^Version: .*/Version: 6.1.999-1/" "$root/var/lib/dpkg/status"
+before=$(stamp)
+if run 1 "apply --payload, refused in preflight" st -o json apply --profile numa --profile-dir "$src/profiles" --payload "$b" --state-dir "$state"; then
+	[ "$(jget command)" = install ] && [ "$(jget result)" = refused ] && ok "apply --payload: the refusal is payload install's document" ||
+		fail "apply --payload refused: document $(head -c 200 "$work/out")"
+	cp "$work/out" "$work/schema-install-apply-refused.json"
+fi
+[ "$(stamp)" = "$before" ] || fail "apply --payload refused: the tree changed"
+[ ! -e "$state/journal.json" ] && [ ! -e "$state/payload" ] || fail "apply --payload refused: a journal was written"
+cp "$work/status" "$root/var/lib/dpkg/status"
 
 # --- 6. kill -9 anywhere ------------------------------------------------------------
 section "6. kill -9 anywhere"
@@ -449,10 +481,47 @@ else
 	fail "$hook is missing"
 fi
 
-# --- 8. JSON schema ----------------------------------------------------------------------
+# --- 8. isolation: under --sysroot nothing of this machine is read ----------------------
+# strace -f: every path outside the work directory, other than the loader's
+# cache and shared libraries (and the binaries run), is a failure. libkmod
+# runs in a child chrooted into the tree: that child's absolute paths are
+# the tree's (its chroot() must name the tree).
+if command -v strace >/dev/null; then
+	isolated() { # LABEL WANT CMD...
+		local label=$1 want=$2 rc=0
+		shift 2
+		strace -f -qq -s 4096 -e trace=%file,chroot -o "$work/strace" "$@" >/dev/null 2>"$work/err" || rc=$?
+		[ "$rc" -eq "$want" ] || { fail "isolation $label: exit $rc, want $want: $(head -2 "$work/err")"; return; }
+		awk -v root="$root" '
+			$2 ~ /^chroot\(/ { if (index($2, "chroot(\"" root "\")") != 1 || $NF != "0") print "chroot elsewhere: " $0; chrooted[$1] = 1; next }
+			chrooted[$1] { next }
+			{ while (match($0, /"\/[^"]*"/)) { print substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }' "$work/strace" |
+			grep -v "^$work" | grep -Ev '^/etc/ld\.so\.(cache|preload)$|^/(usr/)?lib/x86_64-linux-gnu/|^/lib64/|^/(usr/)?s?bin/|^/(usr/)?lib/(locale|systemd)|^/dev/null$|^/$' |
+			sort -u >"$work/escaped"
+		if [ -s "$work/escaped" ]; then
+			fail "isolation $label: paths of this machine touched: $(head -5 "$work/escaped" | tr '\n' ' ')"
+		else
+			grep -q 'chroot(' "$work/strace" && ok "isolation $label (libkmod chrooted into the tree)" || ok "isolation $label"
+		fi
+	}
+	work=$(realpath "$work")
+	root=$work/root
+	isolated "install --dry-run" 0 "$bin" --sysroot "$root" payload install "$b" --dry-run --state-dir "$state"
+	isolated "install" 0 "$bin" --sysroot "$root" payload install "$b" --state-dir "$state"
+	isolated "verify FILE" 2 "$bin" --sysroot "$root" payload verify "$b"
+	isolated "verify" 2 "$bin" --sysroot "$root" payload verify
+	isolated "detect" 0 "$bin" --sysroot "$root" detect -o json
+	isolated "remove" 0 "$bin" --sysroot "$root" payload remove --state-dir "$state"
+else
+	fail "strace is not installed (scripts/install-deps --test)"
+fi
+
+# --- 8b. JSON schema ----------------------------------------------------------------------
 section "8. JSON schema"
 docs=("$work"/schema-*.json)
 check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/payload.schema.json")
+"${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/apply.schema.json" "$work/apply-payload.json" >"$work/schema.log" 2>&1 ||
+	{ fail "apply --payload's document does not validate against schema/apply.schema.json"; tail -5 "$work/schema.log"; }
 if "${check[@]}" --keys "$src/cli/cmd-payload.c" >"$work/schema.log" 2>&1 && "${check[@]}" "${docs[@]}" >>"$work/schema.log" 2>&1 &&
 	"${check[@]}" --mutants "${docs[@]}" >>"$work/schema.log" 2>&1; then
 	ok "JSON schema (${#docs[@]} documents)"

@@ -103,6 +103,19 @@ static int read_text(struct archive *a, size_t max, char **out)
 	return 0;
 }
 
+/* modules.dep read, and for each module either no line in it or its resolved file hashed. */
+static bool known_all(const struct stune_initrd *i, char *const *modules)
+{
+	if (!i->modules_dep)
+		return false;
+	for (char *const *m = modules; *m; m++) {
+		_cleanup_free_ char *rel = stune_initrd_resolve(i, *m);
+		if (rel && !stune_initrd_file(i, *m, rel))
+			return false;
+	}
+	return true;
+}
+
 int stune_initrd_read(const uint8_t *data, size_t len, const char *release, char *const *modules,
 		      struct stune_initrd **out, char **err)
 {
@@ -131,12 +144,16 @@ int stune_initrd_read(const uint8_t *data, size_t len, const char *release, char
 		int r;
 		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 			i->entries++;
+			r = ARCHIVE_OK;
 			const char *p = archive_entry_pathname(e);
 			if (!p || archive_entry_filetype(e) != AE_IFREG)
 				continue;
 			if (!i->modules_dep && ends_with(p, depname)) {
 				if ((r = read_text(a, 16u << 20, &i->modules_dep)) < 0)
 					goto bad;
+				r = ARCHIVE_OK;
+				if ((i->complete = known_all(i, modules)))
+					break;
 				continue;
 			}
 			for (char *const *m = modules; *m; m++) {
@@ -155,8 +172,15 @@ int stune_initrd_read(const uint8_t *data, size_t len, const char *release, char
 				i->n++;
 				if ((r = hash_entry(a, f->sha256)) < 0)
 					goto bad;
+				r = ARCHIVE_OK;
 				break;
 			}
+			if ((i->complete = known_all(i, modules)))
+				break;
+		}
+		if (r == ARCHIVE_OK && i->complete) {
+			i->parts++;
+			break; /* everything asked for is known: the rest is not read */
 		}
 		if (r != ARCHIVE_EOF)
 			goto bad;

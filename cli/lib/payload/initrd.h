@@ -5,6 +5,9 @@
  * microcode), then the main one, compressed (zstd on bookworm). Each part is
  * read as its own archive, from the byte where the previous one ended (the
  * zero padding between them skipped); a compressed part is the last.
+ * Reading stops once the initrd's own modules.dep is read and every asked-for
+ * module it lists has been hashed at that path (an initrd carries a module
+ * exactly when its modules.dep lists it: mkinitramfs runs depmod on it).
  */
 #pragma once
 
@@ -28,6 +31,9 @@ struct stune_initrd {
 	char *modules_dep; /* lib/modules/R/modules.dep inside it, if any */
 	unsigned parts;	   /* cpio archives read */
 	size_t entries;
+	/* Reading stopped early: modules.dep was read and every module it lists
+	 * among those asked for was found (by its path there) and hashed. */
+	bool complete;
 };
 
 void stune_initrd_free(struct stune_initrd *i);

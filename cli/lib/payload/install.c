@@ -520,7 +520,9 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 	}
 	for (size_t i = 0; i < m->n_modules; i++) {
 		int k = stune_kmod_resolve(ctx, m->release, m->modules[i].name, &res->resolved[i]);
-		if (k < 0 && k != -ENOENT) {
+		if (k == -EPERM) /* --sysroot without root: not checked */
+			res->unresolved = true;
+		else if (k < 0 && k != -ENOENT) {
 			r = fail(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
 			goto out;
 		}

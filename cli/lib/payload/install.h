@@ -44,6 +44,7 @@ enum stune_pneed {
 struct stune_pinstall_result {
 	struct stune_pjournal *journal; /* every step with its outcome */
 	char **resolved;	/* per module: what modprobe resolves to after depmod (lib/modules/R-relative) */
+	bool unresolved;	/* not checked: --sysroot without root (libkmod runs in a chroot) */
 	char *initrd_note;	/* what the initrd check found, or why it was skipped */
 	bool initrd_ok;		/* the new initrd holds our copy of every module it carries */
 	enum stune_pneed *need; /* per module */

@@ -51,6 +51,7 @@ void stune_journal_free(struct stune_journal *j)
 	free(j->profile_path);
 	free(j->profile_dir);
 	free(j->digest);
+	free(j->payload);
 	free(j->log_id);
 	free(j);
 }
@@ -165,6 +166,8 @@ static int save_doc(const char *dir, const struct stune_journal *j, const char *
 	json_object_object_add(root, "started", json_object_new_int64(j->started));
 	if (j->persist)
 		json_object_object_add(root, "persist", json_object_new_boolean(true));
+	if (j->payload)
+		put_str(root, "payload", j->payload);
 	if (log_id)
 		put_str(root, "log", log_id);
 	json_object *arr = json_object_new_array_ext((int)j->n);
@@ -412,6 +415,8 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 		e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
 	}
 	j->persist = json_object_object_get_ex(root, "persist", &v) && json_object_get_boolean(v);
+	if ((r = get_str(root, "payload", &j->payload)) < 0)
+		return r;
 	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
 		return r;
 	*out = steal_pointer(&j);
