@@ -15,10 +15,16 @@
 # passes in, out/ what the guest writes. The image's vm-stage.service runs
 #   sh /vm/in/stage.sh BOOT /vm/out
 # at every boot, where stage.sh is tests/vm/scenarios/SCENARIO.stage.sh; a
-# stage asks for another boot by writing "reboot" to $OUT/next (QEMU reboots
-# in place: the same overlay, the guest's own GRUB, kernel and initramfs).
-# When the guest powers off, tests/vm/scenarios/SCENARIO.check.py OUT
-# SCSITUNE asserts on OUTDIR/share/out.
+# stage asks for another boot by writing "reboot" to $OUT/next, and the
+# guest reboots itself (systemctl reboot: systemd's whole shutdown). QEMU
+# runs with -no-reboot, so the guest's reset ends it, and this script starts
+# it again on the same overlay: every boot is a cold start of the same
+# machine (firmware, the guest's own GRUB, kernel and initramfs), with its
+# own console log and time limit. (A warm reset in place under TCG made the
+# second boot's initramfs hang in modprobe, soft lockups, on this machine.)
+# When the guest powers off after its last stage,
+# tests/vm/scenarios/SCENARIO.check.py OUT SCSITUNE asserts on
+# OUTDIR/share/out.
 #
 # in/ holds: scsitune (the binary given), profiles/ (profiles/* and
 # tests/vm/profiles/*), lib.sh (tests/vm/rootfs/lib.sh: helpers for stage
@@ -27,14 +33,15 @@
 # bundle). scsitune is not in the image: the stage installs it (lib.sh
 # install_scsitune), so the image does not depend on the build.
 #
-# OUTDIR/console.log is the serial console (kept, its tail printed on
+# OUTDIR/console-N.log is boot N's serial console (kept, the tail printed on
 # failure), OUTDIR/qemu.cmd the QEMU command line, OUTDIR/timing.txt the
 # times. --shell: the serial console is this terminal, logged in as root,
 # and no stage runs (run it by hand: sh /vm/in/stage.sh 1 /vm/out); Ctrl-A X
 # quits QEMU.
 #
 # Environment: SCSITUNE_VM_CACHE (see build-image.sh), SCSITUNE_VM_TIMEOUT
-# (seconds for the whole run, all boots, default 900), SCSITUNE_VM_FILES,
+# (seconds for one boot with its stage and shutdown, default 600),
+# SCSITUNE_VM_FILES,
 # QEMU (default qemu-system-x86_64).
 # Exit status: 0 passed, 1 failed (also when QEMU or the image cannot be had:
 # a tier that cannot run fails and says why), 64 usage.
@@ -87,7 +94,7 @@ args=(
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
 	-numa node,nodeid=1,cpus=2-3,memdev=mem1
-	-nodefaults -display none
+	-nodefaults -display none -no-reboot
 	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
 	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
 	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
@@ -100,33 +107,46 @@ args=(
 printf '%q ' "$qemu" "${args[@]}" >"$out/qemu.cmd"
 echo >>"$out/qemu.cmd"
 
-rc=0
 if [ -n "$shell" ]; then
+	rc=0
 	"$qemu" "${args[@]}" -serial mon:stdio || rc=$?
 	exit "$rc"
 fi
-timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-900}" "$qemu" "${args[@]}" \
-	-serial file:"$out/console.log" </dev/null >"$out/qemu.log" 2>&1 || rc=$?
-t2=$(now)
+res_boots() { cat "$res/boots" 2>/dev/null || echo 0; }
 fail() {
 	echo "run.sh: $scenario: $*" >&2
-	if [ -f "$out/console.log" ]; then
-		grep -n -m 5 -e 'Kernel panic' -e 'end Kernel panic' "$out/console.log" >&2 || true
-		echo "---- last 40 lines of $out/console.log" >&2
-		tail -n 40 "$out/console.log" >&2
+	n=$(res_boots)
+	c=$out/console-$((n + 1)).log
+	[ -s "$c" ] || c=$out/console-$n.log
+	if [ -f "$c" ]; then
+		grep -n -m 5 -e 'Kernel panic' -e 'soft lockup' "$c" >&2 || true
+		echo "---- last 40 lines of $c" >&2
+		tail -n 40 "$c" >&2
 	fi
-	n=$(cat "$res/boots" 2>/dev/null || echo 0)
-	[ -s "$res/boot-$n.log" ] && { echo "---- $res/boot-$n.log (boot $n)" >&2; tail -n 40 "$res/boot-$n.log" >&2; }
+	[ -s "$res/boot-$n.log" ] && { echo "---- $res/boot-$n.log (stage of boot $n)" >&2; tail -n 40 "$res/boot-$n.log" >&2; }
 	[ -s "$out/qemu.log" ] && { echo "---- $out/qemu.log" >&2; cat "$out/qemu.log" >&2; }
 	exit 1
 }
-[ "$rc" -eq 0 ] || fail "qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-900} s)"
-[ -f "$res/finished" ] || fail "the guest powered off without finishing its stages (no finished)"
-read -r last lrc <"$res/finished"
-for n in $(seq 1 "$last"); do
-	[ "$(cat "$res/boot-$n.rc" 2>/dev/null)" = 0 ] || fail "boot $n: the stage exited with $(cat "$res/boot-$n.rc" 2>/dev/null || echo '(none)')"
+# One QEMU per boot, as long as the guest's stages ask for the next one.
+boot=0
+: >"$out/qemu.log"
+while :; do
+	boot=$((boot + 1))
+	[ "$boot" -le 9 ] || fail "more than 9 boots"
+	tb=$(now)
+	rc=0
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" \
+		-serial file:"$out/console-$boot.log" </dev/null >>"$out/qemu.log" 2>&1 || rc=$?
+	echo "$boot $tb $(now)" >>"$out/boots.txt"
+	[ "$rc" -eq 0 ] || fail "boot $boot: qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-600} s)"
+	[ "$(res_boots)" = "$boot" ] || fail "boot $boot: the guest stopped before its stage ran"
+	[ "$(cat "$res/boot-$boot.rc" 2>/dev/null)" = 0 ] || fail "boot $boot: the stage exited with $(cat "$res/boot-$boot.rc" 2>/dev/null || echo '(none)')"
+	[ -f "$res/finished" ] && break
+	[ "$(cat "$res/next" 2>/dev/null)" = reboot ] || fail "boot $boot: the guest went down without finishing or asking for a reboot"
 done
-[ "$lrc" = 0 ] || fail "boot $last: the stage exited with $lrc"
+t2=$(now)
+read -r last lrc <"$res/finished"
+[ "$last" = "$boot" ] && [ "$lrc" = 0 ] || fail "boot $boot: finished says '$last $lrc'"
 
 check=0
 if [ -f "$repo/tests/vm/scenarios/$scenario.check.py" ]; then
@@ -136,12 +156,12 @@ t3=$(now)
 {
 	awk -v s="$scenario" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v n="$last" 'BEGIN {
 		printf "run.sh: %s: image %.1f s, %d boots + stages %.1f s, check %.1f s, total %.1f s\n", s, b - a, n, c - b, d - c, d - a }'
-	for n in $(seq 1 "$last"); do
-		printf '  boot %s: %s; stage %s-%s s uptime\n' "$n" \
+	while read -r n a b; do
+		printf '  boot %s: %.1f s wall; %s; stage at %s-%s s uptime\n' "$n" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" \
 			"$(head -1 "$res/boot-$n.analyze" 2>/dev/null | sed 's/^Startup finished in //')" \
 			"$(awk '$1 == "ready" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)" \
 			"$(awk '$1 == "done" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)"
-	done
+	done <"$out/boots.txt"
 } | tee "$out/timing.txt"
 [ "$check" -eq 0 ] || fail "host-side check failed"
 echo "run.sh: $scenario: passed"
