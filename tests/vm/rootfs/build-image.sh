@@ -138,12 +138,13 @@ tree=$work/root
 #                                    below, grub-mkimage from grub-common)
 #   e2fsprogs fio irqbalance python3 what the scenarios run
 #   libnuma1 libjson-c5 libudev1 libinih1 libssl3 libcurl4
-#                                    scsitune's libraries (ldd, plus libnuma
-#                                    and libcurl, which it dlopen()s)
+#   libarchive13 libsodium23 libelf1 scsitune's libraries (ldd, plus libnuma
+#                                    and libcurl, which it dlopen()s; libkmod2
+#                                    comes with kmod)
 # Recommends are not installed (mmdebstrap's default); man pages, docs and
 # locales are not unpacked. eatmydata: dpkg does not fsync (a throwaway tree).
 pkgs=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,zstd,grub-pc-bin,e2fsprogs,fio,irqbalance,python3
-pkgs=$pkgs,libnuma1,libjson-c5,libudev1,libinih1,libssl3,libcurl4
+pkgs=$pkgs,libnuma1,libjson-c5,libudev1,libinih1,libssl3,libcurl4,libarchive13,libsodium23,libelf1
 log "mmdebstrap bookworm ($pkgs) from $sources"
 mmdebstrap --variant=minbase --mode=root --format=directory \
 	--include="$pkgs" \
