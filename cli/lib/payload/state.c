@@ -163,12 +163,14 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
 	_cleanup_(stune_manifest_freep) struct stune_manifest *installed = NULL;
 	int r;
+	_cleanup_free_ char *running = NULL;
 	if (!st)
 		return -ENOMEM;
-	if ((r = stune_phost_read(ctx, given ? given->release : release, &h)) < 0) {
-		if (r != -ENOENT)
-			return r;
-		/* no release given and none running: nothing to say */
+	if (given)
+		release = given->release;
+	else if (!release && stune_attr_str(ctx, &running, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease") == 0)
+		release = running;
+	if (!release) { /* no release given and none running: nothing to say */
 		st->verdict = STUNE_PV_UNKNOWN;
 		if ((r = add(st, "release", NULL, NULL, NULL, STUNE_LINK_ERROR,
 			     "no kernel release: proc/sys/kernel/osrelease unreadable")) < 0)
@@ -176,9 +178,9 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		*out = steal_pointer(&st);
 		return 0;
 	}
-	if (!(st->release = strdup(h->release)))
+	if (!(st->release = strdup(release)))
 		return -ENOMEM;
-	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", h->release, STUNE_PAYLOAD_SUBDIR);
+	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", release, STUNE_PAYLOAD_SUBDIR);
 	_cleanup_free_ char *mpath = stune_strdupf("%s/manifest.json", dir);
 	if (!dir || !mpath)
 		return -ENOMEM;
@@ -201,7 +203,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 			stune_sha256_hex(mj, mjl, b);
 		if (mr == -ENOENT)
 			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_ABSENT, "no payload installed for %s (/%s)",
-				h->release, mpath);
+				release, mpath);
 		else if (mr < 0)
 			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_DRIFT, "/%s: %s", mpath,
 				why ? why : strerror(-mr));
@@ -219,7 +221,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		if (mr == -ENOENT) {
 			st->verdict = STUNE_PV_NOT_INSTALLED;
 			if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ABSENT,
-				     "no payload installed for %s (no /%s)", h->release, mpath)) < 0)
+				     "no payload installed for %s (no /%s)", release, mpath)) < 0)
 				return r;
 			*out = steal_pointer(&st);
 			return 0;
@@ -242,6 +244,9 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	}
 	if (!st->source || !(st->payload_version = strdup(m->payload_version)))
 		return -ENOMEM;
+	/* The host's facts only now: a host without a payload costs detect no more reads. */
+	if ((r = stune_phost_read(ctx, release, &h)) < 0)
+		return r;
 
 	/* The kernel package: the same uname -r can be another build (a Debian point release). */
 	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
