@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "tune/apply.h"
@@ -64,6 +65,17 @@ void help_apply(FILE *f)
 	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
+}
+
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir)
+{
+	struct stat st;
+	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0)
+		error_msg("profile '%s' not found in %s: no such directory (install scsitune: cmake --install build; "
+			  "from a source tree: --profile-dir profiles)",
+			  profile, dir);
+	else
+		error_msg("%s", err ? err : strerror(-r));
 }
 
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
@@ -262,18 +274,21 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 	}
 	out_arr_end(o);
 
-	/* Text: each profile line behind a row shown, once, with its comment (the why). */
+	/* Text: each profile line behind a row shown, once, with its comment (the why;
+	 * the lines shown so far are few, one per profile value: linear in rows). */
 	if (!out_is_json(o)) {
 		bool header = false;
-		for (size_t i = 0; i < plan->n_changes; i++) {
+		_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+		size_t n_shown = 0;
+		for (size_t i = 0; i < plan->n_changes && shown; i++) {
 			const struct stune_change *c = &plan->changes[i];
 			const struct stune_pvalue *v = c->source;
 			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen =
-				    plan->changes[j].source == v && (verbose || plan->changes[j].state == STUNE_CHANGE);
+			for (size_t j = 0; j < n_shown && !seen; j++)
+				seen = shown[j] == v;
 			if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
 				continue;
+			shown[n_shown++] = v;
 			if (!header)
 				out_text(o, "\nWhy (from the profile):\n");
 			header = true;
@@ -357,7 +372,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *err = NULL;
 	int r = stune_profile_load(profile, dir, &p, &err);
 	if (r < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 

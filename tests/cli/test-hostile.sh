@@ -20,7 +20,8 @@ fail() {
 }
 
 # expect NAME RC STDERR_REGEX STDOUT_MODE -- ARGS...   (STDOUT_MODE: empty|any)
-# stderr must be exactly one line (a usage error's "Try ..." hint aside), or empty for an empty regex.
+# stderr must be exactly one line ($lines if set; a usage error's "Try ..." hint aside), or empty for
+# an empty regex.
 expect() {
 	local name=$1 want_rc=$2 err_re=$3 out_mode=$4
 	shift 5
@@ -35,8 +36,8 @@ expect() {
 		why="exit $rc, want $want_rc"
 	elif [ -z "$err_re" ] && [ -s "$work/err" ]; then
 		why="stderr not empty"
-	elif [ -n "$err_re" ] && [ "$(wc -l <"$work/err")" -ne 1 ]; then
-		why="stderr is $(wc -l <"$work/err") lines, want 1"
+	elif [ -n "$err_re" ] && [ "$(wc -l <"$work/err")" -ne "${lines:-1}" ]; then
+		why="stderr is $(wc -l <"$work/err") lines, want ${lines:-1}"
 	elif [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$work/err"; then
 		why="stderr does not match /$err_re/"
 	elif [ "$out_mode" = empty ] && [ -s "$work/out" ]; then
@@ -134,6 +135,67 @@ mutate "$fio/fio-3.33-randread-2jobs-jsonplus.json" "$work/bincount.json" \
 expect "fio json+ bin counts sum wraps" 1 "^scsitune: $work/bincount.json: jobs\[0\] .*bins.*out of range" empty -- report "$work/bincount.json"
 mutate "$f2" "$work/clatus.json" "d['jobs'][0]['read']['clat']['max'] = 1e306"
 expect "fio 2.x clat usec x 1000 to infinity" 1 "^scsitune: $work/clatus.json: jobs\[0\] .*'max' .*out of range" empty -- report "$work/clatus.json"
+
+# --- 5. Terminal escapes: nothing from outside reaches the terminal raw ---
+# ESC [2J (clear screen), an OSC title sequence ended by BEL, a C1 CSI (U+009B), DEL.
+evil=$'\e[2J\e]0;pwned\a\xc2\x9b1m\x7f'
+export EVIL=$evil
+# clean FILE NAME [noform]: no control byte but newline and tab, no C1 control, and (without noform)
+# the escaped ESC [2J is there.
+clean() {
+	checks=$((checks + 1))
+	if ! python3 - "$1" "${3:-}" <<'PY'; then
+import sys
+b = open(sys.argv[1], 'rb').read()
+bad = [c for c in b if (c < 0x20 and c not in b'\n\t') or c == 0x7f]
+sys.exit(1 if bad or b'\xc2\x9b' in b or (b'\\x1b[2J' not in b and sys.argv[2] != 'noform') else 0)
+PY
+		fail "$2: control characters reach the terminal, or the escaped form is missing:"
+		grep -a 'x1b\|pwned' "$1" | head -3 | cat -v | sed 's/^/  /'
+	else
+		echo "ok   $2: escaped"
+	fi
+}
+es=$work/es
+mkdir "$es"
+tar -xJf "$fixtures/dual-socket-mpi3mr.tar.xz" -C "$es"
+# udev properties: the HBA's model from the hwdb; a garbage attribute's value, which the warning quotes.
+python3 -c 'import os,sys; p=sys.argv[1]; t=open(p).read().splitlines()
+open(p,"w").write("\n".join("E:ID_MODEL_FROM_DATABASE=Fusion " + os.environ["EVIL"] if l.startswith("E:ID_MODEL_FROM_DATABASE=") else l for l in t) + "\n")' \
+	"$es/run/udev/data/+pci:0000:b1:00.0"
+printf '12%s\n' "$evil" >"$es/sys/block/sdc/queue/nr_requests"
+expect "escapes: detect (udev, sysfs)" 0 "nr_requests: unexpected value" any -- --sysroot "$es" detect
+clean "$work/out" "udev's ID_MODEL_FROM_DATABASE in detect's text"
+grep -aq 'Fusion \\x1b\[2J' "$work/out" || fail "the udev model is not in detect's text, escaped"
+clean "$work/err" "a garbage sysfs value in a warning"
+# sysfs and /proc strings with control characters are refused by the readers, with warnings that do not quote them.
+es2=$work/es2
+cp -a "$es" "$es2"
+printf 'EVIL%s\n' "$evil" >"$es2/sys/block/sdb/device/model"
+python3 -c 'import os,sys; p=sys.argv[1]; t=open(p).read()
+open(p,"w").write(t.replace("mpi3mr0-msix0\n", "mpi3mr0-msix0" + os.environ["EVIL"] + "\n"))' "$es2/proc/interrupts"
+lines=3 expect "escapes: sysfs model, /proc/interrupts name" 0 "/model: unexpected non-text value$" any -- --sysroot "$es2" detect
+grep -q "/proc/interrupts: unexpected non-text value$" "$work/err" || fail "no warning for /proc/interrupts"
+clean "$work/out" "detect's text with a model and an IRQ name refused" noform
+clean "$work/err" "the warnings for them" noform
+# Profile values: a comment (the "why" the plan shows); a bad value in an error.
+printf '[queue]\nmatch_driver = mpi3mr\n# why %s\nnomerges = 1\n' "$evil" >"$work/evil-profile"
+expect "escapes: plan (profile values)" 0 "nr_requests" any -- --sysroot "$es" apply --dry-run --profile "$work/evil-profile"
+clean "$work/out" "profile comment and value in the plan's text"
+printf '[queue]\nnomerges = 1%s\n' "$evil" >"$work/evil-value"
+expect "escapes: bad profile value" 1 "^scsitune: $work/evil-value:2: bad value" empty -- \
+	--sysroot "$es" apply --dry-run --profile "$work/evil-value"
+clean "$work/err" "a bad profile value in the error"
+# File contents echoed in errors: fio output that is not JSON; a fio job name; a failed job's name.
+printf 'x%s\n' "$evil" >"$work/evil.json"
+expect "escapes: not-JSON fio file" 1 "^scsitune: $work/evil.json: not JSON" empty -- report "$work/evil.json"
+clean "$work/err" "a file's first line in the error"
+mutate "$f3" "$work/evil-fail.json" "d['jobs'][0]['jobname'] = 'job' + __import__('os').environ['EVIL']; d['jobs'][0]['error'] = 5"
+expect "escapes: failed fio job's name" 1 "^scsitune: $work/evil-fail.json: fio job 0 'job" empty -- report "$work/evil-fail.json"
+clean "$work/err" "a failed fio job's name in the error"
+# A file name (the user's own) is escaped too.
+expect "escapes: missing file's name" 1 "^scsitune: $work/name" empty -- report "$work/name$evil.json"
+clean "$work/err" "a file name in the error"
 
 # --- 6. numa_node outside -1..(possible nodes - 1): a warning naming the file, the node unknown ---
 ds=$work/ds

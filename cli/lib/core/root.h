@@ -70,8 +70,11 @@ struct stune_rdir {
 };
 #define STUNE_RDIR_INIT ((struct stune_rdir){.fd = -1})
 
-/* Open the directory at path (symlinks resolved inside the root). */
+/* Open the directory at path (symlinks resolved inside the root): one open. */
 int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out);
+/* The same, and canonical when path proves to be the directory's own (one open
+ * with no symlink allowed; through a symlink, a second open). */
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out);
 /*
  * Open the directory that the entry name of dir is or links to, inside the
  * root, with its canonical path (what stune_root_resolve() gives): for a

@@ -71,6 +71,7 @@ struct stune_journal {
 	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
 	struct stune_jentry *entries;
 	size_t n;
+	size_t cap; /* entries allocated (stune_journal_add doubles it) */
 };
 
 void stune_journal_free(struct stune_journal *j);
