@@ -57,6 +57,14 @@ facts() { # FILE
 			sed 's/^\[[^]]*\] /dmesg /'
 	} >"$1"
 }
+running() { # WORD: a process whose command line holds WORD
+	for p in /proc/[0-9]*; do
+		case " $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" in
+		*"$1"*) [ "${p#/proc/}" != $$ ] && return 0 ;;
+		esac
+	done
+	return 1
+}
 cmdline() { # ARGS: GRUB's kernel line gets ARGS (the image's own line plus them)
 	[ -f "$R/grub.cfg.orig" ] || cp "$GRUB" "$R/grub.cfg.orig"
 	sed "s|^\(\s*linux /vmlinuz .*\) quiet panic=-1$|\1 quiet panic=-1 $*|" "$R/grub.cfg.orig" >"$GRUB"
@@ -73,27 +81,29 @@ case $1 in
 	state "$R/state-1.txt"
 	# kill -9 at journaled points: abort() where the tree or the journal has just
 	# changed (21: half of the files renamed into place, 26: right after depmod)
-	for n in 21 26; do
-		SCSITUNE_TEST_PAYLOAD_ABORT=$n scsitune payload install "$B" >"$R/kill-$n.out" 2>&1
-		echo $? >"$R/kill-$n.rc"
-		run remove-after-kill-$n -o json payload remove
-		state "$R/state-kill-$n.txt"
+	# (not "n": lib.sh's run() sets n)
+	for point in 21 26; do
+		SCSITUNE_TEST_PAYLOAD_ABORT=$point scsitune payload install "$B" >"$R/kill-$point.out" 2>&1
+		echo $? >"$R/kill-$point.rc"
+		run remove-after-kill-$point -o json payload remove
+		state "$R/state-kill-$point.txt"
 	done
-	# kill -9 of scsitune while update-initramfs runs (its child finishes on its own)
+	# kill -9 of scsitune while update-initramfs runs (its child finishes on its own);
+	# the image has no procps: the processes are found in /proc
 	scsitune payload install "$B" >"$R/kill-initramfs.out" 2>&1 &
 	pid=$!
 	i=0
-	while ! pgrep -f mkinitramfs >/dev/null && [ $i -lt 3000 ]; do
+	while ! running mkinitramfs && [ $i -lt 3000 ]; do
 		i=$((i + 1))
 		sleep 0.1
 	done
-	pgrep -f mkinitramfs >/dev/null && echo "mkinitramfs running after $i polls" >"$R/kill-initramfs.note"
+	running mkinitramfs && echo "mkinitramfs running after $i polls" >"$R/kill-initramfs.note"
 	kill -9 "$pid"
 	wait "$pid"
 	echo $? >"$R/kill-initramfs.rc"
 	# the orphaned update-initramfs finishes first (a remove racing it would be undone by it)
 	i=0
-	while pgrep -f 'update-initramfs|mkinitramfs' >/dev/null && [ $i -lt 1200 ]; do
+	while { running update-initramfs || running mkinitramfs; } && [ $i -lt 3000 ]; do
 		i=$((i + 1))
 		sleep 0.1
 	done
