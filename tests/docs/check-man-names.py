@@ -29,7 +29,7 @@ FOREIGN = {
     "--sysfsroot": "lsscsi", "--sysroot": "lscpu", "--install": "cmake", "--build": "cmake",
     "--test": "scripts/install-deps", "--fix": "scripts/check-format", "--list": "mkfixture.py",
     "--pack": "mkfixture.py", "--update": "the test scripts", "--output-on-failure": "ctest",
-    "--test-dir": "ctest", "--version": "umockdev-run",
+    "--test-dir": "ctest", "--version": "umockdev-run", "--import": "mokutil", "--out": "payload/build",
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
 }
 GLOBAL_WITH_ARG = {"-o", "--output", "--sysroot"}
