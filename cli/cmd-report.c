@@ -112,8 +112,8 @@ struct report_opts {
 	const char *config;
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
-	bool host_facts;     /* --host-facts: the FILEs were made on this host */
-	bool group_set;	     /* --group N: that fio group of each file */
+	bool host_facts; /* --host-facts: the FILEs were made on this host */
+	bool group_set;	 /* --group N: that fio group of each file */
 	unsigned group;
 	struct query_opts q; /* --query and its options */
 	int verbose;

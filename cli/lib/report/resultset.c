@@ -141,15 +141,24 @@ static int saved_sig(json_object *doc, json_object *run, struct stune_saved_set 
 {
 	json_object *v, *prov, *host;
 	struct saved_run r = {0};
-	const char *version = json_object_object_get_ex(run, "fio_version", &v) && json_object_is_type(v, json_type_string)
-				  ? json_object_get_string(v)
-				  : NULL;
+	const char *version =
+	    json_object_object_get_ex(run, "fio_version", &v) && json_object_is_type(v, json_type_string)
+		? json_object_get_string(v)
+		: NULL;
 	if (!json_object_object_get_ex(run, "jobs", &r.jobs) || !json_object_is_type(r.jobs, json_type_array))
 		r.jobs = NULL;
 	if (json_object_object_get_ex(run, "global_options", &r.global) &&
 	    !json_object_is_type(r.global, json_type_object))
 		r.global = NULL;
-	int ret = stune_sig_build(version, r.jobs ? json_object_array_length(r.jobs) : 0, saved_opt, &r, &s->sig);
+	size_t n_jobs = r.jobs ? json_object_array_length(r.jobs) : 0;
+	/* Known when the run recorded any job option (its global ones or a job's own). */
+	bool known = r.global && json_object_object_length(r.global) > 0;
+	for (size_t i = 0; i < n_jobs && !known; i++) {
+		json_object *o;
+		known = json_object_object_get_ex(json_object_array_get_idx(r.jobs, i), "options", &o) &&
+			json_object_is_type(o, json_type_object) && json_object_object_length(o) > 0;
+	}
+	int ret = stune_sig_build(version, n_jobs, known, saved_opt, &r, &s->sig);
 	if (ret < 0)
 		return ret;
 	if (json_object_object_get_ex(doc, "provenance", &prov) && json_object_object_get_ex(prov, "host", &host) &&

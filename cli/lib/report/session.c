@@ -61,7 +61,8 @@ static bool one_group(struct stune_report_set *s, size_t i, const char *shown, v
 		_cleanup_free_ char *err = NULL;
 		int r = stune_fio_run_keep_group(run, s->group, &err);
 		if (r == -ENOENT)
-			report_bad(bad, data, "%s: no fio group %" PRId64 " (groups: %s)", shown, s->group, err ? err : "?");
+			report_bad(bad, data, "%s: no fio group %" PRId64 " (groups: %s)", shown, s->group,
+				   err ? err : "?");
 		else if (r < 0)
 			report_bad(bad, data, "%s: group %" PRId64 ": %s", shown, s->group, err ? err : strerror(-r));
 		return r == 0;
@@ -85,7 +86,8 @@ static int set_mismatch(struct stune_report_set *s, char *const *files)
 		_cleanup_(stune_sig_clear) struct stune_sig sig = {0};
 		_cleanup_(stune_strv_freep) char **d = NULL;
 		size_t n = 0;
-		if ((r = stune_sig_of_run(s->runs[i], &sig)) < 0 || (r = stune_sig_diff(&first, &sig, &d, &n)) < 0 || !n)
+		if ((r = stune_sig_of_run(s->runs[i], &sig)) < 0 || (r = stune_sig_diff(&first, &sig, &d, &n)) < 0 ||
+		    !n)
 			continue;
 		_cleanup_free_ char *joined = NULL;
 		for (size_t k = 0; k < n; k++) {
