@@ -84,6 +84,12 @@ int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir
 			     const char *value, char **back);
 /* readlink of the entry rel of dir (the link itself, not followed). */
 int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
+/*
+ * On (per thread): files read are closed together, a close_range() per run
+ * of consecutive descriptors, when BATCH_MAX are open or at off; for a scan
+ * reading many small files (a syscall each saved). Off closes what is left.
+ */
+void stune_root_batch(bool on);
 /* Tests: behave as on a kernel without openat2 (every path resolved by hand). */
 void stune_root_force_resolve_by_hand(struct stune_root *r);
 

@@ -305,9 +305,24 @@ static void *disk_worker(void *arg)
 			return NULL;
 		struct disk_job *j = &p->jobs[i];
 		stune_log_capture(&j->log);
+		stune_root_batch(true);
 		j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
+		stune_root_batch(false);
 		stune_log_capture(NULL);
 	}
+}
+
+/*
+ * A worker thread with its own copy of the descriptor table: the files it
+ * opens get consecutive numbers (its batched closes take them in one
+ * close_range), and the kernel skips the reference counting a shared
+ * table needs on every read. It opens and closes only its own files; the
+ * root's directory is in the copy. Not possible: the shared table, as before.
+ */
+static void *disk_worker_thread(void *arg)
+{
+	(void)unshare(CLONE_FILES);
+	return disk_worker(arg);
 }
 
 /*
@@ -333,7 +348,7 @@ static void run_disk_pool(struct disk_pool *p, unsigned threads)
 	size_t started = 0;
 
 	for (size_t k = 1; k < want; k++) {
-		if (pthread_create(&tid[started], NULL, disk_worker, p) != 0)
+		if (pthread_create(&tid[started], NULL, disk_worker_thread, p) != 0)
 			break; /* fewer threads is fine: the caller works too */
 		started++;
 	}
