@@ -830,10 +830,17 @@ int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir,
 int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel,
 			     const char *value, char **back)
 {
-	_cleanup_close_ int fd = open_at(r, dir, rel, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	int fd = open_at(r, dir, rel, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	if (fd == -EMFILE && batch.n) {
+		batch_flush();
+		fd = open_at(r, dir, rel, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	}
 	if (fd < 0)
 		return fd;
-	return write_read_fd(fd, value, back);
+	/* The store() ran in write(): the close can wait for the batch. */
+	int ret = write_read_fd(fd, value, back);
+	close_read(fd);
+	return ret;
 }
 
 int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out)

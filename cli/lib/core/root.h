@@ -85,9 +85,11 @@ int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir
 /* readlink of the entry rel of dir (the link itself, not followed). */
 int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
 /*
- * On (per thread): files read are closed together, a close_range() per run
- * of consecutive descriptors, when BATCH_MAX are open or at off; for a scan
- * reading many small files (a syscall each saved). Off closes what is left.
+ * On (per thread): files read, and attributes written through a directory
+ * (stune_root_write_read_at: the store() ran in write()), are closed
+ * together, a close_range() per run of consecutive descriptors, when 32 are
+ * open or at off; for a scan or an apply of many small files (a syscall
+ * each saved). Off closes what is left.
  */
 void stune_root_batch(bool on);
 /* Tests: behave as on a kernel without openat2 (every path resolved by hand). */
