@@ -52,6 +52,9 @@ struct stune_plan {
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
+/* The disks' tunables (1 << enum stune_disk_raw) the plan of p reads: the scan of the host need read no other
+ * (stune_topology_scan_for_plan_attrs). */
+unsigned stune_plan_disk_attrs(const struct stune_profile *p);
 /* Append a row built outside the plan engine (persist.c); the strings are copied, cls is unused (0). */
 int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, const char *object, const char *setting,
 		       const char *path, const char *current, const char *desired, enum stune_change_state state,
