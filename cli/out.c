@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "out.h"
+#include "wrap.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,10 @@
 struct out {
 	enum out_format fmt;
 	FILE *f;
+	/* out_set_wrap: text goes to f, a memory stream, and out_finish wraps it into dst. */
+	FILE *dst;
+	char *buf;
+	size_t buf_len, wrap;
 	struct stune_jsonw w;
 	bool is_arr[OUT_MAX_DEPTH];
 	int depth; /* index of the innermost open container, -1 none */
@@ -40,8 +46,26 @@ struct out *out_new(enum out_format fmt, FILE *f)
 	return o;
 }
 
+void out_set_wrap(struct out *o, size_t width)
+{
+	if (o->fmt != OUT_TEXT || o->dst)
+		return;
+	FILE *m = open_memstream(&o->buf, &o->buf_len);
+	if (!m)
+		return; /* unwrapped, but printed */
+	o->dst = o->f;
+	o->f = m;
+	o->wrap = width;
+}
+
 void out_free(struct out *o)
 {
+	if (!o)
+		return;
+	if (o->dst) {
+		fclose(o->f);
+		free(o->buf);
+	}
 	free(o);
 }
 
@@ -52,6 +76,17 @@ bool out_is_json(const struct out *o)
 
 int out_finish(struct out *o)
 {
+	if (o->dst) {
+		bool bad = fclose(o->f) != 0;
+		o->f = o->dst;
+		o->dst = NULL;
+		if (!bad)
+			wrap_text(o->f, o->buf, o->buf_len, o->wrap);
+		free(o->buf);
+		o->buf = NULL;
+		if (bad)
+			return -ENOMEM;
+	}
 	if (o->fmt == OUT_JSON && o->depth >= 0) {
 		stune_jsonw_end_all(&o->w);
 		fputc('\n', o->f);
@@ -114,13 +149,93 @@ void out_arr_end(struct out *o)
 	pop(o);
 }
 
+/* Length of the UTF-8 sequence at s (1 to 4), 0 when it is not valid UTF-8. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+char *out_escape(const char *s, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+		/* C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f"): CSI and OSC for some terminals. */
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		if (n == 1 &&
+		    ((*p >= 0x20 && *p != 0x7f) || ((flags & OUT_ESC_KEEP_WRAP) && *p >= 0x1d && *p <= 0x1f))) {
+			fputc(*p++, m);
+			continue;
+		}
+		if (n > 1 && !c1) {
+			fwrite(p, 1, n, m);
+			p += n;
+			continue;
+		}
+		if ((*p == '\n' || *p == '\t') && (flags & OUT_ESC_KEEP_NL))
+			fputc(*p, m);
+		else if (*p == '\n')
+			fputs("\\n", m);
+		else if (*p == '\r')
+			fputs("\\r", m);
+		else if (*p == '\t')
+			fputs("\\t", m);
+		else if (c1) {
+			fprintf(m, "\\x%02x\\x%02x", p[0], p[1]);
+			p++;
+		} else
+			fprintf(m, "\\x%02x", *p);
+		p++;
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *raw = NULL, *esc = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0)
+		return;
+	esc = out_escape(raw, flags);
+	fputs(esc ? esc : "(out of memory)", f);
+}
+
 void out_text(struct out *o, const char *fmt, ...)
 {
 	if (o->fmt != OUT_TEXT)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	out_vfprintf_escaped(o->f, OUT_ESC_KEEP_NL | OUT_ESC_KEEP_WRAP, fmt, ap);
 	va_end(ap);
 }
 
@@ -129,8 +244,10 @@ void out_text(struct out *o, const char *fmt, ...)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void text(struct out *o, const char *tfmt, const char *v)
 {
-	if (o->fmt == OUT_TEXT && tfmt)
-		fprintf(o->f, tfmt, v ? v : "-");
+	if (o->fmt != OUT_TEXT || !tfmt)
+		return;
+	_cleanup_free_ char *esc = v ? out_escape(v, 0) : NULL;
+	fprintf(o->f, tfmt, esc ? esc : v ? "(out of memory)" : "-");
 }
 #pragma GCC diagnostic pop
 

@@ -5,18 +5,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/utctime.h"
 #include "report/resultset.h"
 
-/* ISO 8601 (JSON) or readable (text), UTC; "" when unknown. */
+/* ISO 8601 (JSON) or readable (text), UTC; "" when unknown (core/utctime.h: not
+ * gmtime_r or strftime, which read the host's /etc/localtime, under --sysroot too). */
 static void fmt_time(char *buf, size_t size, int64_t ms, bool iso)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	if (ms <= 0 || !gmtime_r(&t, &tm) ||
-	    (iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm)
-		 : strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm)) == 0)
+	struct stune_utc u;
+	if (ms <= 0 || stune_utc_from_epoch(ms / 1000, &u) < 0 ||
+	    snprintf(buf, size, iso ? "%04d-%02d-%02dT%02d:%02d:%02dZ" : "%04d-%02d-%02d %02d:%02d:%02d UTC", u.year,
+		     u.month, u.day, u.hour, u.min, u.sec) >= (int)size)
 		buf[0] = '\0';
 }
 
@@ -133,7 +133,7 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	out_obj_end(o);
 }
 
-static void render_summary(struct out *o, const struct report_set *s)
+static void render_summary(struct out *o, const struct stune_report_set *s)
 {
 	const struct stune_stats *st = &s->stats;
 	out_obj_begin(o, "summary");
@@ -175,7 +175,7 @@ static void render_side(struct out *o, const char *key, const char *label, const
 	out_text(o, "  %-24s %10s  %-23s %5.1f %%  %zu\n", label, avg, range, st->spread * 100, st->n);
 }
 
-static void render_compare(struct out *o, const struct report_compare *c, const struct stune_stats *cur)
+static void render_compare(struct out *o, const struct stune_report_compare *c, const struct stune_stats *cur)
 {
 	out_obj_begin(o, "compare");
 	out_text(o, "\nComparison (avg and range in KIOPS; spread = (max − min) / max):\n");
@@ -189,9 +189,9 @@ static void render_compare(struct out *o, const struct report_compare *c, const 
 	out_obj_end(o);
 }
 
-static void render_provenance(struct out *o, const struct report_set *s)
+static void render_provenance(struct out *o, const struct stune_report_set *s)
 {
-	const struct report_provenance *p = s->prov;
+	const struct stune_provenance *p = s->prov;
 	char buf[64];
 	out_obj_begin(o, "provenance");
 	if (!p) {
@@ -203,7 +203,10 @@ static void render_provenance(struct out *o, const struct report_set *s)
 		out_obj_end(o);
 		return;
 	}
-	out_str(o, "source", "Provenance: %s", "run");
+	if (p->host_facts)
+		out_str(o, "source", "Provenance (--host-facts, as of the report)%.0s", "host");
+	else
+		out_str(o, "source", "Provenance: %s", "run");
 	out_str(o, "host", " on host %s", p->host);
 	out_str(o, "kernel", ", kernel %s\n", p->kernel);
 	if (p->have_hba) {
@@ -232,6 +235,16 @@ static void render_provenance(struct out *o, const struct report_set *s)
 	out_text(o, "\n");
 	out_obj_end(o);
 	out_str(o, "phase", NULL, s->phase);
+	if (p->host_facts) {
+		fmt_time(buf, sizeof(buf), p->start_ms, true);
+		out_str(o, "facts_time", NULL, *buf ? buf : NULL);
+		out_str(o, "note", "  %s\n",
+			"fio ran outside scsitune: the host, HBA (the first mpi3mr HBA's), payload and profile "
+			"are this host's when the files were reported");
+		out_obj_end(o);
+		out_text(o, "\n");
+		return;
+	}
 	out_str(o, "fio", "  %s", p->fio_path);
 	out_str(o, "fio_version", " (%s)", p->fio_version);
 	fmt_time(buf, sizeof(buf), p->start_ms, true);
@@ -258,7 +271,7 @@ static void render_provenance(struct out *o, const struct report_set *s)
 	out_text(o, "\n");
 }
 
-void render_report(struct out *o, const struct report_set *s, const struct report_compare *c)
+void render_report(struct out *o, const struct stune_report_set *s, const struct stune_report_compare *c)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_REPORT_SCHEMA_VERSION);

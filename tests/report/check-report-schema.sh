@@ -9,7 +9,8 @@
 # and --run with the installed fio on a regular file: unbound, bound with
 # --node 0, --job-file, and under --sysroot fixture trees (HBA known, numa_node
 # unknown, no HBA) with apply's journal: profile in effect, drifted, and a
-# profile file that can no longer be read (verify_state null).
+# profile file that can no longer be read (verify_state null); --host-facts
+# (files with the tree's provenance) with a profile applied and without an HBA.
 # Usage: check-report-schema.sh SCSITUNE SRCDIR
 # Exit: 0 ok, 1 failure (a missing python3-jsonschema or fio is a failure too).
 set -uo pipefail
@@ -73,6 +74,7 @@ else
 	"$bin" "${ds[@]}" apply --profile numa --profile-dir "$work/profiles" --state-dir "$work/st2" >/dev/null 2>"$work/apply.err" ||
 		fail "apply on the tree: $(cat "$work/apply.err")"
 	doc run-sysroot-applied 0 "${ds[@]}" report --run "${short[@]}" --runs 1 --device "$work/dev/sdf" --state-dir "$work/st2"
+	doc host-facts-applied 0 "${ds[@]}" report --host-facts --state-dir "$work/st2" "${set4[@]}"
 	ra=$("$py" -c 'import json, sys
 for e in json.load(open(sys.argv[1]))["changes"]:
     if e["setting"] == "queue/read_ahead_kb" and e["state"] == "applied":
@@ -89,6 +91,8 @@ for e in json.load(open(sys.argv[1]))["changes"]:
 		--state-dir "$work/st3"
 	doc run-no-hba 0 --sysroot "$work/fx/no-hba" report --run "${short[@]}" --runs 1 --device "$work/dev/sda" \
 		--state-dir "$work/st3"
+	doc host-facts-no-hba 0 --sysroot "$work/fx/no-hba" report --host-facts --phase tuned --state-dir "$work/st3" \
+		"$fio_fx"/fio-3.1-randread-1job-json.json
 fi
 
 docs=("$work"/*.json)

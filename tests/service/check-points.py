@@ -15,6 +15,7 @@ import os
 import socket
 import ssl
 import sys
+import time
 import urllib.parse
 import urllib.request
 
@@ -36,13 +37,16 @@ def get(path, params):
 def expected_points():
     doc = json.load(open(doc_path))
     points = {}
+    # The set tag: the saved result set's name, from the earliest run's start (UTC).
+    start = min(r["start_time_ms"] for r in doc["runs"] if r["start_time_ms"] > 0)
+    set_name = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(start // 1000))
     for run in doc["runs"]:
         opts = dict(run["global_options"])
         if run["jobs"]:
             opts.update(run["jobs"][0]["options"])
         tags = {"host": socket.gethostname(), "kernel": os.uname().release, "phase": phase,
                 "fio_version": run["fio_version"], "file": os.path.basename(run["file"]),
-                "output_format": run["output_format"]}
+                "output_format": run["output_format"], "set": set_name}
         for k in ("rw", "bs", "iodepth", "numjobs", "ioengine", "direct"):
             if opts.get(k):
                 tags[k] = opts[k]

@@ -202,7 +202,7 @@ static void batch_checks(void)
 	CHECK(stune_root_new(dir, &r) == 0);
 	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0);
 	int base = open_fds(), foreign[40], n_foreign = 0, reads_ok = 0;
-	stune_root_batch(true);
+	stune_root_batch(r, true);
 	for (int i = 0; i < 100; i++) {
 		char *s = NULL;
 		reads_ok += stune_root_read_at(r, &d, "numa_node", &s) == 0 && s && !strcmp(s, "-1");
@@ -210,7 +210,7 @@ static void batch_checks(void)
 		if (i % 3 == 0 && n_foreign < 40)
 			foreign[n_foreign++] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
-	stune_root_batch(false);
+	stune_root_batch(r, false);
 	CHECK(reads_ok == 100);
 	bool all_open = true;
 	for (int i = 0; i < n_foreign; i++)

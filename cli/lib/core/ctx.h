@@ -16,7 +16,14 @@ struct udev;
 struct stune_cpuset;
 struct stune_num;
 
-enum stune_log_level { STUNE_LOG_ERR = 3, STUNE_LOG_WARNING = 4, STUNE_LOG_INFO = 6, STUNE_LOG_DEBUG = 7 };
+/* NOTICE: a fact the user should see without -v (e.g. why fio is not bound); INFO: -v only. */
+enum stune_log_level {
+	STUNE_LOG_ERR = 3,
+	STUNE_LOG_WARNING = 4,
+	STUNE_LOG_NOTICE = 5,
+	STUNE_LOG_INFO = 6,
+	STUNE_LOG_DEBUG = 7
+};
 
 /* path: host path of the file concerned, or NULL. */
 typedef void (*stune_log_fn)(void *data, enum stune_log_level level, const char *path, const char *msg);

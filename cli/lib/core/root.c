@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/root.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -332,11 +333,13 @@ static void batch_flush(void)
 	batch.n = 0;
 }
 
-void stune_root_batch(bool on)
+void stune_root_batch(const struct stune_root *r, bool on)
 {
 	if (!on && batch.n)
 		batch_flush();
-	batch.on = on;
+	/* The live root closes one by one through libc, as it opens: an LD_PRELOAD
+	 * sysfs (umockdev's testbed) sees every close. */
+	batch.on = on && r && r->dirfd >= 0;
 }
 
 /* Close a file that was only read: now, or with the batch. */
@@ -365,6 +368,21 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 	int ret = read_all(fd, false, out);
 	close_read(fd);
 	return ret;
+}
+
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out)
+{
+	struct stat st;
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -STUNE_ENOTREG;
+	return read_all(fd, false, out);
 }
 
 int stune_root_write(const struct stune_root *r, const char *path, const char *value)
@@ -660,12 +678,11 @@ static int open_no_symlinks(const struct stune_root *r, const char *path)
 	if (!openat2_usable(r))
 		return -ENOSYS;
 	const uint64_t resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	if (r->dirfd >= 0)
-		return openat2_retry(r, r->dirfd, *path ? path : ".", O_PATH | O_DIRECTORY, resolve | RESOLVE_IN_ROOT);
-	_cleanup_free_ char *hp = NULL;
-	if (asprintf(&hp, "/%s", path) < 0)
-		return -ENOMEM;
-	return openat2_retry(r, AT_FDCWD, hp, O_PATH | O_DIRECTORY, resolve);
+	/* The live root goes through libc's open/openat by path, as it always has: a raw
+	 * openat2 syscall would also bypass an LD_PRELOAD sysfs (umockdev's testbed). */
+	if (r->dirfd < 0)
+		return -ENOSYS;
+	return openat2_retry(r, r->dirfd, *path ? path : ".", O_PATH | O_DIRECTORY, resolve | RESOLVE_IN_ROOT);
 }
 
 void stune_root_dir_close(struct stune_rdir *d)

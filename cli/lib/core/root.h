@@ -29,6 +29,9 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
 
 /* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
 int stune_root_read(const struct stune_root *r, const char *path, char **out);
+/* The same for a file that must be a regular file (a configuration file, not a
+ * kernel attribute): anything else is -STUNE_ENOTREG (core/userfile.h), a directory -EISDIR. */
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out);
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
 /* Write value (opened O_WRONLY|O_TRUNC, one write()); -errno as the kernel gave it. */
 int stune_root_write(const struct stune_root *r, const char *path, const char *value);
@@ -89,9 +92,11 @@ int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *
  * (stune_root_write_read_at: the store() ran in write()), are closed
  * together, a close_range() per run of consecutive descriptors, when 32 are
  * open or at off; for a scan or an apply of many small files (a syscall
- * each saved). Off closes what is left.
+ * each saved). Off closes what is left. Under a sysroot only: the live root
+ * closes one by one through libc (an LD_PRELOAD sysfs sees every close). r
+ * may be NULL to turn it off.
  */
-void stune_root_batch(bool on);
+void stune_root_batch(const struct stune_root *r, bool on);
 /* Tests: behave as on a kernel without openat2 (every path resolved by hand). */
 void stune_root_force_resolve_by_hand(struct stune_root *r);
 

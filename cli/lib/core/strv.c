@@ -46,3 +46,13 @@ char *stune_strdupf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+int stune_errf(char **err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return r;
+}

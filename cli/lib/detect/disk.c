@@ -311,9 +311,9 @@ static void *disk_worker(void *arg)
 			return NULL;
 		struct disk_job *j = &p->jobs[i];
 		stune_log_capture(&j->log);
-		stune_root_batch(true);
+		stune_root_batch(p->ctx->root, true);
 		j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
-		stune_root_batch(false);
+		stune_root_batch(p->ctx->root, false);
 		stune_log_capture(NULL);
 	}
 }
@@ -323,11 +323,13 @@ static void *disk_worker(void *arg)
  * opens get consecutive numbers (its batched closes take them in one
  * close_range), and the kernel skips the reference counting a shared
  * table needs on every read. It opens and closes only its own files; the
- * root's directory is in the copy. Not possible: the shared table, as before.
+ * root's directory is in the copy. Under a sysroot; not possible: the shared table, as before.
  */
 static void *disk_worker_thread(void *arg)
 {
-	(void)unshare(CLONE_FILES);
+	const struct disk_pool *p = arg;
+	if (!stune_root_is_live(p->ctx->root)) /* live: one table, as an LD_PRELOAD sysfs expects */
+		(void)unshare(CLONE_FILES);
 	return disk_worker(arg);
 }
 

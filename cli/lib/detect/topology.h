@@ -193,11 +193,24 @@ struct stune_topology {
 };
 
 void stune_topology_free(struct stune_topology *t);
-/* Free what one disk owns and zero it. */
-void stune_disk_clear(struct stune_disk *d);
 DEFINE_CLEANUP_FUNC(struct stune_topology, stune_topology_free)
 
 const char *stune_hba_kind_name(enum stune_hba_kind k);
+
+/* The node ids whose CPUs cpus touches, into nodes (a set of node ids); -ENOMEM. */
+int stune_cpuset_nodes(const struct stune_topology *t, const struct stune_cpuset *cpus, struct stune_cpuset *nodes);
+
+/* Where an IRQ's CPU set lies against its HBA's NUMA node. */
+enum stune_placement {
+	STUNE_PLACE_UNKNOWN = 0, /* the HBA's node or the set is not known, or the set is in no node */
+	STUNE_PLACE_LOCAL,	 /* every CPU on the HBA's node */
+	STUNE_PLACE_REMOTE,	 /* no CPU on it */
+	STUNE_PLACE_SPANS,	 /* CPUs on it and on other nodes */
+};
+enum stune_placement stune_irq_placement(const struct stune_topology *t, const struct stune_hba *h,
+					 const struct stune_cpuset *cpus);
+const char *stune_placement_name(enum stune_placement p);
+
 #define STUNE_RAW_ALL ((1u << _STUNE_RAW_MAX) - 1)
 /* The raw text the plan's scan kept for a disk's setting ("queue/scheduler", "device/queue_depth"), or NULL. */
 const char *stune_disk_raw_value(const struct stune_disk *d, const char *setting);

@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -11,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/ctx.h"
 #include "core/strv.h"
+#include "core/userfile.h"
 
 /* fio's JSON is a few MB at most (json+ with 16 jobs is ~1 MB); refuse absurd files. */
 #define FIO_MAX_FILE_BYTES (256u << 20)
@@ -566,15 +565,52 @@ static int get_num(struct parse *p, size_t obj, const char *key, const char *whe
 	return 0;
 }
 
+/* 2^63: every count, size and time fits an int64_t below it (the line protocol's integers are signed). */
+#define FIO_INT_LIMIT 9223372036854775808.0
+/* 10000-01-01T00:00:00Z in seconds since 1970. */
+#define FIO_YEAR_10000_S INT64_C(253402300800)
+
+static int out_of_range(struct parse *p, const char *where, const char *key, double x)
+{
+	return fail(p, "%s: '%s' is out of range (%g)", where, key, x);
+}
+
+/* An integer field: a number from 0 to 2^63 - 1 (fractions are cut). */
 static int get_u64(struct parse *p, size_t obj, const char *key, const char *where, bool required, uint64_t *out)
 {
 	double x;
 	int r = get_num(p, obj, key, where, required, &x);
 	if (r < 0)
 		return r;
-	if (x >= 18446744073709551616.0)
-		return fail(p, "%s: '%s' is out of range", where, key);
+	if (!(x < FIO_INT_LIMIT))
+		return out_of_range(p, where, key, x);
 	*out = (uint64_t)x;
+	return 0;
+}
+
+/* a + b for the totals of all jobs, or an error naming the field. */
+static int add_u64(struct parse *p, const char *key, const char *dir, uint64_t *a, uint64_t b)
+{
+	if (*a + b < *a || *a + b >= (uint64_t)1 << 63)
+		return fail(p, "%s: the jobs' '%s' sum is out of range", dir, key);
+	*a += b;
+	return 0;
+}
+
+static int add_dbl(struct parse *p, const char *key, const char *dir, double *a, double b)
+{
+	if (!isfinite(*a + b))
+		return fail(p, "%s: the jobs' '%s' sum is out of range", dir, key);
+	*a += b;
+	return 0;
+}
+
+/* x * scale (usec to ns for fio < 2.99) must stay finite. */
+static int scaled(struct parse *p, const char *where, const char *key, double *x, double scale)
+{
+	if (!isfinite(*x * scale))
+		return out_of_range(p, where, key, *x);
+	*x *= scale;
 	return 0;
 }
 
@@ -649,7 +685,7 @@ static int parse_bins(struct parse *p, size_t bins, double scale, const char *wh
 	if (!b)
 		return -ENOMEM;
 	bool sorted = true, strict = true;
-	uint64_t prev_key = 0;
+	uint64_t prev_key = 0, total = 0;
 	for (size_t key = bins + 1, i = 0; i < n; key = jt(p, key + 1)->next, i++) {
 		size_t val = key + 1;
 		char kbuf[32];
@@ -669,8 +705,14 @@ static int parse_bins(struct parse *p, size_t bins, double scale, const char *wh
 		if (i > 0 && v <= prev_key)
 			strict = false;
 		prev_key = v;
-		b[k].v = (uint64_t)((double)v * scale);
-		b[k++].c = (uint64_t)jint64(p, val);
+		double ns = (double)v * scale;
+		if (!(ns < FIO_INT_LIMIT))
+			return fail(p, "%s: clat 'bins' value '%s' is out of range", where, ks);
+		b[k].v = (uint64_t)ns;
+		b[k].c = (uint64_t)jint64(p, val);
+		if (total + b[k].c < total || total + b[k].c >= (uint64_t)1 << 63)
+			return fail(p, "%s: clat 'bins' counts sum out of range", where);
+		total += b[k++].c;
 		if (k > 1 && b[k - 1].v < b[k - 2].v)
 			sorted = false;
 	}
@@ -710,18 +752,21 @@ static int parse_lat(struct parse *p, size_t dir, const char *where, uint64_t fa
 	}
 	if (!jis(p, c, JT_OBJECT))
 		return fail(p, "%s: clat is not an object", where);
-	double x;
 	int r;
-	if ((r = get_num(p, c, "N", where, false, &x)) < 0)
+	uint64_t n = 0;
+	if ((r = get_u64(p, c, "N", where, false, &n)) < 0)
 		return r;
-	lat->samples = jget(p, c, "N") != JNONE ? (uint64_t)x : fallback_samples;
+	lat->samples = jget(p, c, "N") != JNONE ? n : fallback_samples;
 	if ((r = get_num(p, c, "min", where, false, &lat->min_ns)) < 0 ||
 	    (r = get_num(p, c, "max", where, false, &lat->max_ns)) < 0 ||
-	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0)
+	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0 ||
+	    (r = scaled(p, where, "min", &lat->min_ns, scale)) < 0 ||
+	    (r = scaled(p, where, "max", &lat->max_ns, scale)) < 0 ||
+	    (r = scaled(p, where, "mean", &lat->mean_ns, scale)) < 0)
 		return r;
-	lat->min_ns *= scale;
-	lat->max_ns *= scale;
-	lat->mean_ns *= scale;
+	/* The jobs' mean is weighted by samples: mean x N must be finite too. */
+	if (!isfinite(lat->mean_ns * (double)lat->samples))
+		return out_of_range(p, where, "mean", lat->mean_ns);
 	if (lat->samples == 0)
 		return 0;
 
@@ -732,8 +777,11 @@ static int parse_lat(struct parse *p, size_t dir, const char *where, uint64_t fa
 			snprintf(key, sizeof(key), "%f", stune_pct_levels[i]);
 			size_t v = jget(p, pct, key);
 			if (v != JNONE && is_num(p, v)) {
+				double x = jnum(p, v);
+				if (!(x >= 0 && isfinite(x * scale)))
+					return fail(p, "%s: clat percentile '%s' is out of range (%g)", where, key, x);
 				lat->pct_set[i] = true;
-				lat->pct_ns[i] = jnum(p, v) * scale;
+				lat->pct_ns[i] = x * scale;
 				lat->pct_source = STUNE_PCT_FIO;
 			}
 		}
@@ -766,13 +814,21 @@ static int parse_io(struct parse *p, size_t job, enum stune_fio_dir d, const cha
 	/* fio 2.x and early 3.x (3.1) write no clat "N": every completed I/O is a sample, so total_ios
 	 * is N (fio 2.1, without total_ios: IOPS x runtime, rounded). */
 	uint64_t fallback = io->total_ios;
-	if (jget(p, dir, "total_ios") == JNONE)
-		fallback = (uint64_t)llround(io->iops * (double)io->runtime_ms / 1000.0);
+	if (jget(p, dir, "total_ios") == JNONE) {
+		double ios = round(io->iops * (double)io->runtime_ms / 1000.0);
+		if (!(ios < FIO_INT_LIMIT))
+			return fail(p, "%s: 'iops' x 'runtime' (the I/O count) is out of range (%g)", where, ios);
+		fallback = (uint64_t)ios;
+	}
 	if ((r = parse_lat(p, dir, where, fallback, &io->clat)) < 0)
 		return r;
 	/* fio < 2.99 wrote io_bytes in KiB and had no io_kbytes. */
-	if (p->old_keys && jget(p, dir, "io_kbytes") == JNONE)
+	if (p->old_keys && jget(p, dir, "io_kbytes") == JNONE) {
+		if (io->io_bytes > (UINT64_C(1) << 63) / 1024 - 1)
+			return fail(p, "%s: 'io_bytes' (KiB in fio < 2.99) is out of range (%" PRIu64 ")", where,
+				    io->io_bytes);
 		io->io_bytes *= 1024;
+	}
 	return 0;
 }
 
@@ -790,10 +846,10 @@ static int parse_job(struct parse *p, size_t job, size_t idx, struct stune_fio_j
 	if (!(j->name = jstrdup(p, v)))
 		return -ENOMEM;
 	snprintf(where, sizeof(where), "jobs[%zu] '%.80s'", idx, j->name);
-	double x;
-	if ((r = get_num(p, job, "groupid", where, false, &x)) < 0)
+	uint64_t gid = 0;
+	if ((r = get_u64(p, job, "groupid", where, false, &gid)) < 0)
 		return r;
-	j->groupid = (int64_t)x;
+	j->groupid = (int64_t)gid;
 	if ((v = jget(p, job, "error")) != JNONE) {
 		if (!jis_int(p, v))
 			return fail(p, "%s: 'error' is not an integer", where);
@@ -811,12 +867,15 @@ static int parse_job(struct parse *p, size_t job, size_t idx, struct stune_fio_j
 }
 
 /* Latency over all jobs: exact mean (weighted by samples), exact or labelled percentiles. */
-static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
+static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_dir d)
 {
 	struct stune_lat *t = &run->total[d].clat;
 	size_t with_samples = 0, with_bins = 0, last = 0;
 	double sum = 0;
+	uint64_t binned = 0;
 	bool first = true;
+	const char *dn = stune_fio_dir_name(d);
+	int r;
 
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct stune_lat *l = &run->jobs[i].io[d].clat;
@@ -826,8 +885,10 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 		last = i;
 		if (l->bins.n > 0)
 			with_bins++;
-		t->samples += l->samples;
-		sum += l->mean_ns * (double)l->samples;
+		if ((r = add_u64(p, "N", dn, &t->samples, l->samples)) < 0 ||
+		    (r = add_u64(p, "bins", dn, &binned, stune_hist_total(&l->bins))) < 0 ||
+		    (r = add_dbl(p, "mean", dn, &sum, l->mean_ns * (double)l->samples)) < 0)
+			return r;
 		t->min_ns = first || l->min_ns < t->min_ns ? l->min_ns : t->min_ns;
 		t->max_ns = first || l->max_ns > t->max_ns ? l->max_ns : t->max_ns;
 		first = false;
@@ -844,7 +905,7 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 	}
 	if (with_bins == with_samples) {
 		for (size_t i = 0; i < run->n_jobs; i++) {
-			int r = stune_hist_merge(&t->bins, &run->jobs[i].io[d].clat.bins);
+			r = stune_hist_merge(&t->bins, &run->jobs[i].io[d].clat.bins);
 			if (r < 0)
 				return r;
 		}
@@ -876,8 +937,9 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 	return 0;
 }
 
-static int compute_totals(struct stune_fio_run *run)
+static int compute_totals(struct parse *p, struct stune_fio_run *run)
 {
+	int r;
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct stune_fio_job *j = &run->jobs[i];
 		if (j->error != 0 && run->n_failed++ == 0) {
@@ -887,10 +949,12 @@ static int compute_totals(struct stune_fio_run *run)
 		for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
 			struct stune_fio_io *t = &run->total[d];
 			const struct stune_fio_io *io = &j->io[d];
-			t->io_bytes += io->io_bytes;
-			t->total_ios += io->total_ios;
-			t->bw_kib_s += io->bw_kib_s;
-			t->iops += io->iops;
+			const char *dn = stune_fio_dir_name(d);
+			if ((r = add_u64(p, "io_bytes", dn, &t->io_bytes, io->io_bytes)) < 0 ||
+			    (r = add_u64(p, "total_ios", dn, &t->total_ios, io->total_ios)) < 0 ||
+			    (r = add_dbl(p, "bw", dn, &t->bw_kib_s, io->bw_kib_s)) < 0 ||
+			    (r = add_dbl(p, "iops", dn, &t->iops, io->iops)) < 0)
+				return r;
 			if (io->runtime_ms > t->runtime_ms)
 				t->runtime_ms = io->runtime_ms;
 			if (io->clat.bins.n > 0)
@@ -898,10 +962,9 @@ static int compute_totals(struct stune_fio_run *run)
 		}
 	}
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
-		run->iops += run->total[d].iops;
-		run->bw_kib_s += run->total[d].bw_kib_s;
-		int r = total_lat(run, d);
-		if (r < 0)
+		if ((r = add_dbl(p, "iops", "read and write", &run->iops, run->total[d].iops)) < 0 ||
+		    (r = add_dbl(p, "bw", "read and write", &run->bw_kib_s, run->total[d].bw_kib_s)) < 0 ||
+		    (r = total_lat(p, run, (enum stune_fio_dir)d)) < 0)
 			return r;
 	}
 	return 0;
@@ -925,10 +988,18 @@ static int parse_doc(struct parse *p, size_t doc, struct stune_fio_run *run)
 		return fail(p, "fio output without jobs: 'jobs' is empty");
 	if (jis(p, v = jget(p, doc, "fio version"), JT_STRING) && !(run->fio_version = jstrdup(p, v)))
 		return -ENOMEM;
-	if (jis_int(p, v = jget(p, doc, "timestamp_ms")))
+	/* Seconds or ms since 1970, before the year 10000 (ISO 8601's four digits): never negative, and
+	 * x 1000 cannot overflow. */
+	if (jis_int(p, v = jget(p, doc, "timestamp_ms"))) {
 		run->timestamp_ms = jint64(p, v);
-	else if (jis_int(p, v = jget(p, doc, "timestamp")))
-		run->timestamp_ms = jint64(p, v) * 1000;
+		if (run->timestamp_ms < 0 || run->timestamp_ms >= FIO_YEAR_10000_S * 1000)
+			return fail(p, "'timestamp_ms' is out of range (%" PRId64 ")", run->timestamp_ms);
+	} else if (jis_int(p, v = jget(p, doc, "timestamp"))) {
+		int64_t sec = jint64(p, v);
+		if (sec < 0 || sec >= FIO_YEAR_10000_S)
+			return fail(p, "'timestamp' is out of range (%" PRId64 " s)", sec);
+		run->timestamp_ms = sec * 1000;
+	}
 	if (jis(p, v = jget(p, doc, "time"), JT_STRING) && !(run->time = jstrdup(p, v)))
 		return -ENOMEM;
 	if ((v = jget(p, doc, "global options")) != JNONE &&
@@ -945,7 +1016,7 @@ static int parse_doc(struct parse *p, size_t doc, struct stune_fio_run *run)
 			return r;
 	}
 	run->old_keys = p->old_keys;
-	return compute_totals(run);
+	return compute_totals(p, run);
 }
 
 /* Length of the first line of s (at most max), for quoting it in a message. */
@@ -1108,37 +1179,18 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 
 int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_fio_run **out, char **err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
 
 	*err = NULL;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return negative_errno();
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, len = 0;
-	_cleanup_free_ char *buf = NULL;
-	for (;;) {
-		if (len + 1 >= cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (cap > FIO_MAX_FILE_BYTES)
-				return -EFBIG;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
+	/* A regular file only: a FIFO would block, /dev/zero never end. */
+	int r = stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	if (r < 0) {
+		if (r == -STUNE_ENOTREG || r == -EFBIG) {
+			*err = strdup(stune_user_file_strerror(r, FIO_MAX_FILE_BYTES));
+			return *err ? r : -ENOMEM;
 		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+		return r;
 	}
-	buf[len] = '\0';
 	return stune_fio_parse_buf(ctx, path, buf, len, out, err);
 }

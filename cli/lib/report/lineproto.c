@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/lineproto.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -93,6 +94,9 @@ int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct st
 	TAG("firmware", facts->firmware);
 	TAG("payload", facts->payload);
 	TAG("profile", facts->profile);
+	TAG("profile_digest", facts->profile_digest);
+	TAG("verify_state", facts->verify_state);
+	TAG("set", facts->set);
 	TAG("fio_version", run->fio_version);
 	TAG("file", base);
 	TAG("output_format", run->json_plus ? "json+" : "json");

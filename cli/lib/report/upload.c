@@ -8,6 +8,7 @@
  * and GnuTLS do not support being unloaded).
  */
 #include "report/upload.h"
+#include "report/internal.h"
 
 #include <curl/curl.h>
 #include <dirent.h>
@@ -21,7 +22,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hostcrypto.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
+
+/* An auth file is one line; a few KiB of anything else is not one. */
+#define STUNE_AUTH_MAX_BYTES (64u << 10)
+/* A batch is a few hundred bytes per run. */
+#define STUNE_SPOOL_MAX_BYTES (64u << 20)
 
 static int set_err(char **err, int r, const char *fmt, ...) _printf_(3, 4);
 static int set_err(char **err, int r, const char *fmt, ...)
@@ -56,34 +64,21 @@ void stune_auth_free(struct stune_auth *a)
 int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 {
 	*err = NULL;
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return negative_errno();
+	_cleanup_close_ int fd = -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	if (!S_ISREG(st.st_mode))
-		return set_err(err, -EINVAL, "not a regular file");
+	char *buf = NULL;
+	int r = stune_user_file_open(path, &fd, &st);
+	if (r == -STUNE_ENOTREG)
+		return set_err(err, r, "%s", stune_user_file_strerror(r, 0));
+	if (r < 0)
+		return r;
 	if (st.st_mode & S_IROTH)
 		return set_err(err, -EPERM, "readable by others (mode %04o): chmod o-r it", st.st_mode & 07777);
-	char buf[4096];
 	size_t len = 0;
-	while (len < sizeof(buf) - 1) {
-		ssize_t k = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			int r = negative_errno();
-			explicit_bzero(buf, sizeof(buf));
-			return r;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	buf[len] = '\0';
+	r = stune_read_user_fd(fd, STUNE_AUTH_MAX_BYTES, 0, &buf, &len);
+	if (r < 0)
+		return r == -EFBIG ? set_err(err, r, "%s", stune_user_file_strerror(r, STUNE_AUTH_MAX_BYTES)) : r;
 	buf[strcspn(buf, "\r\n")] = '\0';
-	int r = 0;
 	_cleanup_(stune_auth_freep) struct stune_auth *a = calloc(1, sizeof(*a));
 	if (!a) {
 		r = -ENOMEM;
@@ -114,7 +109,8 @@ int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 	}
 	*out = steal_pointer(&a);
 out:
-	explicit_bzero(buf, sizeof(buf));
+	explicit_bzero(buf, len);
+	free(buf);
 	return r;
 }
 
@@ -167,6 +163,8 @@ static int curl_load(char **err)
 			dlclose(h);
 			return set_err(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
 		}
+	/* TLS is the host's: its OpenSSL settings, also under --sysroot. */
+	stune_crypto_host_config_for_tls();
 	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		dlclose(h);
 		return set_err(err, -ENOMEM, "curl_global_init failed");
@@ -175,19 +173,40 @@ static int curl_load(char **err)
 	return 0;
 }
 
+/* The answer's body: the first max_body bytes, or all of it (over the cap: over). */
 struct body {
-	char buf[512];
-	size_t len;
+	char *buf;
+	size_t len, cap, max;
+	bool truncate; /* keep the first max bytes and go on; else stop the transfer */
+	bool over;
 };
 
 static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
 {
 	struct body *b = data;
-	size_t n = size * nmemb, room = sizeof(b->buf) - 1 - b->len;
-	memcpy(b->buf + b->len, p, n < room ? n : room);
-	b->len += n < room ? n : room;
+	size_t n = size * nmemb;
+	if (b->len + n > b->max) {
+		if (!b->truncate) {
+			b->over = true;
+			return 0; /* CURLE_WRITE_ERROR ends the transfer */
+		}
+		size_t room = b->max - b->len;
+		n = room;
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(b->buf, cap);
+		if (!nb)
+			return 0;
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
 	b->buf[b->len] = '\0';
-	return n;
+	return size * nmemb;
 }
 
 /* Servers may quote the credentials they refused (vmauth does): never show them. */
@@ -203,7 +222,7 @@ static void redact(char *msg, const char *secret)
 	}
 }
 
-static void redact_auth(char *msg, const struct stune_auth *a)
+void stune_auth_redact(char *msg, const struct stune_auth *a)
 {
 	if (!a)
 		return;
@@ -234,52 +253,75 @@ static bool curl_retryable(CURLcode c)
 	}
 }
 
-int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err)
+static struct curl_slist *request_headers(const struct stune_http_req *q)
 {
-	_cleanup_free_ char *url = NULL;
-	int r = stune_upload_url(u->url, &url, err);
-	if (r < 0 || (r = curl_load(err)) < 0)
+	char ctype[128];
+	snprintf(ctype, sizeof(ctype), "Content-Type: %s", q->content_type);
+	struct curl_slist *hdrs = lc.slist_append(NULL, ctype);
+	if (hdrs && q->auth && q->auth->header) {
+		struct curl_slist *h = lc.slist_append(hdrs, q->auth->header);
+		if (!h) {
+			lc.slist_free_all(hdrs);
+			return NULL;
+		}
+		hdrs = h;
+	}
+	return hdrs;
+}
+
+/* What curl said, as the caller's error: the timeouts named, retryable or not. */
+static int curl_failure(const struct stune_http_req *q, CURLcode cc, const char *errbuf, long timeout,
+			long connect_timeout, char **err)
+{
+	const char *msg = *errbuf ? errbuf : lc.easy_strerror(cc);
+	if (cc == CURLE_OPERATION_TIMEDOUT) {
+		/* The connect phase has its own, shorter limit: curl says "Connection timed out". */
+		if (strstr(msg, "Connection timed out"))
+			return set_err(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
+				       connect_timeout, msg);
+		return set_err(err, -EAGAIN, "no answer within the %ld s %s timeout (%s)", timeout, q->what, msg);
+	}
+	return set_err(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
+}
+
+int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp, char **err)
+{
+	int r = curl_load(err);
+	*resp = (struct stune_http_resp){0};
+	if (r < 0)
 		return r;
 	CURL *c = lc.easy_init();
 	if (!c)
 		return -ENOMEM;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct body resp = {.len = 0};
-	struct curl_slist *hdrs = lc.slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
-	if (hdrs && u->auth && u->auth->header) {
-		struct curl_slist *h = lc.slist_append(hdrs, u->auth->header);
-		if (!h) {
-			lc.slist_free_all(hdrs);
-			hdrs = NULL;
-		} else
-			hdrs = h;
-	}
+	struct body b = {.max = q->max_body, .truncate = q->truncate};
+	struct curl_slist *hdrs = request_headers(q);
 	if (!hdrs) {
 		lc.easy_cleanup(c);
 		return -ENOMEM;
 	}
-	lc.easy_setopt(c, CURLOPT_URL, url);
+	lc.easy_setopt(c, CURLOPT_URL, q->url);
 	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	lc.easy_setopt(c, CURLOPT_POST, 1L);
-	lc.easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	lc.easy_setopt(c, CURLOPT_POSTFIELDS, q->body);
+	lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->len);
 	lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, body_cb);
-	lc.easy_setopt(c, CURLOPT_WRITEDATA, &resp);
+	lc.easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	long timeout = u->timeout_s > 0 ? u->timeout_s : STUNE_UPLOAD_DEFAULT_TIMEOUT_S;
+	long timeout = q->timeout_s > 0 ? q->timeout_s : STUNE_UPLOAD_DEFAULT_TIMEOUT_S;
 	long connect_timeout = timeout < STUNE_UPLOAD_CONNECT_TIMEOUT_S ? timeout : STUNE_UPLOAD_CONNECT_TIMEOUT_S;
 	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_timeout);
 	lc.easy_setopt(c, CURLOPT_TIMEOUT, timeout);
 	lc.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	lc.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	lc.easy_setopt(c, CURLOPT_USERAGENT, "scsitune");
-	if (u->ca_file)
-		lc.easy_setopt(c, CURLOPT_CAINFO, u->ca_file);
-	if (u->auth && u->auth->userpwd) {
+	if (q->ca_file)
+		lc.easy_setopt(c, CURLOPT_CAINFO, q->ca_file);
+	if (q->auth && q->auth->userpwd) {
 		lc.easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		lc.easy_setopt(c, CURLOPT_USERPWD, u->auth->userpwd);
+		lc.easy_setopt(c, CURLOPT_USERPWD, q->auth->userpwd);
 	}
 	CURLcode cc = lc.easy_perform(c);
 	long status = 0;
@@ -287,23 +329,49 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 	lc.easy_cleanup(c);
 	lc.slist_free_all(hdrs);
 
-	if (cc != CURLE_OK) {
-		const char *msg = *errbuf ? errbuf : lc.easy_strerror(cc);
-		if (cc == CURLE_OPERATION_TIMEDOUT) {
-			/* The connect phase has its own, shorter limit: curl says "Connection timed out". */
-			if (strstr(msg, "Connection timed out"))
-				return set_err(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
-					       connect_timeout, msg);
-			return set_err(err, -EAGAIN, "no answer within the %ld s upload timeout (%s)", timeout, msg);
-		}
-		return set_err(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
+	if (b.over) {
+		free(b.buf);
+		return set_err(err, -EFBIG, "the answer is larger than %zu bytes: narrow the query (--hosts, --since)",
+			       q->max_body);
 	}
+	if (cc != CURLE_OK) {
+		free(b.buf);
+		return curl_failure(q, cc, errbuf, timeout, connect_timeout, err);
+	}
+	resp->status = status;
+	resp->body = b.buf;
+	resp->len = b.len;
 	if (status >= 200 && status < 300)
 		return 0;
-	resp.buf[strcspn(resp.buf, "\r\n")] = '\0';
-	redact_auth(resp.buf, u->auth);
+	/* The first line of the answer, credentials masked. */
+	char line[512];
+	snprintf(line, sizeof(line), "%s", b.buf ? b.buf : "");
+	line[strcspn(line, "\r\n")] = '\0';
+	stune_auth_redact(line, q->auth);
 	r = status >= 500 || status == 429 || status == 408 ? -EAGAIN : -EPROTO;
-	return set_err(err, r, "HTTP %ld%s%s", status, *resp.buf ? ": " : "", resp.buf);
+	return set_err(err, r, "HTTP %ld%s%s", status, *line ? ": " : "", line);
+}
+
+int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err)
+{
+	_cleanup_free_ char *url = NULL;
+	int r = stune_upload_url(u->url, &url, err);
+	if (r < 0)
+		return r;
+	struct stune_http_req q = {.url = url,
+				   .content_type = "text/plain; charset=utf-8",
+				   .body = body,
+				   .len = len,
+				   .ca_file = u->ca_file,
+				   .auth = u->auth,
+				   .timeout_s = u->timeout_s,
+				   .max_body = 511,
+				   .truncate = true,
+				   .what = "upload"};
+	struct stune_http_resp resp;
+	r = stune_http_post(&q, &resp, err);
+	free(resp.body);
+	return r;
 }
 
 /* --- spool --- */
@@ -386,28 +454,8 @@ int stune_spool_list(const char *state_dir, char ***paths, size_t *n)
 
 int stune_spool_read(const char *path, char **body, size_t *len)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f)
-		return negative_errno();
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *m = open_memstream(&buf, &size);
-	if (!m)
-		return -ENOMEM;
-	char chunk[8192];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, k, m);
-	int r = ferror(f) ? -EIO : 0;
-	if (fclose(m) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	*body = buf;
-	*len = size;
-	return 0;
+	/* scsitune wrote it, but a disk, a crash or a hand can leave anything there. */
+	return stune_read_user_file(path, STUNE_SPOOL_MAX_BYTES, STUNE_UF_TEXT, body, len);
 }
 
 int stune_spool_remove(const char *path)

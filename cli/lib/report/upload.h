@@ -46,8 +46,33 @@ struct stune_upload {
 	const struct stune_auth *auth;
 	long timeout_s; /* 0: STUNE_UPLOAD_DEFAULT_TIMEOUT_S; connecting gets min(this, 5 s) */
 };
-/* One POST of body. */
-int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);
+
+/*
+ * One HTTP(S) POST, the engine of the upload and of report --query: TLS
+ * always verified, credentials from an auth file, bounded by timeout_s
+ * (connecting by min(timeout_s, 5 s)). Results as for stune_upload_send;
+ * the answer's body (NUL-terminated) is kept in *resp also for a non-2xx
+ * answer (*err then quotes its first line, credentials masked). A body over
+ * max_body bytes is cut there (truncate) or ends the transfer with -EFBIG.
+ */
+struct stune_http_req {
+	const char *url, *content_type, *body;
+	size_t len;
+	const char *ca_file;
+	const struct stune_auth *auth;
+	long timeout_s;
+	size_t max_body;
+	bool truncate;
+	const char *what; /* "upload", "query": named in the timeout message */
+};
+struct stune_http_resp {
+	char *body; /* owned by the caller */
+	size_t len;
+	long status;
+};
+int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp, char **err);
+/* Mask the auth file's token or password in a message the server sent. */
+void stune_auth_redact(char *msg, const struct stune_auth *a);
 
 /* The spool: STATE_DIR/spool/HASH.lp, named after the content (FNV-1a 64). */
 int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tune/apply.h"
+#include "tune/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -178,7 +179,7 @@ static void rdir_closep(struct stune_rdir *d)
 static void batch_endp(bool *on)
 {
 	if (*on)
-		stune_root_batch(false);
+		stune_root_batch(NULL, false);
 }
 
 /* Is path in directory dir? */
@@ -292,7 +293,7 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	if (!reread || !recorded)
 		return -ENOMEM;
 	_cleanup_(batch_endp) bool batch = true;
-	stune_root_batch(true);
+	stune_root_batch(ctx->root, true);
 	const char *object = NULL; /* of the last write: a disk's writes are consecutive */
 	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
@@ -315,7 +316,7 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 			return r;
 	}
 	reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
-	stune_root_batch(false);
+	stune_root_batch(ctx->root, false);
 	batch = false;
 
 	/* 3. In effect? Each written file was read back right after its write

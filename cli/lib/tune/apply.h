@@ -12,20 +12,6 @@
 #include "tune/plan.h"
 
 /*
- * Write one value; after (optional): what reads back then (NULL if that read
- * failed), for a kernel attribute through the same open file. Test builds (-DSCSITUNE_TEST_HOOKS=ON) honour
- * SCSITUNE_FAIL_WRITE=SUBSTRING:ERRNO (a write to a path containing
- * SUBSTRING fails with ERRNO, a number or EIO/EINVAL/EBUSY/EPERM/EACCES, or
- * with "ignore" succeeds without writing anything) and
- * SCSITUNE_TEST_ABORT_AFTER=N (abort() instead of write number N+1).
- */
-int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
-		      char **after);
-/* The same for a kernel attribute at path whose directory dir is open (stune_root_dir_open of path's dirname). */
-int stune_apply_write_at(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
-			 const char *path, const char *value, char **after);
-
-/*
  * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;
  * the caller holds the lock. The journal j (profile fields filled by the
  * caller) gets one entry per CHANGE row (plus the nr_requests of a disk

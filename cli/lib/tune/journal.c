@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tune/journal.h"
+#include "tune/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,10 @@
 
 #include "core/jsonw.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
+
+/* journal.json of the whole 4,096-disk plan is ~6 MiB (bench/); its log as much again. */
+#define STUNE_JOURNAL_MAX_BYTES (256u << 20)
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
@@ -303,12 +309,30 @@ static enum stune_jstate jstate_from_name(const char *name)
 	return _STUNE_J_MAX;
 }
 
+/* One JSON value that is exactly the len bytes of line (no newline); NULL otherwise. */
+static json_object *parse_line(const char *line, size_t len)
+{
+	if (len == 0 || len > INT_MAX)
+		return NULL;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return NULL;
+	json_object *o = json_tokener_parse_ex(tok, line, (int)len);
+	if (o &&
+	    (json_tokener_get_error(tok) != json_tokener_success || (size_t)json_tokener_get_parse_end(tok) != len)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
 /* One outcome line onto its entry; false: not a whole, valid line (a torn tail ends the replay). */
-static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
+static bool replay_line(struct stune_journal *j, const char *line, size_t len)
 {
 	if (len < 2 || line[len - 1] != '\n')
 		return false;
-	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(line);
+	_cleanup_(json_object_putp) json_object *o = parse_line(line, len - 1);
 	json_object *v;
 	if (!o || !json_object_object_get_ex(o, "i", &v) || !json_object_is_type(v, json_type_int))
 		return false;
@@ -331,25 +355,31 @@ static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
 /* Replay journal.log onto j when its first line names j's log. */
 static int replay_log(const char *dir, struct stune_journal *j)
 {
-	_cleanup_free_ char *p = NULL, *line = NULL;
-	size_t cap = 0;
+	_cleanup_free_ char *p = NULL, *text = NULL;
+	size_t len = 0;
 	int r = journal_path(dir, "journal.log", &p);
 	if (r < 0)
 		return r;
-	_cleanup_fclose_ FILE *f = fopen(p, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : negative_errno(); /* no log: every outcome still pending */
-	ssize_t len = getline(&line, &cap, f);
-	if (len <= 0)
+	r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, &len);
+	if (r == -ENOENT)
+		return 0; /* no log: every outcome still pending */
+	if (r < 0)
+		return r;
+	/* Lines up to each '\n'; a torn last line has none (and a NUL makes a line invalid). */
+	const char *line = text, *end = text + len;
+	const char *nl = memchr(line, '\n', len);
+	if (!nl)
 		return 0;
-	_cleanup_(json_object_putp) json_object *head = json_tokener_parse(line);
+	_cleanup_(json_object_putp) json_object *head = parse_line(line, (size_t)(nl - line));
 	json_object *v;
 	if (!head || !json_object_object_get_ex(head, "log", &v) || !json_object_is_type(v, json_type_string) ||
 	    strcmp(json_object_get_string(v), j->log_id))
 		return 0; /* another apply's log */
-	while ((len = getline(&line, &cap, f)) > 0)
-		if (!replay_line(j, line, len))
+	for (line = nl + 1; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl || !replay_line(j, line, (size_t)(nl - line) + 1))
 			break;
+	}
 	return 0;
 }
 
@@ -358,9 +388,11 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	_cleanup_free_ char *p = NULL;
 	if (asprintf(&p, "%s/journal.json", dir) < 0)
 		return -ENOMEM;
-	if (access(p, F_OK) < 0)
-		return negative_errno();
-	_cleanup_(json_object_putp) json_object *root = json_object_from_file(p);
+	_cleanup_free_ char *text = NULL;
+	int r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, NULL);
+	if (r < 0)
+		return r;
+	_cleanup_(json_object_putp) json_object *root = json_tokener_parse(text);
 	json_object *v, *arr;
 	if (!root || !json_object_object_get_ex(root, "version", &v) ||
 	    json_object_get_int(v) != STUNE_JOURNAL_VERSION || !json_object_object_get_ex(root, "changes", &arr) ||
@@ -369,7 +401,6 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	int r;
 	if ((r = get_str(root, "profile", &j->profile)) < 0 ||
 	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
 	    (r = get_str(root, "profile_dir", &j->profile_dir)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)

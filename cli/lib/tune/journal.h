@@ -73,7 +73,6 @@ struct stune_journal {
 	size_t cap; /* entries allocated (stune_journal_add doubles it) */
 };
 
-const char *stune_jstate_name(enum stune_jstate s);
 void stune_journal_free(struct stune_journal *j);
 DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,

@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "tune/plan.h"
+#include "tune/internal.h"
 #include "detect/irqbalance.h"
 #include "core/strv.h"
 
@@ -53,6 +54,9 @@ void stune_plan_free(struct stune_plan *plan)
 		free(c->note);
 	}
 	free(plan->changes);
+	for (size_t i = 0; i < plan->n_hbas; i++)
+		free(plan->hbas[i].why);
+	free(plan->hbas);
 	free(plan);
 }
 
@@ -127,30 +131,83 @@ static const struct stune_host *disk_host(const struct stune_topology *t, const 
 	return d->host < t->n_hosts ? &t->hosts[d->host] : NULL;
 }
 
+/* match_driver's words: the SCSI or the PCI function's driver; "*" is any. */
+static bool driver_in(const char *words, const struct stune_hba *h)
+{
+	if (stune_word_in(words, "*"))
+		return true;
+	return h && ((h->driver && stune_word_in(words, h->driver)) ||
+		     (h->pci_driver && stune_word_in(words, h->pci_driver)));
+}
+
 static bool match_driver(const struct stune_prule *r, const struct stune_hba *h)
 {
 	const struct stune_pvalue *m = stune_prule_match(r, "match_driver");
-	if (!m)
-		return true;
-	if (!h)
-		return false;
-	return (h->driver && stune_word_in(m->value, h->driver)) ||
-	       (h->pci_driver && stune_word_in(m->value, h->pci_driver));
+	return !m || driver_in(m->value, h);
 }
 
-static bool hba_selected(const struct stune_profile *p, const struct stune_hba *h)
+/*
+ * Is h in the profile's scope ([hba] match_driver / match_pci; a profile
+ * without them is refused at load)? why (may be NULL) gets the reason, for
+ * people: which key took it or left it out, and where that key was set.
+ */
+static bool hba_scope(const struct stune_profile *p, const struct stune_hba *h, char **why)
 {
+	bool in = false, seen = false;
+	_cleanup_free_ char *text = NULL;
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct stune_prule *r = &p->rules[i];
 		if (r->cls != STUNE_PC_HBA)
 			continue;
-		if (!match_driver(r, h))
-			return false;
-		const struct stune_pvalue *m = stune_prule_match(r, "match_pci");
-		if (m && (!h || !h->pci_address || !stune_word_in(m->value, h->pci_address)))
-			return false;
+		const struct stune_pvalue *md = stune_prule_match(r, "match_driver"),
+					  *mp = stune_prule_match(r, "match_pci");
+		if (!md && !mp)
+			continue;
+		seen = true;
+		_cleanup_free_ char *drv = NULL;
+		if (h && h->driver && h->pci_driver && strcmp(h->driver, h->pci_driver))
+			drv = stune_strdupf("driver %s (PCI function: %s)", h->driver, h->pci_driver);
+		else
+			drv = stune_strdupf("driver %s", h && h->driver	      ? h->driver
+							 : h && h->pci_driver ? h->pci_driver
+									      : "unknown");
+		const char *addr = h && h->pci_address ? h->pci_address : NULL;
+		/* One [hba] rule (the section takes no label); included files override it key by key. */
+		in = true;
+		free(text);
+		text = NULL;
+		if (md && !driver_in(md->value, h)) {
+			in = false;
+			text = stune_strdupf("%s: not in match_driver = %s (%s:%u)", drv ? drv : "driver", md->value,
+					     md->file, md->line);
+		} else if (mp && (!addr || !stune_word_in(mp->value, addr))) {
+			in = false;
+			text = addr ? stune_strdupf("%s: not in match_pci = %s (%s:%u)", addr, mp->value, mp->file,
+						    mp->line)
+				    : stune_strdupf("no PCI address: match_pci = %s (%s:%u) cannot take it", mp->value,
+						    mp->file, mp->line);
+		} else if (md && mp)
+			text = stune_strdupf("%s in match_driver (%s:%u), %s in match_pci (%s:%u)",
+					     drv ? drv : "driver", md->file, md->line, addr, mp->file, mp->line);
+		else if (md && stune_word_in(md->value, "*"))
+			text = stune_strdupf("match_driver = * (%s:%u): every HBA", md->file, md->line);
+		else if (md)
+			text = stune_strdupf("%s in match_driver (%s:%u)", drv ? drv : "driver", md->file, md->line);
+		else
+			text = stune_strdupf("%s in match_pci (%s:%u)", addr, mp->file, mp->line);
 	}
-	return true;
+	if (!seen) {
+		in = false;
+		text = strdup("the profile names no HBA ([hba] match_driver or match_pci)");
+	}
+	if (why)
+		*why = steal_pointer(&text);
+	return in;
+}
+
+static bool hba_selected(const struct stune_profile *p, const struct stune_hba *h)
+{
+	return hba_scope(p, h, NULL);
 }
 
 static bool match_disk(const struct stune_prule *r, const struct stune_disk *d, const struct stune_hba *h)
@@ -451,7 +508,11 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 	struct stune_cpuset cpus = {0};
 	const char *no_node = NULL;
 	const struct stune_node *node = NULL;
-	if (!h->numa_node.set)
+	if (!h->numa_node.set && h->pci_address)
+		no_node =
+		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
+		    "IRQ left in place";
+	else if (!h->numa_node.set)
 		no_node = "the HBA's NUMA node is unknown (no PCI function): no CPU is local to it, IRQ left in place";
 	else if (h->numa_node.v < 0)
 		no_node = "the HBA's numa_node is -1: the firmware gives no locality, so no node is local to it; "
@@ -711,6 +772,17 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 	plan->profile = p;
 	plan->topology = t;
 	int r;
+
+	/* The scope first: per HBA, in or out, and why (the plan shows it). */
+	if (t->n_hbas && !(plan->hbas = calloc(t->n_hbas, sizeof(*plan->hbas))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_hbas; i++) {
+		struct stune_plan_hba *s = &plan->hbas[plan->n_hbas++];
+		s->index = i;
+		s->in_scope = hba_scope(p, &t->hbas[i], &s->why);
+		if (!s->why)
+			return -ENOMEM;
+	}
 
 	for (size_t i = 0; i < t->n_disks; i++) {
 		const struct stune_hba *h = disk_hba(t, &t->disks[i]);

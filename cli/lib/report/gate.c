@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "report/gate.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/query.h"
+
+static const char *const metric_names[] = {
+    [STUNE_GATE_KIOPS] = "kiops",
+    [STUNE_GATE_SPREAD] = "spread",
+    [STUNE_GATE_COV] = "cov",
+    [STUNE_GATE_SEL_KIOPS] = "selection.kiops",
+    [STUNE_GATE_SEL_SPREAD] = "selection.spread",
+    [STUNE_GATE_SEL_COV] = "selection.cov",
+    [STUNE_GATE_HOSTS] = "hosts",
+    [STUNE_GATE_DRIFTED] = "drifted",
+    [STUNE_GATE_APART] = "apart",
+    [STUNE_GATE_MISSING] = "missing",
+};
+#define METRIC_LIST \
+	"kiops, spread, cov, selection.kiops, selection.spread, selection.cov, hosts, drifted, apart, missing"
+
+const char *stune_gate_metric_name(enum stune_gate_metric m)
+{
+	return metric_names[m];
+}
+
+static const char *const op_names[] = {
+    [STUNE_GATE_GE] = ">=", [STUNE_GATE_LE] = "<=", [STUNE_GATE_GT] = ">",
+    [STUNE_GATE_LT] = "<",  [STUNE_GATE_EQ] = "=",  [STUNE_GATE_NE] = "!=",
+};
+
+const char *stune_gate_op_name(enum stune_gate_op op)
+{
+	return op_names[op];
+}
+
+static int fail(char **err, const char *fmt, ...) _printf_(2, 3);
+static int fail(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+void stune_gate_free(struct stune_gate *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		free(g->conds[i].text);
+	free(g->conds);
+	free(g);
+}
+
+static bool is_count(enum stune_gate_metric m)
+{
+	return m >= STUNE_GATE_HOSTS;
+}
+
+static bool is_kiops(enum stune_gate_metric m)
+{
+	return m == STUNE_GATE_KIOPS || m == STUNE_GATE_SEL_KIOPS;
+}
+
+/* METRIC OP VALUE, in c (already trimmed, NUL-terminated). */
+static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char **err)
+{
+	size_t ml = strspn(c, "abcdefghijklmnopqrstuvwxyz_.");
+	char *p = c + ml;
+	while (*p == ' ')
+		p++;
+	if (ml == 0)
+		return fail(err, "'%s': no metric (" METRIC_LIST ")", c);
+	size_t m = 0;
+	while (m < ELEMENTSOF(metric_names) && (strlen(metric_names[m]) != ml || strncmp(c, metric_names[m], ml)))
+		m++;
+	if (m == ELEMENTSOF(metric_names))
+		return fail(err, "'%s': unknown metric '%.*s' (" METRIC_LIST ")", c, (int)ml, c);
+	out->metric = (enum stune_gate_metric)m;
+	static const struct {
+		const char *s;
+		enum stune_gate_op op;
+	} ops[] = {{">=", STUNE_GATE_GE}, {"<=", STUNE_GATE_LE}, {"==", STUNE_GATE_EQ}, {"!=", STUNE_GATE_NE},
+		   {">", STUNE_GATE_GT},  {"<", STUNE_GATE_LT},	 {"=", STUNE_GATE_EQ}};
+	size_t o = 0;
+	while (o < ELEMENTSOF(ops) && strncmp(p, ops[o].s, strlen(ops[o].s)))
+		o++;
+	if (o == ELEMENTSOF(ops))
+		return fail(err, "'%s': no operator after '%s' (>=, <=, >, <, =, !=)", c, metric_names[m]);
+	out->op = ops[o].op;
+	p += strlen(ops[o].s);
+	while (*p == ' ')
+		p++;
+	const char *num = p;
+	bool sign = *p == '+' || *p == '-';
+	char *end;
+	errno = 0;
+	double v = strtod(p, &end);
+	bool plain = end > p && isdigit((unsigned char)p[sign]);
+	for (const char *k = p; plain && k < end; k++)
+		plain = isdigit((unsigned char)*k) || *k == '.' || k == p;
+	if (!plain || errno || !isfinite(v))
+		return fail(err, "'%s': '%s' is not a number", c, num);
+	bool pct = *end == '%';
+	if (pct)
+		end++;
+	while (*end == ' ')
+		end++;
+	if (*end)
+		return fail(err, "'%s': unexpected '%s' after the value", c, end);
+	if (is_count(out->metric)) {
+		if (pct || sign || v != floor(v))
+			return fail(err, "'%s': %s is a number of hosts (a whole number, no sign or %%)", c,
+				    metric_names[m]);
+	} else if (is_kiops(out->metric)) {
+		out->change = pct;
+		if (pct && !compare)
+			return fail(err, "'%s': a change in %% needs --compare PHASE", c);
+		if (!pct && sign)
+			return fail(err, "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)", c);
+	} else if (sign) {
+		return fail(err, "'%s': %s is a percentage without a sign (spread<=15%%)", c, metric_names[m]);
+	}
+	out->value = v;
+	return (out->text = strdup(c)) ? 0 : -ENOMEM;
+}
+
+static int add_implicit(struct stune_gate *g, enum stune_gate_metric m, enum stune_gate_op op, double v)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->conds[i].metric == m)
+			return 0;
+	struct stune_gate_cond *c = &g->conds[g->n];
+	*c = (struct stune_gate_cond){.metric = m, .op = op, .value = v, .implicit = true};
+	if (asprintf(&c->text, "%s%s%.0f", metric_names[m], op_names[op], v) < 0) {
+		c->text = NULL;
+		return -ENOMEM;
+	}
+	g->n++;
+	return 0;
+}
+
+int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, char **err)
+{
+	*err = NULL;
+	size_t max = 3;
+	for (const char *p = expr; *p; p++)
+		max += *p == ',';
+	_cleanup_free_ char *copy = strdup(expr);
+	_cleanup_(stune_gate_freep) struct stune_gate *g = calloc(1, sizeof(*g));
+	if (!copy || !g || !(g->conds = calloc(max, sizeof(*g->conds))))
+		return -ENOMEM;
+	char *tok;
+	bool trailing = *expr && expr[strlen(expr) - 1] == ',';
+	for (char *s = copy; (tok = strsep(&s, ","));) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		size_t n = strlen(tok);
+		while (n > 0 && isspace((unsigned char)tok[n - 1]))
+			tok[--n] = '\0';
+		if (!*tok)
+			return fail(err, "'%s': an empty condition%s", expr, trailing ? " after the last ','" : "");
+		int r = parse_cond(tok, compare, &g->conds[g->n], err);
+		if (r < 0)
+			return r;
+		g->n++;
+	}
+	int r = add_implicit(g, STUNE_GATE_MISSING, STUNE_GATE_EQ, 0);
+	if (r < 0 || (r = add_implicit(g, STUNE_GATE_HOSTS, STUNE_GATE_GE, 1)) < 0)
+		return r;
+	*out = steal_pointer(&g);
+	return 0;
+}
+
+void stune_gate_result_free(struct stune_gate_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->o[i].misses);
+		free(r->o[i].names);
+	}
+	free(r->o);
+	free(r);
+}
+
+static bool holds(enum stune_gate_op op, double a, double b)
+{
+	switch (op) {
+	case STUNE_GATE_GE:
+		return a >= b;
+	case STUNE_GATE_LE:
+		return a <= b;
+	case STUNE_GATE_GT:
+		return a > b;
+	case STUNE_GATE_LT:
+		return a < b;
+	case STUNE_GATE_EQ:
+		return a == b;
+	case STUNE_GATE_NE:
+		return a != b;
+	}
+	return false;
+}
+
+/* A per-host value; false when it cannot be computed. */
+static bool host_value(const struct stune_gate_cond *c, const struct stune_qhost *h, double *v)
+{
+	switch (c->metric) {
+	case STUNE_GATE_KIOPS:
+		if (c->change) {
+			*v = h->cmp.avg_change * 100;
+			return h->has_cmp;
+		}
+		*v = h->cur.stats.avg;
+		return true;
+	case STUNE_GATE_SPREAD:
+		*v = h->cur.stats.spread * 100;
+		return true;
+	case STUNE_GATE_COV:
+		*v = h->cur.stats.cov * 100;
+		return h->cur.stats.has_stddev;
+	default:
+		return false;
+	}
+}
+
+static bool selection_value(const struct stune_gate_cond *c, const struct stune_fleet *f, double *v)
+{
+	if (!f->has_cur)
+		return false;
+	switch (c->metric) {
+	case STUNE_GATE_SEL_KIOPS:
+		*v = c->change ? f->cmp.avg_change * 100 : f->cur.avg;
+		return !c->change || f->has_cmp;
+	case STUNE_GATE_SEL_SPREAD:
+		*v = f->cur.spread * 100;
+		return true;
+	case STUNE_GATE_SEL_COV:
+		*v = f->cur.cov * 100;
+		return f->cur.has_stddev;
+	default:
+		return false;
+	}
+}
+
+static bool counted(enum stune_gate_metric m, const struct stune_qhost *h)
+{
+	switch (m) {
+	case STUNE_GATE_HOSTS:
+		return h->status == STUNE_QHOST_COMPARED;
+	case STUNE_GATE_DRIFTED:
+		return h->apart == STUNE_QAPART_DRIFTED || h->apart == STUNE_QAPART_NOT_APPLIED;
+	case STUNE_GATE_APART:
+		return h->status == STUNE_QHOST_APART;
+	case STUNE_GATE_MISSING:
+		return h->status == STUNE_QHOST_MISSING;
+	default:
+		return false;
+	}
+}
+
+static int eval_one(const struct stune_gate_cond *c, const struct stune_fleet *f, struct stune_gate_outcome *o)
+{
+	if (c->metric <= STUNE_GATE_COV) {
+		o->per_host = true;
+		if (!(o->misses = calloc(f->n_hosts ? f->n_hosts : 1, sizeof(*o->misses))))
+			return -ENOMEM;
+		for (size_t i = 0; i < f->n_hosts; i++) {
+			const struct stune_qhost *h = &f->hosts[i];
+			double v = 0;
+			if (h->status != STUNE_QHOST_COMPARED)
+				continue;
+			bool known = host_value(c, h, &v);
+			if (!known || !holds(c->op, v, c->value))
+				o->misses[o->n_misses++] =
+				    (struct stune_gate_miss){.host = i, .unknown = !known, .value = v};
+		}
+		o->passed = o->n_misses == 0;
+		return 0;
+	}
+	if (c->metric <= STUNE_GATE_SEL_COV) {
+		o->have_value = selection_value(c, f, &o->value);
+		o->passed = o->have_value && holds(c->op, o->value, c->value);
+		return 0;
+	}
+	if (!(o->names = calloc(f->n_hosts ? f->n_hosts : 1, sizeof(*o->names))))
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (counted(c->metric, &f->hosts[i]))
+			o->names[o->n_names++] = i;
+	o->have_value = true;
+	o->value = (double)o->n_names;
+	o->passed = holds(c->op, o->value, c->value);
+	return 0;
+}
+
+int stune_gate_eval(const struct stune_gate *g, const struct stune_fleet *f, struct stune_gate_result **out)
+{
+	_cleanup_(stune_gate_result_freep) struct stune_gate_result *r = calloc(1, sizeof(*r));
+	if (!r || !(r->o = calloc(g->n ? g->n : 1, sizeof(*r->o))))
+		return -ENOMEM;
+	r->passed = true;
+	for (size_t i = 0; i < g->n; i++) {
+		int e = eval_one(&g->conds[i], f, &r->o[i]);
+		r->n++;
+		if (e < 0)
+			return e;
+		r->passed = r->passed && r->o[i].passed;
+	}
+	*out = steal_pointer(&r);
+	return 0;
+}

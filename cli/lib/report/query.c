@@ -1,0 +1,1175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "report/query.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/lineproto.h"
+#include "report/upload.h"
+
+static int fail(char **err, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	free(*err);
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return r;
+}
+
+const char *stune_query_api_name(enum stune_query_api a)
+{
+	switch (a) {
+	case STUNE_QUERY_EXPORT:
+		return "export";
+	case STUNE_QUERY_PROMETHEUS:
+		return "prometheus";
+	case STUNE_QUERY_INFLUXQL:
+		return "influxql";
+	default:
+		return "auto";
+	}
+}
+
+int stune_query_api_parse(const char *s, enum stune_query_api *out)
+{
+	static const enum stune_query_api all[] = {STUNE_QUERY_EXPORT, STUNE_QUERY_PROMETHEUS, STUNE_QUERY_INFLUXQL};
+	for (size_t i = 0; i < ELEMENTSOF(all); i++)
+		if (!strcmp(s, stune_query_api_name(all[i]))) {
+			*out = all[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+int stune_query_url(const char *url, enum stune_query_api api, char **out, enum stune_query_api *out_api, char **err)
+{
+	size_t skip = !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
+	if (!skip)
+		return fail(err, -EINVAL, "not an http:// or https:// URL");
+	if (strchr(url, '#'))
+		return fail(err, -EINVAL, "a query URL has no '#' fragment");
+	const char *q = strchr(url, '?');
+	const char *path = strchr(url + skip, '/');
+	if (path && q && path > q)
+		path = NULL;
+	size_t plen = path ? (size_t)((q ? q : url + strlen(url)) - path) : 0;
+	while (plen > 0 && path[plen - 1] == '/')
+		plen--;
+	if (api == STUNE_QUERY_AUTO) {
+		if (plen == 0)
+			api = STUNE_QUERY_EXPORT;
+		else if (ends_with(path, plen, "/api/v1/export"))
+			api = STUNE_QUERY_EXPORT;
+		else if (ends_with(path, plen, "/api/v1/query"))
+			api = STUNE_QUERY_PROMETHEUS;
+		else if (ends_with(path, plen, "/query"))
+			api = STUNE_QUERY_INFLUXQL;
+		else
+			return fail(err, -EINVAL,
+				    "cannot tell the query API from the path (.../api/v1/export, .../api/v1/query, "
+				    ".../query?db=DB): give --query-api export|prometheus|influxql");
+		if (plen == 0) { /* VictoriaMetrics' base URL: its export API */
+			size_t hl = (size_t)((path ? path : q ? q : url + strlen(url)) - url);
+			if (asprintf(out, "%.*s/api/v1/export%s", (int)hl, url, q ? q : "") < 0)
+				return -ENOMEM;
+			*out_api = api;
+			return 0;
+		}
+	}
+	if (api == STUNE_QUERY_INFLUXQL && !(q && (strstr(q, "?db=") || strstr(q, "&db="))))
+		return fail(err, -EINVAL, "InfluxDB's /query needs the database: ?db=DB");
+	if (api == STUNE_QUERY_INFLUXQL && q && (strstr(q, "?epoch=") || strstr(q, "&epoch=")))
+		return fail(err, -EINVAL, "sets epoch= itself: scsitune asks for epoch=ms");
+	*out_api = api;
+	if (api == STUNE_QUERY_INFLUXQL) {
+		const char *sep = q[1] == '\0' || url[strlen(url) - 1] == '&' ? "" : "&";
+		return asprintf(out, "%s%sepoch=ms", url, sep) < 0 ? -ENOMEM : 0;
+	}
+	return (*out = strdup(url)) ? 0 : -ENOMEM;
+}
+
+int stune_query_parse_since(const char *s, int64_t *ms)
+{
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || v == 0 || !*end || end[1])
+		return -EINVAL;
+	static const struct {
+		char unit;
+		int64_t ms;
+	} units[] = {{'s', 1000}, {'m', 60000}, {'h', 3600000}, {'d', 86400000}, {'w', 7 * 86400000LL}};
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (*end == units[i].unit) {
+			if (v > (unsigned long long)(3650 * 86400000LL / units[i].ms))
+				return -EINVAL;
+			*ms = (int64_t)v * units[i].ms;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+bool stune_query_host_valid(const char *h)
+{
+	size_t n = strlen(h);
+	if (n == 0 || n > 253)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)h; *p; p++)
+		if (*p < 0x21 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* --- the request --- */
+
+static void url_encode(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (isalnum(*p) || strchr("-._~", *p))
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%02X", *p);
+	}
+}
+
+/* A regex alternative for PromQL's =~ inside a "..." string: regex metacharacters, then the string's. */
+static void prom_regex_quote(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\.+*?()|[]{}^$", *s))
+			fputs("\\\\", f);
+		if (*s == '"')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void prom_selector(FILE *f, const struct stune_query *q)
+{
+	fputs(STUNE_LP_MEASUREMENT "_kiops{phase=~\"", f);
+	prom_regex_quote(f, q->phase);
+	if (q->compare) {
+		fputc('|', f);
+		prom_regex_quote(f, q->compare);
+	}
+	fputc('"', f);
+	if (q->hosts) {
+		fputs(",host=~\"", f);
+		for (size_t i = 0; i < q->n_hosts; i++) {
+			if (i)
+				fputc('|', f);
+			prom_regex_quote(f, q->hosts[i]);
+		}
+		fputc('"', f);
+	}
+	fputc('}', f);
+}
+
+/* An InfluxQL string literal. */
+static void influx_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void influx_select(FILE *f, const struct stune_query *q)
+{
+	fprintf(f,
+		"SELECT \"kiops\" FROM \"" STUNE_LP_MEASUREMENT "\" WHERE time >= %" PRId64 "ms AND time <= %" PRId64
+		"ms AND (\"phase\" = ",
+		q->start_ms, q->end_ms);
+	influx_string(f, q->phase);
+	if (q->compare) {
+		fputs(" OR \"phase\" = ", f);
+		influx_string(f, q->compare);
+	}
+	fputc(')', f);
+	for (size_t i = 0; q->hosts && i < q->n_hosts; i++) {
+		fputs(i ? " OR \"host\" = " : " AND (\"host\" = ", f);
+		influx_string(f, q->hosts[i]);
+	}
+	if (q->hosts)
+		fputc(')', f);
+	fputs(" GROUP BY *", f);
+}
+
+/* ms since the epoch as seconds with 3 decimals. */
+static void seconds(FILE *f, int64_t ms)
+{
+	fprintf(f, "%" PRId64 ".%03" PRId64, ms / 1000, ms % 1000);
+}
+
+int stune_query_form(const struct stune_query *q, enum stune_query_api api, char **out)
+{
+	char *text = NULL, *buf = NULL;
+	size_t tsize = 0, size = 0;
+	FILE *t = open_memstream(&text, &tsize);
+	if (!t)
+		return -ENOMEM;
+	if (api == STUNE_QUERY_INFLUXQL)
+		influx_select(t, q);
+	else
+		prom_selector(t, q);
+	if (api == STUNE_QUERY_PROMETHEUS) /* the range selector: every raw sample in the window */
+		fprintf(t, "[%" PRId64 "s]", (q->end_ms - q->start_ms + 999) / 1000);
+	if (fclose(t) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	FILE *f = open_memstream(&buf, &size);
+	if (!f) {
+		free(text);
+		return -ENOMEM;
+	}
+	switch (api) {
+	case STUNE_QUERY_INFLUXQL:
+		fputs("q=", f);
+		url_encode(f, text);
+		break;
+	case STUNE_QUERY_PROMETHEUS:
+		fputs("query=", f);
+		url_encode(f, text);
+		fputs("&time=", f);
+		seconds(f, q->end_ms);
+		break;
+	default:
+		fputs("match%5B%5D=", f);
+		url_encode(f, text);
+		fputs("&start=", f);
+		seconds(f, q->start_ms);
+		fputs("&end=", f);
+		seconds(f, q->end_ms);
+		break;
+	}
+	free(text);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* --- the answer --- */
+
+static const char *const label_names[STUNE_QL_N] = {
+    [STUNE_QL_HOST] = "host",
+    [STUNE_QL_PHASE] = "phase",
+    [STUNE_QL_SET] = "set",
+    [STUNE_QL_KERNEL] = "kernel",
+    [STUNE_QL_PAYLOAD] = "payload",
+    [STUNE_QL_PROFILE] = "profile",
+    [STUNE_QL_PROFILE_DIGEST] = "profile_digest",
+    [STUNE_QL_FIRMWARE] = "firmware",
+    [STUNE_QL_HBA_MODEL] = "hba_model",
+    [STUNE_QL_VERIFY_STATE] = "verify_state",
+    [STUNE_QL_RW] = "rw",
+    [STUNE_QL_BS] = "bs",
+    [STUNE_QL_IODEPTH] = "iodepth",
+    [STUNE_QL_NUMJOBS] = "numjobs",
+    [STUNE_QL_FILE] = "file",
+    [STUNE_QL_FIO_VERSION] = "fio_version",
+};
+
+const char *stune_qlabel_name(enum stune_qlabel l)
+{
+	return l < STUNE_QL_N ? label_names[l] : NULL;
+}
+
+struct stune_qseries {
+	char *labels[STUNE_QL_N];
+	int64_t *ts;
+	double *v;
+	size_t n;
+};
+
+/* The series read so far. */
+struct answer {
+	struct stune_qseries *s;
+	size_t n, cap;
+	size_t points, duplicates;
+};
+
+static void series_clear(struct stune_qseries *s)
+{
+	for (int i = 0; i < STUNE_QL_N; i++)
+		free(s->labels[i]);
+	free(s->ts);
+	free(s->v);
+}
+
+static void answer_clear(struct answer *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		series_clear(&a->s[i]);
+	free(a->s);
+	*a = (struct answer){0};
+}
+
+static struct stune_qseries *answer_add(struct answer *a)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		struct stune_qseries *ns = realloc(a->s, cap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		a->s = ns;
+		a->cap = cap;
+	}
+	struct stune_qseries *s = &a->s[a->n++];
+	*s = (struct stune_qseries){0};
+	return s;
+}
+
+/* A series' tags: the ones the view needs; where: "line 3", "series 2". */
+static int take_labels(struct stune_qseries *s, json_object *tags, const char *where, char **err)
+{
+	if (!json_object_is_type(tags, json_type_object))
+		return fail(err, -EBADMSG, "%s: the series' tags are not an object", where);
+	json_object_object_foreach(tags, key, val)
+	{
+		for (int i = 0; i < STUNE_QL_N; i++) {
+			if (strcmp(key, label_names[i]))
+				continue;
+			if (!json_object_is_type(val, json_type_string))
+				return fail(err, -EBADMSG, "%s: tag '%s' is not a string", where, key);
+			const char *v = json_object_get_string(val);
+			if (*v && !(s->labels[i] = strdup(v)))
+				return -ENOMEM;
+		}
+	}
+	if (!s->labels[STUNE_QL_HOST] || !s->labels[STUNE_QL_PHASE])
+		return fail(err, -EBADMSG, "%s: a series without a host or phase tag", where);
+	return 0;
+}
+
+static int series_alloc(struct stune_qseries *s, size_t n)
+{
+	s->ts = calloc(n ? n : 1, sizeof(*s->ts));
+	s->v = calloc(n ? n : 1, sizeof(*s->v));
+	return s->ts && s->v ? 0 : -ENOMEM;
+}
+
+static bool number(json_object *o, double *v)
+{
+	if (!json_object_is_type(o, json_type_double) && !json_object_is_type(o, json_type_int))
+		return false;
+	*v = json_object_get_double(o);
+	return isfinite(*v);
+}
+
+static bool integer(json_object *o, int64_t *v)
+{
+	if (!json_object_is_type(o, json_type_int))
+		return false;
+	*v = json_object_get_int64(o);
+	return true;
+}
+
+/* One line of /api/v1/export. */
+static int export_series(struct answer *a, json_object *o, const char *where, char **err)
+{
+	json_object *metric, *values, *stamps, *name;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
+	    !json_object_object_get_ex(o, "values", &values) || !json_object_object_get_ex(o, "timestamps", &stamps))
+		return fail(err, -EBADMSG, "%s: not a series (no metric, values and timestamps)", where);
+	if (json_object_object_get_ex(metric, "__name__", &name) &&
+	    strcmp(json_object_get_string(name), STUNE_LP_MEASUREMENT "_kiops"))
+		return fail(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops", where,
+			    json_object_get_string(name));
+	if (!json_object_is_type(values, json_type_array) || !json_object_is_type(stamps, json_type_array) ||
+	    json_object_array_length(values) != json_object_array_length(stamps))
+		return fail(err, -EBADMSG, "%s: values and timestamps are not two arrays of one length", where);
+	struct stune_qseries *s = answer_add(a);
+	if (!s)
+		return -ENOMEM;
+	size_t n = json_object_array_length(values);
+	int r = take_labels(s, metric, where, err);
+	if (r < 0 || (r = series_alloc(s, n)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (!number(json_object_array_get_idx(values, i), &s->v[i]) ||
+		    !integer(json_object_array_get_idx(stamps, i), &s->ts[i]))
+			return fail(err, -EBADMSG, "%s: sample %zu is not a finite number with an integer timestamp",
+				    where, i + 1);
+	}
+	s->n = n;
+	return 0;
+}
+
+static int parse_export(struct answer *a, const char *body, size_t len, char **err)
+{
+	size_t line = 0;
+	for (size_t off = 0; off < len;) {
+		const char *nl = memchr(body + off, '\n', len - off);
+		size_t n = (nl ? (size_t)(nl - body) : len) - off;
+		const char *p = body + off;
+		off += n + (nl ? 1 : 0);
+		line++;
+		while (n > 0 && isspace((unsigned char)p[n - 1]))
+			n--;
+		if (n == 0)
+			continue;
+		char where[32];
+		snprintf(where, sizeof(where), "line %zu", line);
+		json_tokener *tok = json_tokener_new();
+		if (!tok)
+			return -ENOMEM;
+		json_object *o = json_tokener_parse_ex(tok, p, (int)n);
+		enum json_tokener_error je = json_tokener_get_error(tok);
+		size_t used = json_tokener_get_parse_end(tok);
+		json_tokener_free(tok);
+		if (!o) {
+			json_object_put(o);
+			return fail(err, -EBADMSG, "%s: %s", where,
+				    je == json_tokener_continue ? "truncated JSON" : "not JSON");
+		}
+		int r = used != n ? fail(err, -EBADMSG, "%s: text after the JSON object", where)
+				  : export_series(a, o, where, err);
+		json_object_put(o);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A whole-body JSON document (prometheus, influxql). */
+static int parse_document(const char *body, size_t len, json_object **out, char **err)
+{
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	while (len > 0 && isspace((unsigned char)body[len - 1]))
+		len--;
+	if (len == 0) {
+		json_tokener_free(tok);
+		return fail(err, -EBADMSG, "an empty answer (no JSON document)");
+	}
+	json_object *o = json_tokener_parse_ex(tok, body, (int)len);
+	enum json_tokener_error je = json_tokener_get_error(tok);
+	size_t used = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!o)
+		return fail(err, -EBADMSG, "%s", je == json_tokener_continue ? "truncated JSON" : "not JSON");
+	if (used != len) {
+		json_object_put(o);
+		return fail(err, -EBADMSG, "text after the JSON document");
+	}
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return fail(err, -EBADMSG, "the answer is not a JSON object");
+	}
+	*out = o;
+	return 0;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		   ? json_object_get_string(v)
+		   : NULL;
+}
+
+static int prom_series(struct answer *a, json_object *o, const char *where, char **err)
+{
+	json_object *metric, *values;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
+	    !json_object_object_get_ex(o, "values", &values) || !json_object_is_type(values, json_type_array))
+		return fail(err, -EBADMSG, "%s: not a range vector (no metric and values)", where);
+	struct stune_qseries *s = answer_add(a);
+	if (!s)
+		return -ENOMEM;
+	size_t n = json_object_array_length(values);
+	int r = take_labels(s, metric, where, err);
+	if (r < 0 || (r = series_alloc(s, n)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		json_object *pair = json_object_array_get_idx(values, i);
+		double t;
+		const char *vs = NULL;
+		char *end = NULL;
+		if (json_object_is_type(pair, json_type_array) && json_object_array_length(pair) == 2 &&
+		    number(json_object_array_get_idx(pair, 0), &t) &&
+		    json_object_is_type(json_object_array_get_idx(pair, 1), json_type_string))
+			vs = json_object_get_string(json_object_array_get_idx(pair, 1));
+		if (vs)
+			s->v[i] = strtod(vs, &end);
+		if (!vs || end == vs || *end || !isfinite(s->v[i]) || fabs(t) > 1e11)
+			return fail(err, -EBADMSG, "%s: sample %zu is not [seconds, \"number\"]", where, i + 1);
+		s->ts[i] = llround(t * 1000.0);
+	}
+	s->n = n;
+	return 0;
+}
+
+static int parse_prometheus(struct answer *a, const char *body, size_t len, char **err)
+{
+	json_object *doc = NULL, *data, *result;
+	int r = parse_document(body, len, &doc, err);
+	if (r < 0)
+		return r;
+	const char *status = get_str(doc, "status"), *type;
+	if (!status || strcmp(status, "success")) {
+		const char *e = get_str(doc, "error");
+		r = fail(err, -EBADMSG, "status %s%s%s", status ? status : "missing", e ? ": " : "", e ? e : "");
+	} else if (!json_object_object_get_ex(doc, "data", &data) || !(type = get_str(data, "resultType")) ||
+		   !json_object_object_get_ex(data, "result", &result) ||
+		   !json_object_is_type(result, json_type_array)) {
+		r = fail(err, -EBADMSG, "no data.resultType and data.result array");
+	} else if (strcmp(type, "matrix")) {
+		r = fail(err, -EBADMSG, "resultType '%s', not matrix (raw samples of a range selector)", type);
+	} else {
+		for (size_t i = 0; r == 0 && i < json_object_array_length(result); i++) {
+			char where[48];
+			snprintf(where, sizeof(where), "data.result[%zu]", i);
+			r = prom_series(a, json_object_array_get_idx(result, i), where, err);
+		}
+	}
+	json_object_put(doc);
+	return r;
+}
+
+static bool is_true(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static int column(json_object *cols, const char *name)
+{
+	for (size_t i = 0; i < json_object_array_length(cols); i++) {
+		const char *c = json_object_get_string(json_object_array_get_idx(cols, i));
+		if (c && !strcmp(c, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int influx_series(struct answer *a, json_object *o, const char *where, char **err)
+{
+	json_object *tags, *cols, *values;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "tags", &tags) ||
+	    !json_object_object_get_ex(o, "columns", &cols) || !json_object_object_get_ex(o, "values", &values) ||
+	    !json_object_is_type(cols, json_type_array) || !json_object_is_type(values, json_type_array))
+		return fail(err, -EBADMSG, "%s: not a series (no tags, columns and values)", where);
+	if (is_true(o, "partial"))
+		return fail(err, -EBADMSG, "%s: the series is partial (the server cut it: max-row-limit?)", where);
+	int ct = column(cols, "time"), cv = column(cols, "kiops");
+	if (ct < 0 || cv < 0)
+		return fail(err, -EBADMSG, "%s: no time and kiops columns", where);
+	struct stune_qseries *s = answer_add(a);
+	if (!s)
+		return -ENOMEM;
+	size_t n = json_object_array_length(values);
+	int r = take_labels(s, tags, where, err);
+	if (r < 0 || (r = series_alloc(s, n)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		json_object *row = json_object_array_get_idx(values, i);
+		if (!json_object_is_type(row, json_type_array) ||
+		    json_object_array_length(row) != json_object_array_length(cols) ||
+		    !integer(json_object_array_get_idx(row, (size_t)ct), &s->ts[i]) ||
+		    !number(json_object_array_get_idx(row, (size_t)cv), &s->v[i]))
+			return fail(err, -EBADMSG, "%s: row %zu is not [time in ms, kiops]", where, i + 1);
+	}
+	s->n = n;
+	return 0;
+}
+
+static int parse_influxql(struct answer *a, const char *body, size_t len, char **err)
+{
+	json_object *doc = NULL, *results;
+	int r = parse_document(body, len, &doc, err);
+	if (r < 0)
+		return r;
+	const char *e = get_str(doc, "error");
+	if (e)
+		r = fail(err, -EBADMSG, "error: %s", e);
+	else if (!json_object_object_get_ex(doc, "results", &results) || !json_object_is_type(results, json_type_array))
+		r = fail(err, -EBADMSG, "no results array");
+	for (size_t i = 0; r == 0 && i < json_object_array_length(results); i++) {
+		json_object *res = json_object_array_get_idx(results, i), *series;
+		if (!json_object_is_type(res, json_type_object)) {
+			r = fail(err, -EBADMSG, "results[%zu] is not an object", i);
+		} else if ((e = get_str(res, "error"))) {
+			r = fail(err, -EBADMSG, "results[%zu]: error: %s", i, e);
+		} else if (is_true(res, "partial")) {
+			r = fail(err, -EBADMSG, "results[%zu] is partial (the server cut it: max-row-limit?)", i);
+		} else if (json_object_object_get_ex(res, "series", &series)) {
+			if (!json_object_is_type(series, json_type_array))
+				r = fail(err, -EBADMSG, "results[%zu].series is not an array", i);
+			for (size_t k = 0; r == 0 && k < json_object_array_length(series); k++) {
+				char where[64];
+				snprintf(where, sizeof(where), "results[%zu].series[%zu]", i, k);
+				r = influx_series(a, json_object_array_get_idx(series, k), where, err);
+			}
+		}
+	}
+	json_object_put(doc);
+	return r;
+}
+
+struct sample {
+	int64_t ts;
+	double v;
+};
+
+static int sample_cmp(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+static int strcmp_null(const char *a, const char *b);
+
+static int labels_cmp(const void *x, const void *y)
+{
+	const struct stune_qseries *a = x, *b = y;
+	for (int i = 0; i < STUNE_QL_N; i++) {
+		int c = strcmp_null(a->labels[i], b->labels[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * One series per set of tags: VictoriaMetrics' export may send a series in
+ * several lines (one per block of data), and a run uploaded twice under
+ * labels the view does not read (db=) is the same run: their samples are
+ * put together, and dedup() drops the second of each time.
+ */
+static int merge(struct answer *a)
+{
+	if (a->n < 2)
+		return 0;
+	qsort(a->s, a->n, sizeof(*a->s), labels_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (m == 0 || labels_cmp(&a->s[m - 1], &a->s[i])) {
+			a->s[m++] = a->s[i];
+			continue;
+		}
+		struct stune_qseries *d = &a->s[m - 1], *s = &a->s[i];
+		int64_t *ts = realloc(d->ts, (d->n + s->n + 1) * sizeof(*ts));
+		if (ts)
+			d->ts = ts;
+		double *v = realloc(d->v, (d->n + s->n + 1) * sizeof(*v));
+		if (v)
+			d->v = v;
+		if (!ts || !v)
+			return -ENOMEM;
+		memcpy(d->ts + d->n, s->ts, s->n * sizeof(*ts));
+		memcpy(d->v + d->n, s->v, s->n * sizeof(*v));
+		d->n += s->n;
+		series_clear(s);
+	}
+	a->n = m;
+	return 0;
+}
+
+/* Samples in time order; a second sample at the same time of one series is a duplicate, dropped. */
+static int dedup(struct answer *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct stune_qseries *s = &a->s[i];
+		if (s->n < 2) {
+			a->points += s->n;
+			continue;
+		}
+		struct sample *v = malloc(s->n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < s->n; k++)
+			v[k] = (struct sample){s->ts[k], s->v[k]};
+		qsort(v, s->n, sizeof(*v), sample_cmp);
+		size_t m = 0;
+		for (size_t k = 0; k < s->n; k++) {
+			if (m > 0 && v[k].ts == s->ts[m - 1]) {
+				a->duplicates++;
+				continue;
+			}
+			s->ts[m] = v[k].ts;
+			s->v[m++] = v[k].v;
+		}
+		free(v);
+		s->n = m;
+		a->points += m;
+	}
+	return 0;
+}
+
+/* --- the view --- */
+
+static int strcmp_null(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+void stune_fleet_free(struct stune_fleet *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		struct stune_qhost *h = &f->hosts[i];
+		free(h->name);
+		free(h->reason);
+		free(h->cur.kiops);
+		free(h->cur.ts_ms);
+		free(h->ref.kiops);
+		free(h->ref.ts_ms);
+	}
+	free(f->hosts);
+	free(f->cohorts);
+	for (size_t i = 0; i < f->n_series; i++)
+		series_clear(&f->series[i]);
+	free(f->series);
+	free(f->url);
+	free(f);
+}
+
+struct run {
+	int64_t ts;
+	double v;
+	const struct stune_qseries *s;
+};
+
+static int run_cmp(const void *x, const void *y)
+{
+	const struct run *a = x, *b = y;
+	if (a->ts != b->ts)
+		return (a->ts > b->ts) - (a->ts < b->ts);
+	return strcmp_null(a->s->labels[STUNE_QL_FILE], b->s->labels[STUNE_QL_FILE]);
+}
+
+static int series_key_cmp(const struct stune_qseries *s, const char *host, const char *phase)
+{
+	int c = strcmp(s->labels[STUNE_QL_HOST], host);
+	return c ? c : strcmp(s->labels[STUNE_QL_PHASE], phase);
+}
+
+static int series_cmp(const void *x, const void *y)
+{
+	const struct stune_qseries *a = x, *b = y;
+	int c = series_key_cmp(a, b->labels[STUNE_QL_HOST], b->labels[STUNE_QL_PHASE]);
+	return c ? c : strcmp_null(a->labels[STUNE_QL_SET], b->labels[STUNE_QL_SET]);
+}
+
+/* The series of host's phase: f->series[*first .. *last), sorted by set (none first). */
+static void series_range(const struct stune_fleet *f, const char *host, const char *phase, size_t *first, size_t *last)
+{
+	size_t lo = 0, hi = f->n_series;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (series_key_cmp(&f->series[mid], host, phase) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo < f->n_series && series_key_cmp(&f->series[lo], host, phase) == 0)
+		lo++;
+	*last = lo;
+}
+
+/* The newest set of host's phase into side; *found false when the host has no point of it. */
+static int take_side(const struct stune_fleet *f, const char *host, const char *phase, struct stune_qside *side,
+		     bool *found)
+{
+	size_t first, last, n = 0;
+	*found = false;
+	series_range(f, host, phase, &first, &last);
+	while (last > first && f->series[last - 1].n == 0)
+		last--;
+	if (last == first)
+		return 0;
+	*found = true;
+	const char *newest = f->series[last - 1].labels[STUNE_QL_SET];
+	while (first < last && strcmp_null(f->series[first].labels[STUNE_QL_SET], newest))
+		first++;
+	for (size_t i = first; i < last; i++)
+		n += f->series[i].n;
+	_cleanup_free_ struct run *runs = calloc(n, sizeof(*runs));
+	side->kiops = calloc(n, sizeof(double));
+	side->ts_ms = calloc(n, sizeof(int64_t));
+	if (!runs || !side->kiops || !side->ts_ms)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = first; i < last; i++)
+		for (size_t j = 0; j < f->series[i].n; j++)
+			runs[k++] = (struct run){f->series[i].ts[j], f->series[i].v[j], &f->series[i]};
+	qsort(runs, n, sizeof(*runs), run_cmp);
+	for (size_t i = 0; i < n; i++) {
+		side->kiops[i] = runs[i].v;
+		side->ts_ms[i] = runs[i].ts;
+	}
+	side->n = n;
+	side->set = newest;
+	side->labels = (const char *const *)runs[0].s->labels;
+	return stune_stats_compute(side->kiops, n, &side->stats);
+}
+
+static int set_reason(struct stune_qhost *h, enum stune_qhost_status st, const char *fmt, ...) _printf_(3, 4);
+static int set_reason(struct stune_qhost *h, enum stune_qhost_status st, const char *fmt, ...)
+{
+	va_list ap;
+	h->status = st;
+	va_start(ap, fmt);
+	int r = vasprintf(&h->reason, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		h->reason = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The first job option that differs between the two sides, or -1. */
+static int differing_option(const struct stune_qside *a, const struct stune_qside *b)
+{
+	static const enum stune_qlabel opts[] = {STUNE_QL_RW, STUNE_QL_BS, STUNE_QL_IODEPTH, STUNE_QL_NUMJOBS};
+	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
+		if (strcmp_null(a->labels[opts[i]], b->labels[opts[i]]))
+			return (int)opts[i];
+	return -1;
+}
+
+/* Compared, apart (and why) or missing. */
+static int classify(const struct stune_query *q, struct stune_qhost *h)
+{
+	/* The change is shown for every host with both sides, apart or not. */
+	h->has_cmp =
+	    q->compare && h->has_cur && h->has_ref && stune_stats_compare(&h->ref.stats, &h->cur.stats, &h->cmp) == 0;
+	if (!h->has_cur && (!q->compare || !h->has_ref))
+		return set_reason(h, STUNE_QHOST_MISSING, "no points in the window");
+	if (!h->has_cur)
+		return set_reason(h, STUNE_QHOST_MISSING, "no %s points in the window", q->phase);
+	if (q->compare && !h->has_ref)
+		return set_reason(h, STUNE_QHOST_MISSING, "no %s points in the window", q->compare);
+	const char *vs = h->cur.labels[STUNE_QL_VERIFY_STATE];
+	if (vs && !strcmp(vs, "drifted")) {
+		h->apart = STUNE_QAPART_DRIFTED;
+		return set_reason(h, STUNE_QHOST_APART, "drifted: its %s runs were made with the profile not in effect",
+				  q->phase);
+	}
+	if (q->compare && vs && !strcmp(vs, "none-applied")) {
+		h->apart = STUNE_QAPART_NOT_APPLIED;
+		return set_reason(h, STUNE_QHOST_APART, "not applied: its %s runs were made with no profile applied",
+				  q->phase);
+	}
+	int opt = q->compare ? differing_option(&h->cur, &h->ref) : -1;
+	if (opt >= 0) {
+		const char *a = h->ref.labels[opt], *b = h->cur.labels[opt];
+		h->apart = STUNE_QAPART_INCOMPARABLE;
+		return set_reason(h, STUNE_QHOST_APART, "not comparable: %s %s in %s, %s in %s", label_names[opt],
+				  a ? a : "unset", q->compare, b ? b : "unset", q->phase);
+	}
+	if (q->compare && !h->has_cmp) {
+		h->apart = STUNE_QAPART_INCOMPARABLE;
+		return set_reason(h, STUNE_QHOST_APART, "not comparable: %s avg KIOPS is 0", q->compare);
+	}
+	h->status = STUNE_QHOST_COMPARED;
+	return 0;
+}
+
+static const char *cohort_profile(const struct stune_qside *s)
+{
+	return s->labels[STUNE_QL_PROFILE_DIGEST] ? s->labels[STUNE_QL_PROFILE_DIGEST] : s->labels[STUNE_QL_PROFILE];
+}
+
+static bool same_cohort(const struct stune_qcohort *c, const struct stune_qside *s)
+{
+	return !strcmp_null(c->kernel, s->labels[STUNE_QL_KERNEL]) &&
+	       !strcmp_null(c->payload, s->labels[STUNE_QL_PAYLOAD]) &&
+	       !strcmp_null(c->profile_digest ? c->profile_digest : c->profile, cohort_profile(s)) &&
+	       !strcmp_null(c->firmware, s->labels[STUNE_QL_FIRMWARE]);
+}
+
+/* Pooled statistics over the runs of the hosts that pass keep(); false when there is no run. */
+static int pool(const struct stune_fleet *f, size_t cohort, bool ref, struct stune_stats *out, bool *has)
+{
+	size_t n = 0;
+	*has = false;
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const struct stune_qhost *h = &f->hosts[i];
+		if (h->status == STUNE_QHOST_COMPARED && (!cohort || h->cohort == cohort))
+			n += ref ? h->ref.n : h->cur.n;
+	}
+	if (n == 0)
+		return 0;
+	_cleanup_free_ double *v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const struct stune_qhost *h = &f->hosts[i];
+		if (h->status != STUNE_QHOST_COMPARED || (cohort && h->cohort != cohort))
+			continue;
+		const struct stune_qside *s = ref ? &h->ref : &h->cur;
+		memcpy(v + k, s->kiops, s->n * sizeof(*v));
+		k += s->n;
+	}
+	int r = stune_stats_compute(v, n, out);
+	*has = r == 0;
+	return r;
+}
+
+static const struct stune_qcohort *cohort_sort_base;
+
+static int cohort_order(const void *x, const void *y)
+{
+	const struct stune_qcohort *a = &cohort_sort_base[*(const size_t *)x],
+				   *b = &cohort_sort_base[*(const size_t *)y];
+	if (a->n_hosts != b->n_hosts)
+		return a->n_hosts < b->n_hosts ? 1 : -1;
+	int c = strcmp_null(a->kernel, b->kernel);
+	if (!c)
+		c = strcmp_null(a->payload, b->payload);
+	if (!c)
+		c = strcmp_null(a->profile_digest ? a->profile_digest : a->profile,
+				b->profile_digest ? b->profile_digest : b->profile);
+	return c ? c : strcmp_null(a->firmware, b->firmware);
+}
+
+/* Cohorts of the compared hosts, largest first. */
+static int cohorts(struct stune_fleet *f)
+{
+	struct stune_qcohort *c = calloc(f->n_compared ? f->n_compared : 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	f->cohorts = c;
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		struct stune_qhost *h = &f->hosts[i];
+		if (h->status != STUNE_QHOST_COMPARED)
+			continue;
+		size_t k = 0;
+		while (k < f->n_cohorts && !same_cohort(&c[k], &h->cur))
+			k++;
+		if (k == f->n_cohorts) {
+			const char *const *l = h->cur.labels;
+			c[k] = (struct stune_qcohort){.kernel = l[STUNE_QL_KERNEL],
+						      .payload = l[STUNE_QL_PAYLOAD],
+						      .profile = l[STUNE_QL_PROFILE],
+						      .profile_digest = l[STUNE_QL_PROFILE_DIGEST],
+						      .firmware = l[STUNE_QL_FIRMWARE]};
+			f->n_cohorts++;
+		}
+		c[k].n_hosts++;
+		h->cohort = k + 1;
+	}
+	_cleanup_free_ size_t *order = calloc(f->n_cohorts ? f->n_cohorts : 1, sizeof(*order));
+	_cleanup_free_ size_t *rank = calloc(f->n_cohorts ? f->n_cohorts : 1, sizeof(*rank));
+	_cleanup_free_ struct stune_qcohort *sorted = calloc(f->n_cohorts ? f->n_cohorts : 1, sizeof(*sorted));
+	if (!order || !rank || !sorted)
+		return -ENOMEM;
+	for (size_t k = 0; k < f->n_cohorts; k++)
+		order[k] = k;
+	cohort_sort_base = c;
+	qsort(order, f->n_cohorts, sizeof(*order), cohort_order);
+	for (size_t k = 0; k < f->n_cohorts; k++) {
+		sorted[k] = c[order[k]];
+		rank[order[k]] = k + 1;
+	}
+	memcpy(c, sorted, f->n_cohorts * sizeof(*c));
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (f->hosts[i].cohort)
+			f->hosts[i].cohort = rank[f->hosts[i].cohort - 1];
+	for (size_t k = 0; k < f->n_cohorts; k++) {
+		int r = pool(f, k + 1, false, &c[k].cur, &c[k].has_cur);
+		if (r < 0 || (r = pool(f, k + 1, true, &c[k].ref, &c[k].has_ref)) < 0)
+			return r;
+		c[k].has_cmp = c[k].has_ref && stune_stats_compare(&c[k].ref, &c[k].cur, &c[k].cmp) == 0;
+	}
+	return 0;
+}
+
+static int str_ptr_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The hosts: the ones asked for, in that order, or every host of the answer, sorted. */
+static int host_names(const struct stune_query *q, const struct answer *a, char ***names, size_t *n)
+{
+	if (q->hosts) {
+		*names = calloc(q->n_hosts ? q->n_hosts : 1, sizeof(char *));
+		if (!*names)
+			return -ENOMEM;
+		for (size_t i = 0; i < q->n_hosts; i++)
+			(*names)[i] = q->hosts[i];
+		*n = q->n_hosts;
+		return 0;
+	}
+	char **v = calloc(a->n ? a->n : 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < a->n; i++)
+		v[k++] = a->s[i].labels[STUNE_QL_HOST];
+	qsort(v, k, sizeof(*v), str_ptr_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++)
+		if (m == 0 || strcmp(v[m - 1], v[i]))
+			v[m++] = v[i];
+	*names = v;
+	*n = m;
+	return 0;
+}
+
+/* Series of other phases or hosts than asked (a server that ignored a filter) are dropped. */
+static int keep_asked(const struct stune_query *q, struct answer *a)
+{
+	_cleanup_free_ char **sorted = NULL;
+	if (q->hosts) {
+		if (!(sorted = calloc(q->n_hosts ? q->n_hosts : 1, sizeof(char *))))
+			return -ENOMEM;
+		memcpy(sorted, q->hosts, q->n_hosts * sizeof(char *));
+		qsort(sorted, q->n_hosts, sizeof(char *), str_ptr_cmp);
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct stune_qseries *s = &a->s[i];
+		const char *host = s->labels[STUNE_QL_HOST];
+		bool ok = !strcmp(s->labels[STUNE_QL_PHASE], q->phase) ||
+			  (q->compare && !strcmp(s->labels[STUNE_QL_PHASE], q->compare));
+		if (ok && sorted)
+			ok = bsearch(&host, sorted, q->n_hosts, sizeof(char *), str_ptr_cmp) != NULL;
+		if (ok)
+			a->s[m++] = *s;
+		else
+			series_clear(s);
+	}
+	a->n = m;
+	return 0;
+}
+
+static int build(const struct stune_query *q, struct stune_fleet *f, struct answer *a, char **err)
+{
+	_cleanup_free_ char **names = NULL;
+	size_t n = 0;
+	int r;
+	if ((r = keep_asked(q, a)) < 0 || (r = merge(a)) < 0 || (r = dedup(a)) < 0)
+		return r;
+	qsort(a->s, a->n, sizeof(*a->s), series_cmp);
+	f->series = a->s;
+	f->n_series = a->n;
+	f->n_points = a->points;
+	f->n_duplicates = a->duplicates;
+	*a = (struct answer){0};
+	if (f->n_points == 0)
+		return fail(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase, q->compare ? " or " : "",
+			    q->compare ? q->compare : "");
+	if ((r = host_names(q, &(struct answer){.s = f->series, .n = f->n_series}, &names, &n)) < 0)
+		return r;
+	if (!(f->hosts = calloc(n ? n : 1, sizeof(*f->hosts))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct stune_qhost *h = &f->hosts[f->n_hosts++];
+		if (!(h->name = strdup(names[i])))
+			return -ENOMEM;
+		if ((r = take_side(f, h->name, q->phase, &h->cur, &h->has_cur)) < 0 ||
+		    (q->compare && (r = take_side(f, h->name, q->compare, &h->ref, &h->has_ref)) < 0) ||
+		    (r = classify(q, h)) < 0)
+			return r;
+		f->n_compared += h->status == STUNE_QHOST_COMPARED;
+		f->n_apart += h->status == STUNE_QHOST_APART;
+		f->n_drifted += h->apart == STUNE_QAPART_DRIFTED || h->apart == STUNE_QAPART_NOT_APPLIED;
+		f->n_missing += h->status == STUNE_QHOST_MISSING;
+	}
+	if ((r = cohorts(f)) < 0 || (r = pool(f, 0, false, &f->cur, &f->has_cur)) < 0 ||
+	    (r = pool(f, 0, true, &f->ref, &f->has_ref)) < 0)
+		return r;
+	f->has_cmp = f->has_ref && f->has_cur && stune_stats_compare(&f->ref, &f->cur, &f->cmp) == 0;
+	return 0;
+}
+
+int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api api, const char *body, size_t len,
+			    struct stune_fleet **out, char **err)
+{
+	struct answer a = {0};
+	int r = api == STUNE_QUERY_INFLUXQL	? parse_influxql(&a, body, len, err)
+		: api == STUNE_QUERY_PROMETHEUS ? parse_prometheus(&a, body, len, err)
+						: parse_export(&a, body, len, err);
+	if (r < 0) {
+		answer_clear(&a);
+		return r == -ENOMEM && !*err ? fail(err, r, "out of memory") : r;
+	}
+	_cleanup_(stune_fleet_freep) struct stune_fleet *f = calloc(1, sizeof(*f));
+	if (!f) {
+		answer_clear(&a);
+		return -ENOMEM;
+	}
+	f->api = api;
+	r = build(q, f, &a, err);
+	answer_clear(&a);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&f);
+	return 0;
+}
+
+int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb, struct stune_fleet **out, char **err)
+{
+	_cleanup_free_ char *url = NULL, *form = NULL;
+	enum stune_query_api api = q->api;
+	int r = stune_query_url(q->url, q->api, &url, &api, err);
+	if (r < 0)
+		return r;
+	if ((r = stune_query_form(q, api, &form)) < 0)
+		return r;
+	struct stune_http_req req = {.url = url,
+				     .content_type = "application/x-www-form-urlencoded",
+				     .body = form,
+				     .len = strlen(form),
+				     .ca_file = q->ca_file,
+				     .auth = q->auth,
+				     .timeout_s = q->timeout_s,
+				     .max_body = STUNE_QUERY_MAX_ANSWER,
+				     .what = "query"};
+	struct stune_http_resp resp = {0};
+	for (int t = 0; t < 3; t++) {
+		free(resp.body);
+		free(*err);
+		*err = NULL;
+		r = stune_http_post(&req, &resp, err);
+		if (r != -EAGAIN || t == 2)
+			break;
+		if (cb && cb->retry)
+			cb->retry(cb->data, *err ? *err : strerror(-r), 1u << t);
+		sleep(1u << t);
+	}
+	if (r < 0) {
+		free(resp.body);
+		return r;
+	}
+	r = stune_fleet_from_answer(q, api, resp.body ? resp.body : "", resp.len, out, err);
+	free(resp.body);
+	if (r == 0 && !((*out)->url = strdup(url)))
+		return -ENOMEM;
+	return r;
+}

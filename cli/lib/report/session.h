@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One `report`: the result set (fio outputs, one per run) and what is done
+ * with it, in this order: ingest, statistics, the --compare reference, save
+ * (the rendered document, written atomically under STATE/reports/PHASE/),
+ * spool (line protocol under STATE/spool/), flush (send every spooled batch).
+ * Rendering and messages are the caller's (cli/cmd-report.c); nothing here
+ * prints. Errors are -errno with a one-line *err where the caller needs words.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/macro.h"
+#include "report/provenance.h"
+#include "report/stats.h"
+
+struct stune_ctx;
+struct stune_fio_run;
+struct stune_saved_set;
+struct stune_upload;
+
+/* One result set: the runs of one configuration, one fio file per run. */
+struct stune_report_set {
+	const char *phase;		     /* NULL: unlabelled */
+	const struct stune_provenance *prov; /* NULL: fio files ingested */
+	struct stune_fio_run **runs;	     /* owned: stune_report_set_clear */
+	size_t n_runs;
+	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */
+	struct stune_stats stats; /* over kiops */
+};
+void stune_report_set_clear(struct stune_report_set *s);
+
+/* --compare: the reference set against this one. */
+struct stune_report_compare {
+	const char *ref_label;	/* phase, or the file name */
+	const char *ref_source; /* the saved file */
+	struct stune_stats ref;
+	const char *cur_label;
+	struct stune_stats_cmp cmp;
+};
+
+/*
+ * Parse every file into s (n runs). Each bad file (unparsable, or a fio job
+ * that failed) is reported through bad(data, message naming the file), and
+ * the others are still read; -EINVAL when any was bad.
+ */
+int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, struct stune_report_set *s,
+			void (*bad)(void *data, const char *msg), void *data);
+/* Per-run KIOPS and the statistics over them. */
+int stune_report_set_stats(struct stune_report_set *s);
+
+/* A --compare argument that names a file rather than a phase. */
+bool stune_report_is_file_arg(const char *s);
+/*
+ * The --compare reference: a saved set's file, or the newest saved set of a
+ * phase in state_dir; compared against s into c (cur_label from s's phase).
+ */
+int stune_report_reference(const char *state_dir, const char *compare, const struct stune_report_set *s,
+			   struct stune_saved_set **ref, struct stune_report_compare *c, char **err);
+
+/* When the set started: its earliest run's start, else now (ms since the epoch). */
+int64_t stune_report_set_start_ms(const struct stune_report_set *s);
+/* doc (the set's rendered JSON document) saved as STATE/reports/PHASE/START.json. */
+int stune_report_save(const char *state_dir, const struct stune_report_set *s, const char *doc, char **saved);
+
+/* The set's runs as one spooled batch of line protocol (host and kernel
+ * from the provenance, else this machine's). */
+int stune_report_spool(const char *state_dir, const struct stune_report_set *s, int64_t now_ms, char **path);
+
+/* What a flush did. */
+struct stune_flush_result {
+	size_t batches, sent, points;
+	char *err;	/* why it stopped: the failing batch's message, or NULL */
+	bool retryable; /* it stopped on a failure worth retrying later (exit 3) */
+};
+void stune_flush_result_clear(struct stune_flush_result *r);
+/*
+ * Send every spooled batch, oldest name first; a batch is deleted only
+ * after a 2xx. Up to 3 tries per batch (1 s, 2 s apart) while the failure
+ * is retryable, each announced through retry(data, message, seconds); the
+ * first batch that does not get through stops the flush (-EAGAIN retryable,
+ * else -errno). A batch sent but not removed is reported through
+ * not_removed and counted as sent.
+ */
+struct stune_flush_cb {
+	void (*retry)(void *data, const char *msg, unsigned seconds);
+	void (*not_removed)(void *data, const char *path, int err);
+	void *data;
+};
+int stune_report_flush(const char *state_dir, const struct stune_upload *u, const struct stune_flush_cb *cb,
+		       struct stune_flush_result *res);

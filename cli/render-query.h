@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdint.h>
+
+#include "report/gate.h"
+#include "report/query.h"
+#include "out.h"
+
+#define STUNE_QUERY_SCHEMA_VERSION 1
+
+/* What was asked, for the header. */
+struct fleet_meta {
+	const char *phase, *compare, *since, *gate_expr;
+	int64_t start_ms, end_ms;
+	size_t hosts_asked; /* 0: every host of the answer */
+	bool hosts_given;
+};
+
+/* The fleet view document (schema/report-query.schema.json); gate NULL without --gate. */
+void render_fleet(struct out *o, const struct stune_fleet *f, const struct fleet_meta *m, const struct stune_gate *g,
+		  const struct stune_gate_result *gr);
+/* One line for stderr: the conditions that failed and their hosts (at most 10 named each). */
+char *gate_failure_line(const struct stune_fleet *f, const struct stune_gate *g, const struct stune_gate_result *gr);

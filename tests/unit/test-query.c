@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fleet view's engine without a service (cli/lib/report/query.c, gate.c):
+ * the three APIs' answers as VictoriaMetrics and InfluxDB 1.x write them
+ * (shapes taken from the servers in the fleet tier), bad answers of each
+ * kind, the newest set per host and phase, statistics equal to stats.c's on
+ * the same runs, hosts apart and missing, cohorts, the request each API
+ * gets, and --gate's grammar and verdicts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/gate.h"
+#include "report/query.h"
+#include "report/stats.h"
+#include "tap.h"
+
+#define TAGS(host, phase, set, vs)                                                                             \
+	"\"host\":\"" host "\",\"phase\":\"" phase "\",\"set\":\"" set "\",\"kernel\":\"6.1.0-57-amd64\","     \
+	"\"payload\":\"scsitune-0.1\",\"profile\":\"numa\",\"profile_digest\":\"cda3\",\"firmware\":\"8.9\","  \
+	"\"verify_state\":\"" vs "\",\"rw\":\"randread\",\"bs\":\"4k\",\"iodepth\":\"64\",\"numjobs\":\"16\"," \
+	"\"ioengine\":\"libaio\",\"db\":\"x\""
+
+#define LINE(host, phase, set, vs, file, v, ts)                                                                   \
+	"{\"metric\":{\"__name__\":\"scsitune_fio_kiops\"," TAGS(host, phase, set, vs) ",\"file\":\"" file "\"}," \
+										       "\"values\":[" v           \
+										       "],\"timestamps\":[" ts "]}\n"
+
+/* Two hosts; h1 has an older baseline set that must not count; h2 is drifted. */
+static const char export_answer[] = LINE("h1", "baseline", "20261201T100000Z", "none-applied", "b1.json", "4200",
+					 "1796119200000") LINE("h1", "baseline", "20261201T100000Z", "none-applied",
+							       "b2.json", "6700", "1796119202000")
+    LINE("h1", "baseline", "20261201T100000Z", "none-applied", "b3.json", "6500",
+	 "1796119204000") LINE("h1", "baseline", "20261101T100000Z", "none-applied", "old.json", "1", "1793527200000")
+	LINE("h1", "tuned", "20261201T110000Z", "in-effect", "t1.json", "7000", "1796122800000")
+	    LINE("h1", "tuned", "20261201T110000Z", "in-effect", "t2.json", "7700,7700", "1796122802000,1796122802000")
+		LINE("h1", "tuned", "20261201T110000Z", "in-effect", "t3.json", "7350", "1796122804000")
+		    LINE("h2", "baseline", "20261201T100000Z", "none-applied", "b1.json", "5000", "1796119200000")
+			LINE("h2", "tuned", "20261201T110000Z", "drifted", "t1.json", "9000", "1796122800000");
+
+static struct stune_query query(char *const *hosts, size_t n)
+{
+	return (struct stune_query){.url = "http://vm:8428",
+				    .api = STUNE_QUERY_EXPORT,
+				    .phase = "tuned",
+				    .compare = "baseline",
+				    .hosts = hosts,
+				    .n_hosts = n,
+				    .start_ms = 1793000000000,
+				    .end_ms = 1797000000000};
+}
+
+static const struct stune_qhost *host(const struct stune_fleet *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (!strcmp(f->hosts[i].name, name))
+			return &f->hosts[i];
+	return NULL;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void test_export(void)
+{
+	struct stune_query q = query(NULL, 0);
+	struct stune_fleet *f = NULL;
+	char *err = NULL;
+	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_EXPORT, export_answer, strlen(export_answer), &f, &err) == 0);
+	if (!f) {
+		fprintf(stderr, "export: %s\n", err);
+		tap_failures++;
+		return;
+	}
+	CHECK(f->n_hosts == 2 && f->n_series == 9);
+	CHECK(f->n_duplicates == 1 && f->n_points == 9);
+	const struct stune_qhost *h1 = host(f, "h1"), *h2 = host(f, "h2");
+	CHECK(h1 && h1->status == STUNE_QHOST_COMPARED && h1->cohort == 1);
+	CHECK(h1 && h1->ref.n == 3 && !strcmp(h1->ref.set, "20261201T100000Z"));
+	/* The same statistics as report/stats.c on the same runs (the seed table's). */
+	double base[] = {4200, 6700, 6500}, tuned[] = {7000, 7700, 7350};
+	struct stune_stats sb, st;
+	struct stune_stats_cmp c;
+	stune_stats_compute(base, 3, &sb);
+	stune_stats_compute(tuned, 3, &st);
+	stune_stats_compare(&sb, &st, &c);
+	CHECK(h1 && near(h1->ref.stats.avg, sb.avg) && near(h1->ref.stats.spread, sb.spread) &&
+	      near(h1->ref.stats.cov, sb.cov));
+	CHECK(h1 && near(h1->cur.stats.avg, st.avg) && near(h1->cmp.avg_change, c.avg_change) &&
+	      near(h1->cmp.spread_change, c.spread_change));
+	CHECK(h1 && h1->cur.kiops[0] == 7000 && h1->cur.kiops[1] == 7700 && h1->cur.kiops[2] == 7350);
+	CHECK(h2 && h2->status == STUNE_QHOST_APART && h2->apart == STUNE_QAPART_DRIFTED && h2->cohort == 0);
+	/* The selection and the cohort hold h1 only: a drifted host is never averaged in. */
+	CHECK(f->n_compared == 1 && f->n_drifted == 1 && f->n_cohorts == 1 && f->cohorts[0].n_hosts == 1);
+	CHECK(f->has_cmp && near(f->cmp.avg_change, c.avg_change) && near(f->cur.avg, st.avg));
+	CHECK(f->cohorts[0].kernel && !strcmp(f->cohorts[0].kernel, "6.1.0-57-amd64"));
+
+	/* Gates on it. */
+	struct {
+		const char *expr;
+		bool pass;
+	} gates[] = {
+	    {"kiops>=+5%", true},
+	    {"kiops>=+30%", false},
+	    {"spread<=10%", true},
+	    {"spread<9", false},
+	    {"drifted=0", false},
+	    {"drifted<=1", true},
+	    {"kiops>=7000", true},
+	    {"selection.kiops>=+26%", true},
+	    {"selection.spread<=5%", false},
+	    {"hosts>=2", false},
+	    {"apart=1,kiops>+26.6%", true},
+	    {"cov<=5%", true},
+	    {"kiops != +17.5%", true},
+	};
+	for (size_t i = 0; i < sizeof(gates) / sizeof(gates[0]); i++) {
+		struct stune_gate *g = NULL;
+		struct stune_gate_result *r = NULL;
+		free(err);
+		err = NULL;
+		CHECK(stune_gate_parse(gates[i].expr, true, &g, &err) == 0);
+		if (!g) {
+			fprintf(stderr, "gate %s: %s\n", gates[i].expr, err);
+			tap_failures++;
+			continue;
+		}
+		CHECK(stune_gate_eval(g, f, &r) == 0);
+		if (r && r->passed != gates[i].pass) {
+			fprintf(stderr, "gate %s: %s, want %s\n", gates[i].expr, r->passed ? "passed" : "failed",
+				gates[i].pass ? "passed" : "failed");
+			tap_failures++;
+		}
+		stune_gate_result_free(r);
+		stune_gate_free(g);
+	}
+
+	/* Asked for h1 and h3: h3 is missing, and the implicit missing=0 fails the gate. */
+	char *asked[] = {"h3", "h1", NULL};
+	struct stune_query q2 = query(asked, 2);
+	struct stune_fleet *f2 = NULL;
+	free(err);
+	err = NULL;
+	CHECK(stune_fleet_from_answer(&q2, STUNE_QUERY_EXPORT, export_answer, strlen(export_answer), &f2, &err) == 0);
+	if (f2) {
+		CHECK(f2->n_hosts == 2 && !strcmp(f2->hosts[0].name, "h3") &&
+		      f2->hosts[0].status == STUNE_QHOST_MISSING);
+		CHECK(f2->n_compared == 1 && f2->n_missing == 1);
+		struct stune_gate *g = NULL;
+		struct stune_gate_result *r = NULL;
+		CHECK(stune_gate_parse("kiops>=+5%", true, &g, &err) == 0 && g && g->n == 3);
+		CHECK(g && stune_gate_eval(g, f2, &r) == 0 && r && !r->passed && r->o[0].passed && !r->o[1].passed);
+		stune_gate_result_free(r);
+		stune_gate_free(g);
+	}
+	stune_fleet_free(f2);
+	stune_fleet_free(f);
+	free(err);
+}
+
+static void test_prometheus_influx(void)
+{
+	static const char prom[] =
+	    "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+	    "{\"metric\":{\"__name__\":\"scsitune_fio_kiops\",\"host\":\"h1\",\"phase\":\"tuned\",\"set\":\"S2\"},"
+	    "\"values\":[[1796122800,\"7000\"],[1796122802.5,\"7700\"]]},"
+	    "{\"metric\":{\"host\":\"h1\",\"phase\":\"baseline\",\"set\":\"S1\"},\"values\":[[1796119200,\"6000\"]]}]}"
+	    "}";
+	static const char influx[] =
+	    "{\"results\":[{\"statement_id\":0,\"series\":[{\"name\":\"scsitune_fio\",\"tags\":{\"host\":\"h1\","
+	    "\"phase\":\"tuned\",\"set\":\"S2\",\"payload\":\"\"},\"columns\":[\"time\",\"kiops\"],"
+	    "\"values\":[[1796122800000,7000],[1796122802500,7700.5]]},{\"name\":\"scsitune_fio\",\"tags\":{\"host\":"
+	    "\"h1\",\"phase\":\"baseline\",\"set\":\"S1\"},\"columns\":[\"time\",\"kiops\"],\"values\":[[1796119200000,"
+	    "6000]]}]}]}";
+	struct stune_query q = query(NULL, 0);
+	struct stune_fleet *f = NULL;
+	char *err = NULL;
+	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_PROMETHEUS, prom, strlen(prom), &f, &err) == 0);
+	CHECK(f && f->n_hosts == 1 && f->hosts[0].cur.n == 2 && f->hosts[0].cur.ts_ms[1] == 1796122802500);
+	CHECK(f && near(f->hosts[0].cur.stats.avg, 7350) && f->hosts[0].status == STUNE_QHOST_COMPARED);
+	stune_fleet_free(f);
+	f = NULL;
+	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_INFLUXQL, influx, strlen(influx), &f, &err) == 0);
+	CHECK(f && f->n_hosts == 1 && f->hosts[0].cur.n == 2 && near(f->hosts[0].cur.kiops[1], 7700.5));
+	CHECK(f && f->hosts[0].cur.labels[STUNE_QL_PAYLOAD] == NULL); /* an empty tag is no tag */
+	stune_fleet_free(f);
+	free(err);
+}
+
+/* Each bad answer: refused (never a view), and the message says why. */
+static void test_bad_answers(void)
+{
+	struct {
+		enum stune_query_api api;
+		const char *body, *want;
+		int r;
+	} bad[] = {
+	    {STUNE_QUERY_EXPORT, "", "no point", -ENODATA},
+	    {STUNE_QUERY_EXPORT, "\n\n", "no point", -ENODATA},
+	    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1],\"timest",
+	     "line 1: truncated JSON", -EBADMSG},
+	    {STUNE_QUERY_EXPORT, "<html>502 Bad Gateway</html>\n", "line 1: not JSON", -EBADMSG},
+	    {STUNE_QUERY_EXPORT,
+	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1,2],\"timestamps\":[1]}",
+	     "not two arrays of one length", -EBADMSG},
+	    {STUNE_QUERY_EXPORT, "{\"metric\":{\"phase\":\"tuned\"},\"values\":[1],\"timestamps\":[1]}",
+	     "without a host or phase tag", -EBADMSG},
+	    {STUNE_QUERY_EXPORT,
+	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[\"x\"],\"timestamps\":[1]}",
+	     "sample 1 is not a finite number", -EBADMSG},
+	    {STUNE_QUERY_EXPORT,
+	     "{\"metric\":{\"__name__\":\"scsitune_fio_iops\",\"host\":\"h\",\"phase\":\"tuned\"},\"values\":[1],"
+	     "\"timestamps\":[1]}",
+	     "not scsitune_fio_kiops", -EBADMSG},
+	    {STUNE_QUERY_EXPORT,
+	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"other\"},\"values\":[1],\"timestamps\":[1]}\n",
+	     "no point of phase tuned or baseline", -ENODATA},
+	    {STUNE_QUERY_PROMETHEUS, "", "empty answer", -EBADMSG},
+	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"error\",\"error\":\"bad query\"}", "status error: bad query",
+	     -EBADMSG},
+	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+	     "not matrix", -EBADMSG},
+	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}",
+	     "no point", -ENODATA},
+	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[",
+	     "truncated", -EBADMSG},
+	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0}]}", "no point", -ENODATA},
+	    {STUNE_QUERY_INFLUXQL, "{\"error\":\"database not found: x\"}", "database not found", -EBADMSG},
+	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"error\":\"boom\"}]}", "results[0]: error: boom",
+	     -EBADMSG},
+	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"partial\":true,\"series\":[]}]}", "partial",
+	     -EBADMSG},
+	    {STUNE_QUERY_INFLUXQL,
+	     "{\"results\":[{\"series\":[{\"tags\":{\"host\":\"h\",\"phase\":\"tuned\"},\"columns\":[\"time\","
+	     "\"kiops\"],"
+	     "\"values\":[[1,null]]}]}]}",
+	     "row 1 is not [time in ms, kiops]", -EBADMSG},
+	    {STUNE_QUERY_INFLUXQL, "{\"results\":[]} trailing", "text after", -EBADMSG},
+	};
+	struct stune_query q = query(NULL, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct stune_fleet *f = NULL;
+		char *err = NULL;
+		int r = stune_fleet_from_answer(&q, bad[i].api, bad[i].body, strlen(bad[i].body), &f, &err);
+		if (r != bad[i].r || f || !err || !strstr(err, bad[i].want)) {
+			fprintf(stderr, "bad answer %zu: r=%d want %d, err '%s' want '%s'\n", i, r, bad[i].r,
+				err ? err : "(null)", bad[i].want);
+			tap_failures++;
+		}
+		tap_checks++;
+		stune_fleet_free(f);
+		free(err);
+	}
+}
+
+static void test_gate_grammar(void)
+{
+	const char *bad[][2] = {
+	    {"", "empty condition"},
+	    {"kiops>=+5%,", "empty condition"},
+	    {"spred<=15%", "unknown metric 'spred'"},
+	    {"kiops=>5", "not a number"},
+	    {"kiops", "no operator"},
+	    {"spread<=-1%", "without a sign"},
+	    {"drifted=0.5", "a number of hosts"},
+	    {"drifted=1%", "a number of hosts"},
+	    {"kiops>=+5", "avg KIOPS has no sign"},
+	    {"kiops>=5%x", "unexpected 'x'"},
+	    {"kiops>=nan", "not a number"},
+	    {"cov<=1e3", "not a number"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct stune_gate *g = NULL;
+		char *err = NULL;
+		int r = stune_gate_parse(bad[i][0], true, &g, &err);
+		if (r != -EINVAL || g || !err || !strstr(err, bad[i][1])) {
+			fprintf(stderr, "gate '%s': r=%d err '%s', want '%s'\n", bad[i][0], r, err ? err : "(null)",
+				bad[i][1]);
+			tap_failures++;
+		}
+		tap_checks++;
+		stune_gate_free(g);
+		free(err);
+	}
+	struct stune_gate *g = NULL;
+	char *err = NULL;
+	CHECK(stune_gate_parse("kiops>=+5%", false, &g, &err) == -EINVAL && err && strstr(err, "needs --compare"));
+	free(err);
+	err = NULL;
+	CHECK(stune_gate_parse(" kiops >= +5% , spread<=15 ,missing<=2", true, &g, &err) == 0);
+	CHECK(g && g->n == 4 && !strcmp(g->conds[0].text, "kiops >= +5%") && g->conds[0].change &&
+	      g->conds[1].value == 15 && !g->conds[2].implicit && g->conds[3].implicit &&
+	      !strcmp(g->conds[3].text, "hosts>=1"));
+	stune_gate_free(g);
+	free(err);
+}
+
+static void test_request(void)
+{
+	char *hosts[] = {"db.01", "we\"ird", NULL};
+	struct stune_query q = query(hosts, 2);
+	char *form = NULL, *url = NULL, *err = NULL;
+	enum stune_query_api api;
+	CHECK(stune_query_form(&q, STUNE_QUERY_EXPORT, &form) == 0);
+	/* scsitune_fio_kiops{phase=~"tuned|baseline",host=~"db\\.01|we\"ird"} */
+	CHECK_STR(form,
+		  "match%5B%5D=scsitune_fio_kiops%7Bphase%3D~%22tuned%7Cbaseline%22%2Chost%3D~%22db%5C%5C.01%7Cwe%5C%"
+		  "22ird%22%7D&start=1793000000.000&end=1797000000.000");
+	free(form);
+	CHECK(stune_query_form(&q, STUNE_QUERY_INFLUXQL, &form) == 0);
+	CHECK(form &&
+	      strstr(form,
+		     "%22host%22%20%3D%20%27db.01%27%20OR%20%22host%22%20%3D%20%27we%22ird%27%29%20GROUP%20BY%20%2A"));
+	free(form);
+	CHECK(stune_query_form(&q, STUNE_QUERY_PROMETHEUS, &form) == 0);
+	CHECK(form && strstr(form, "%5B4000000s%5D&time=1797000000.000"));
+	free(form);
+
+	CHECK(stune_query_url("http://vm:8428", STUNE_QUERY_AUTO, &url, &api, &err) == 0 && api == STUNE_QUERY_EXPORT);
+	CHECK_STR(url, "http://vm:8428/api/v1/export");
+	free(url);
+	CHECK(stune_query_url("https://vm/select/0/prometheus/api/v1/query", STUNE_QUERY_AUTO, &url, &api, &err) == 0 &&
+	      api == STUNE_QUERY_PROMETHEUS);
+	free(url);
+	CHECK(stune_query_url("http://ix:8086/query?db=s", STUNE_QUERY_AUTO, &url, &api, &err) == 0 &&
+	      api == STUNE_QUERY_INFLUXQL);
+	CHECK_STR(url, "http://ix:8086/query?db=s&epoch=ms");
+	free(url);
+	CHECK(stune_query_url("http://ix:8086/query", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL &&
+	      strstr(err, "?db="));
+	free(err);
+	err = NULL;
+	CHECK(stune_query_url("http://x/other", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL &&
+	      strstr(err, "--query-api"));
+	free(err);
+	err = NULL;
+	CHECK(stune_query_url("ftp://x/", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL);
+	free(err);
+
+	int64_t ms;
+	CHECK(stune_query_parse_since("7d", &ms) == 0 && ms == 7 * 86400000LL);
+	CHECK(stune_query_parse_since("90s", &ms) == 0 && ms == 90000);
+	CHECK(stune_query_parse_since("0d", &ms) == -EINVAL && stune_query_parse_since("7", &ms) == -EINVAL &&
+	      stune_query_parse_since("3651d", &ms) == -EINVAL && stune_query_parse_since("-1d", &ms) == -EINVAL &&
+	      stune_query_parse_since("7dd", &ms) == -EINVAL);
+	CHECK(stune_query_host_valid("stor-ds01.example") && !stune_query_host_valid("a b") &&
+	      !stune_query_host_valid("") && !stune_query_host_valid("a\tb"));
+}
+
+int main(void)
+{
+	test_export();
+	test_prometheus_influx();
+	test_bad_answers();
+	test_gate_grammar();
+	test_request();
+	TAP_END();
+}
