@@ -492,10 +492,18 @@ if command -v strace >/dev/null; then
 		shift 2
 		strace -f -qq -s 4096 -e trace=%file,chroot -o "$work/strace" "$@" >/dev/null 2>"$work/err" || rc=$?
 		[ "$rc" -eq "$want" ] || { fail "isolation $label: exit $rc, want $want: $(head -2 "$work/err")"; return; }
-		awk -v root="$root" '
+		# execve() lines are the binaries run (with execvp's tries along PATH), not reads;
+		# kmod's own depmod (run as depmod -b TREE) reads /proc/cmdline for modprobe's
+		# options, which depmod does not use, and libcrypto's openssl.cnf (kmod reads
+		# module signatures with it): allowed for that process only. The
+		# directories above the work directory are looked at when --sysroot is resolved.
+		awk -v root="$root" -v work="$work" '
+			BEGIN { a = work; while (sub(/\/[^\/]*$/, "", a) && a != "") up[a] = 1 }
 			$2 ~ /^chroot\(/ { if (index($2, "chroot(\"" root "\")") != 1 || $NF != "0") print "chroot elsewhere: " $0; chrooted[$1] = 1; next }
 			chrooted[$1] { next }
-			{ while (match($0, /"\/[^"]*"/)) { print substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }' "$work/strace" |
+			$2 ~ /^execve\(/ { if ($2 ~ /\/depmod"/ && $NF == "0") depmod[$1] = 1; next }
+			{ pid = $1; while (match($0, /"\/[^"]*"/)) { p = substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH)
+				if (!(p in up) && !(depmod[pid] && (p == "/proc/cmdline" || p == "/usr/lib/ssl/openssl.cnf"))) print p } }' "$work/strace" |
 			grep -v "^$work" | grep -Ev '^/etc/ld\.so\.(cache|preload)$|^/(usr/)?lib/x86_64-linux-gnu/|^/lib64/|^/(usr/)?s?bin/|^/(usr/)?lib/(locale|systemd)|^/dev/null$|^/$' |
 			sort -u >"$work/escaped"
 		if [ -s "$work/escaped" ]; then
