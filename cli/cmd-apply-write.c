@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/userfile.h"
 #include "tune/apply.h"
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
@@ -138,7 +139,8 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	if (r == -ENOENT)
 		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
 	if (r < 0) {
-		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		error_msg("%s/journal.json: %s", state_dir,
+			  r == -EBADMSG ? "not a scsitune journal" : stune_user_file_strerror(r, 0));
 		return EXIT_ERROR;
 	}
 	size_t first = j->n;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/userfile.h"
 #include "tune/apply.h"
 #include "detect/irqbalance.h"
 #include "tune/irqbalance.h"
@@ -128,7 +129,8 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
 	}
 	if (r < 0) {
-		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		error_msg("%s/journal.json: %s", state_dir,
+			  r == -EBADMSG ? "not a scsitune journal" : stune_user_file_strerror(r, 0));
 		return EXIT_ERROR;
 	}
 	struct stune_revert_item *items = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/userfile.h"
 #include "tune/journal.h"
 #include "tune/verify.h"
 #include "tune/plan.h"
@@ -120,7 +121,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		}
 		if (r < 0 || !j->profile_path) {
 			error_msg("%s/journal.json: %s", state_dir,
-				  r == -EBADMSG || r >= 0 ? "not a scsitune journal" : strerror(-r));
+				  r == -EBADMSG || r >= 0 ? "not a scsitune journal" : stune_user_file_strerror(r, 0));
 			return EXIT_ERROR;
 		}
 		profile = j->profile_path;

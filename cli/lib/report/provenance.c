@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "core/userfile.h"
 #include "core/ctx.h"
 #include "core/macro.h"
 #include "detect/topology.h"
@@ -113,7 +114,7 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	if (r < 0 || !*journal) {
 		p->profile_note = "apply journal unreadable: profile unknown";
 		stune_log(ctx, STUNE_LOG_WARNING, NULL, "%s/journal.json: %s", state_dir,
-			  r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+			  r == -EBADMSG ? "not a scsitune journal" : stune_user_file_strerror(r, 0));
 		return;
 	}
 	const struct stune_journal *j = *journal;
