@@ -1027,7 +1027,8 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	int r;
 	if ((r = keep_asked(q, a)) < 0 || (r = dedup(a)) < 0)
 		return r;
-	qsort(a->s, a->n, sizeof(*a->s), series_cmp);
+	if (a->n > 1) /* qsort(NULL, 0, ...) is undefined (fuzz-query) */
+		qsort(a->s, a->n, sizeof(*a->s), series_cmp);
 	f->series = a->s;
 	f->n_series = a->n;
 	f->n_points = a->points;
