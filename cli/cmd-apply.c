@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "tune/apply.h"
@@ -20,6 +21,7 @@
 #include "detect/scan.h"
 #include "core/strv.h"
 #include "rows.h"
+#include "cmd-payload.h"
 #include "scsitune.h"
 #include "wrap.h"
 
@@ -51,7 +53,11 @@ void help_apply(FILE *f)
 	      "                           inside the --sysroot tree when one is given)\n"
 	      "      --persist            also make it last: a udev rule for the disks, a boot\n"
 	      "                           unit that applies the profile again (IRQs), modprobe.d\n"
-	      "                           for driver parameters; revert removes them\n\n",
+	      "                           for driver parameters; revert removes them\n"
+	      "      --payload FILE       install this signed payload bundle first, under the\n"
+	      "                           same lock (as 'scsitune payload install FILE'; its\n"
+	      "                           signature is FILE.minisig); refused or failed: the\n"
+	      "                           profile is not applied either\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nExit status: 0 plan printed or every change applied, 1 error (bad profile,\n"
@@ -59,6 +65,17 @@ void help_apply(FILE *f)
 	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
+}
+
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir)
+{
+	struct stat st;
+	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0)
+		error_msg("profile '%s' not found in %s: no such directory (install scsitune: cmake --install build; "
+			  "from a source tree: --profile-dir profiles)",
+			  profile, dir);
+	else
+		error_msg("%s", err ? err : strerror(-r));
 }
 
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
@@ -257,18 +274,21 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 	}
 	out_arr_end(o);
 
-	/* Text: each profile line behind a row shown, once, with its comment (the why). */
+	/* Text: each profile line behind a row shown, once, with its comment (the why;
+	 * the lines shown so far are few, one per profile value: linear in rows). */
 	if (!out_is_json(o)) {
 		bool header = false;
-		for (size_t i = 0; i < plan->n_changes; i++) {
+		_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+		size_t n_shown = 0;
+		for (size_t i = 0; i < plan->n_changes && shown; i++) {
 			const struct stune_change *c = &plan->changes[i];
 			const struct stune_pvalue *v = c->source;
 			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen =
-				    plan->changes[j].source == v && (verbose || plan->changes[j].state == STUNE_CHANGE);
+			for (size_t j = 0; j < n_shown && !seen; j++)
+				seen = shown[j] == v;
 			if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
 				continue;
+			shown[n_shown++] = v;
 			if (!header)
 				out_text(o, "\nWhy (from the profile):\n");
 			header = true;
@@ -285,15 +305,16 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 
 int cmd_apply(struct global_opts *g, int argc, char **argv)
 {
-	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST };
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST, OPT_PAYLOAD };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"profile", required_argument, NULL, 'p'},
 						 {"dry-run", no_argument, NULL, 'n'},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
 						 {"persist", no_argument, NULL, OPT_PERSIST},
+						 {"payload", required_argument, NULL, OPT_PAYLOAD},
 						 {NULL, 0, NULL, 0}};
-	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
+	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL, *payload = NULL;
 	bool dry_run = false, persist = false;
 	int c;
 
@@ -329,6 +350,13 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 			}
 			state_opt = optarg;
 			continue;
+		case OPT_PAYLOAD:
+			if (!*optarg) {
+				usage_error("apply", "apply: --payload: empty file name");
+				return EXIT_USAGE;
+			}
+			payload = optarg;
+			continue;
 		}
 		int ec = command_opt(g, "apply", c, optarg);
 		if (ec)
@@ -344,19 +372,25 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *err = NULL;
 	int r = stune_profile_load(profile, dir, &p, &err);
 	if (r < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
+	/* --payload: the bundle's signature and contents first, before anything else. */
+	_cleanup_(payload_bundle_clear) struct payload_bundle b = {0};
+	if (payload && payload_bundle_load(ctx, payload, NULL, NULL, &b) < 0)
+		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
 	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
 		return EXIT_ERROR;
 	if (!dry_run)
-		return apply_write(g, ctx, t, plan, dir, state_opt, persist);
+		return apply_write(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
+	if (payload && payload_apply_install(g, ctx, &b, NULL, true) < 0)
+		return EXIT_ERROR;
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

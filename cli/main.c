@@ -19,6 +19,8 @@ static const struct command commands[] = {
     {"apply", cmd_apply, "apply a tuning profile with a journal of old values, or print its plan (dry run)",
      help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
+    {"payload", cmd_payload, "the patched kernel modules: pack a signed bundle, install, verify what is loaded, remove",
+     help_payload},
     {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
      help_report},
     {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},
@@ -81,7 +83,8 @@ static void main_help(FILE *f)
 	fputs("  help CMD   show help for CMD\n\n", f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 3 upload pending (report),\n"
-	      "64 usage error.\n"
+	      "4 gate failed (report: the fleet view's gate), 5 profile changed since apply\n"
+	      "(verify), 64 usage error.\n"
 	      "See scsitune(8).\n",
 	      f);
 }

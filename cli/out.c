@@ -188,7 +188,8 @@ char *out_escape(const char *s, unsigned flags)
 		size_t n = utf8_len(p);
 		/* C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f"): CSI and OSC for some terminals. */
 		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
-		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
+		if (n == 1 &&
+		    ((*p >= 0x20 && *p != 0x7f) || ((flags & OUT_ESC_KEEP_WRAP) && *p >= 0x1d && *p <= 0x1f))) {
 			fputc(*p++, m);
 			continue;
 		}
@@ -234,7 +235,7 @@ void out_text(struct out *o, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	out_vfprintf_escaped(o->f, OUT_ESC_KEEP_NL, fmt, ap);
+	out_vfprintf_escaped(o->f, OUT_ESC_KEEP_NL | OUT_ESC_KEEP_WRAP, fmt, ap);
 	va_end(ap);
 }
 

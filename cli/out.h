@@ -66,7 +66,9 @@ void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
  * Text values (out_str and the rest) and out_text() are escaped; JSON is
  * json-c's escaping. NULL only without memory.
  */
-enum { OUT_ESC_KEEP_NL = 1 << 0 };
+/* OUT_ESC_KEEP_WRAP keeps the wrap layer's markers (wrap.h: 0x1d-0x1f), which
+ * out_text's literal formats carry and the wrapping consumes before output. */
+enum { OUT_ESC_KEEP_NL = 1 << 0, OUT_ESC_KEEP_WRAP = 1 << 1 };
 char *out_escape(const char *s, unsigned flags);
 /* vfprintf, then out_escape of the result onto f. */
 void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap) _printf_(3, 0);

@@ -68,6 +68,25 @@ static void render_stats(struct out *o, const char *key, const struct stune_stat
 	out_obj_end(o);
 }
 
+/* Words wrapped at WIDTH, every line indented. */
+static void wrap_words(struct out *o, size_t indent, const char *text)
+{
+	struct wrap w = {.o = o, .indent = indent, .first = true};
+	char word[256];
+	out_text(o, "%*s", (int)indent, "");
+	w.col = indent;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " ");
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		if (n)
+			wrap_item(&w, " ", word);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	out_text(o, "\n");
+}
+
 /* One table row: label, runs, avg, range, spread, CoV. */
 static void stats_row(struct out *o, const char *label, const struct stune_stats *st)
 {
@@ -179,12 +198,14 @@ static void render_host(struct out *o, const struct stune_qhost *h, const struct
 	out_str(o, "host", "\n%s", h->name);
 	out_str(o, "status", ": %s", status_name(h->status));
 	out_str(o, "apart", NULL, apart_name(h->apart));
-	out_str(o, "reason", h->reason ? " (%s)" : NULL, h->reason);
 	if (h->cohort)
 		out_int(o, "cohort", ", cohort %s", (long long)h->cohort);
 	else
 		out_str(o, "cohort", NULL, NULL);
 	out_text(o, "\n");
+	out_str(o, "reason", NULL, h->reason);
+	if (h->reason)
+		wrap_words(o, 2, h->reason);
 	if (h->has_cur || h->has_ref) {
 		const char *const *l = h->has_cur ? h->cur.labels : h->ref.labels;
 		struct wrap w = {.o = o, .indent = 4, .first = true};
@@ -245,7 +266,7 @@ static void render_header(struct out *o, const struct stune_fleet *f, const stru
 		out_text(o, "Hosts asked: every host in the answer");
 		out_str(o, "hosts_asked", NULL, NULL);
 	}
-	out_int(o, "series", "; read %s series", (long long)f->n_series);
+	out_int(o, "series", "\nRead %s series", (long long)f->n_series);
 	out_int(o, "points", ", %s points", (long long)f->n_points);
 	out_int(o, "duplicates", " (%s duplicates dropped)\n", (long long)f->n_duplicates);
 	out_obj_end(o);
@@ -326,9 +347,12 @@ static void render_selection(struct out *o, const struct stune_fleet *f, const s
 		out_text(o,
 			 pass ? "\nMissing: no points to compare (%zu):\n" : "\nShown apart, not averaged in (%zu):\n",
 			 n);
-		for (size_t i = 0; i < f->n_hosts; i++)
-			if (f->hosts[i].status == st)
-				out_text(o, "  %s: %s\n", f->hosts[i].name, f->hosts[i].reason);
+		for (size_t i = 0; i < f->n_hosts; i++) {
+			if (f->hosts[i].status != st)
+				continue;
+			out_text(o, "  %s:\n", f->hosts[i].name);
+			wrap_words(o, 4, f->hosts[i].reason);
+		}
 	}
 }
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "payload/state.h"
+
 static const char *adapter_state_name(struct stune_num s)
 {
 	/* include/uapi/scsi/scsi_bsg_mpi3mr.h MPI3MR_BSG_ADPSTATE_* */
@@ -59,11 +61,14 @@ static void render_kernel(struct out *o, const struct stune_topology *t)
 	out_obj_end(o);
 }
 
-static void render_payload(struct out *o, const struct stune_topology *t)
+static void render_payload(struct out *o, const struct stune_topology *t, const struct stune_pstate *ps)
 {
 	const struct stune_kernel *k = &t->kernel;
 
 	out_obj_begin(o, "payload");
+	/* payload verify's verdict, from its code (without the modprobe and initrd links). */
+	out_str(o, "verdict", NULL, ps ? stune_pverdict_name(ps->verdict) : NULL);
+	out_str(o, "payload_version", NULL, ps ? ps->payload_version : NULL);
 	out_arr_begin(o, "modules");
 	for (size_t i = 0; i < k->n_modules; i++) {
 		const struct stune_module *m = &k->modules[i];
@@ -87,6 +92,13 @@ static void render_payload(struct out *o, const struct stune_topology *t)
 		out_obj_end(o);
 	}
 	out_arr_end(o);
+	if (ps && ps->payload_version)
+		out_text(o, "           scsitune payload %s: %s (scsitune payload verify)\n", ps->payload_version,
+			 stune_pverdict_name(ps->verdict));
+	else if (ps && ps->verdict == STUNE_PV_NOT_INSTALLED)
+		out_text(o, "           scsitune payload: not installed (no updates/scsitune/manifest.json)\n");
+	else if (ps)
+		out_text(o, "           scsitune payload: %s\n", stune_pverdict_name(ps->verdict));
 	out_obj_end(o);
 }
 
@@ -342,7 +354,7 @@ static void render_nodes(struct out *o, const char *key, const struct stune_topo
  */
 static void render_irq_locality(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
 {
-	size_t movable = 0, not_local = 0, unknown = 0, managed = 0, unclassified = 0;
+	size_t movable = 0, not_local = 0, spans = 0, unknown = 0, managed = 0, unclassified = 0;
 	bool node_known = h->numa_node.set && h->numa_node.v >= 0;
 	char *remote = NULL;
 	size_t remote_len = 0;
@@ -372,6 +384,7 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 					stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
 			stune_cpuset_clear(&nodes);
 			not_local++;
+			spans += pl == STUNE_PLACE_SPANS;
 		}
 		out_obj_begin(o, NULL);
 		out_int(o, "irq", NULL, q->irq);
@@ -403,8 +416,9 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	else if (not_local == 0 && unknown == 0)
 		out_text(o, "movable %zu, local (node %lld)", movable, (long long)h->numa_node.v);
 	else if (not_local)
-		out_text(o, "movable %zu, %zu REMOTE: irq %s, the HBA on node %lld (a profile can move %s)", movable,
-			 not_local, remote ? remote : "", (long long)h->numa_node.v, not_local == 1 ? "it" : "them");
+		out_text(o, "movable %zu, %zu %s: irq %s, the HBA on node %lld (a profile can move %s)", movable,
+			 not_local, spans ? "NOT LOCAL" : "REMOTE", remote ? remote : "", (long long)h->numa_node.v,
+			 not_local == 1 ? "it" : "them");
 	else
 		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
 	free(remote);
@@ -438,6 +452,15 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	out_obj_end(o);
 }
 
+/* v >> shift as width lower-case hex digits, in buf; NULL when unset. */
+static const char *hexid(char *buf, size_t len, struct stune_num v, int width, int shift)
+{
+	if (!v.set || v.v < 0)
+		return NULL;
+	snprintf(buf, len, "%0*llx", width, (unsigned long long)v.v >> shift);
+	return buf;
+}
+
 static void render_hba(struct out *o, const struct stune_topology *t, const struct stune_hba *h, int verbose)
 {
 	char sysfs_path[PATH_MAX];
@@ -468,12 +491,23 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	out_str(o, "kind", NULL, stune_hba_kind_name(h->kind));
 	out_str(o, "vendor_name", NULL, h->vendor_name);
 	out_str(o, "model", NULL, h->model);
-	out_hex(o, "vendor_id", NULL, h->vendor, 4);
-	out_hex(o, "device_id", NULL, h->device, 4);
-	out_hex(o, "subsystem_vendor_id", NULL, h->subsystem_vendor, 4);
-	out_hex(o, "subsystem_device_id", NULL, h->subsystem_device, 4);
-	out_hex(o, "class", NULL, h->class_code, 6);
-	out_hex(o, "revision", NULL, h->revision, 2);
+	/* PCI IDs as lspci -n writes them: lower-case hex strings, "1000:00a5", class "0107". */
+	char ven[24], dev[24], sven[24], sdev[24], id[64], sid[64], cls[24], pif[24], rev[24];
+	const char *v = hexid(ven, sizeof(ven), h->vendor, 4, 0), *d = hexid(dev, sizeof(dev), h->device, 4, 0),
+		   *sv = hexid(sven, sizeof(sven), h->subsystem_vendor, 4, 0),
+		   *sd = hexid(sdev, sizeof(sdev), h->subsystem_device, 4, 0);
+	snprintf(id, sizeof(id), "%s:%s", v ? v : "", d ? d : "");
+	snprintf(sid, sizeof(sid), "%s:%s", sv ? sv : "", sd ? sd : "");
+	out_str(o, "vendor_id", NULL, v);
+	out_str(o, "device_id", NULL, d);
+	out_str(o, "pci_id", NULL, v && d ? id : NULL);
+	out_str(o, "subsystem_vendor_id", NULL, sv);
+	out_str(o, "subsystem_device_id", NULL, sd);
+	out_str(o, "subsystem_id", NULL, sv && sd ? sid : NULL);
+	out_str(o, "class", NULL, hexid(cls, sizeof(cls), h->class_code, 4, 8));
+	out_str(o, "prog_if", NULL,
+		hexid(pif, sizeof(pif), h->class_code.set ? STUNE_NUM(h->class_code.v & 0xff) : h->class_code, 2, 0));
+	out_str(o, "revision", NULL, hexid(rev, sizeof(rev), h->revision, 2, 0));
 	out_str(o, "driver", NULL, h->driver);
 	out_str(o, "driver_version", NULL, h->driver_version);
 	out_str(o, "pci_driver", NULL, h->pci_driver);
@@ -524,7 +558,8 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	out_obj_end(o);
 }
 
-void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only)
+void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only,
+		     const struct stune_pstate *payload)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_DETECT_SCHEMA_VERSION);
@@ -533,7 +568,7 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 	out_str(o, "udev", NULL, t->udev_source);
 	out_obj_end(o);
 	render_kernel(o, t);
-	render_payload(o, t);
+	render_payload(o, t, payload);
 	render_cpus_numa(o, t);
 
 	size_t mpi3mr = 0;

@@ -91,7 +91,7 @@ print(statistics.median(float(x[0]) * 1000 for x in t), statistics.median((float
 	calls=$(awk '$NF == "total" { print $(NF-2) }' "$work/strace.$name")
 	local topsc
 	topsc=$(awk 'NR > 2 && $1 !~ /^-/ && $NF != "total" { n = ($5 ~ /^[0-9]+$/) ? $4 : $4; print $NF "=" $4 }' \
-		"$work/strace.$name" | head -6 | tr '\n' ' ')
+		"$work/strace.$name" | head -6 | tr '\n' ' ' || true)
 	# User instructions (one thread: the same work, counted once).
 	local ir=-
 	if [ -n "$cg" ]; then
@@ -106,9 +106,9 @@ print(statistics.median(float(x[0]) * 1000 for x in t), statistics.median((float
 		perf record -q -e cpu-clock -g -o "$work/perf.$name" "$@" >/dev/null 2>&1 || true
 		[ -z "${post:-}" ] || eval "$post"
 		perf report -i "$work/perf.$name" --no-children --sort dso --stdio -g none 2>/dev/null |
-			grep '%' | head -4 | awk '{ printf "%s %s  ", $1, $2 }' >"$work/perf.$name.dso"
+			grep '%' | head -4 | awk '{ printf "%s %s  ", $1, $2 }' >"$work/perf.$name.dso" || true
 		perf report -i "$work/perf.$name" --no-children --sort sym --stdio -g none 2>/dev/null |
-			grep '%' | head -12 | awk '{ printf "%s %s, ", $1, $3 }' >"$work/perf.$name.sym"
+			grep '%' | head -12 | awk '{ printf "%s %s, ", $1, $3 }' >"$work/perf.$name.sym" || true
 		keep "$work/perf.$name"
 	fi
 	lines+=("$(printf '%-8s %7s %-8s %9.0f %9.0f %8.1f %9s %7.1f %10s %9s  %s' "$name" "$units" "$unit" \

@@ -73,7 +73,7 @@ isolated "apply --dry-run (text)" 0 100 "${R[@]}" apply --dry-run "${P[@]}"
 isolated "apply" 0 100 "${R[@]}" apply "${P[@]}" --state-dir "$state"
 isolated "verify (the journal's profile)" 0 100 "${R[@]}" verify --state-dir "$state"
 isolated "verify --profile" 0 100 "${R[@]}" verify "${P[@]}" --state-dir "$state" -o json
-isolated "revert" 0 20 "${R[@]}" revert --state-dir "$state"
+isolated "revert" 0 10 "${R[@]}" revert --state-dir "$state"
 isolated "report" 0 0 "${R[@]}" report --state-dir "$state" --phase base "$fio/fio-3.33-randread-2jobs-json.json"
 isolated "report --compare" 0 0 "${R[@]}" report --state-dir "$state" --compare base -o json \
 	"$fio/fio-3.33-randread-2jobs-jsonplus.json" "$fio/fio-3.1-randread-1job-json.json"

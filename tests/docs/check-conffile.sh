@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # etc/scsitune.conf, the settings file the package installs as the conffile
-# /etc/scsitune/scsitune.conf, keeps up with the parser (cli/lib/config.c):
+# /etc/scsitune/scsitune.conf, keeps up with the parser (cli/lib/core/config.c):
 #  - as shipped (every setting commented out) scsitune accepts it;
 #  - every key the parser knows has a commented example 'key = value' in it,
 #    and with every example uncommented scsitune accepts it too;
@@ -29,8 +29,8 @@ accepts() {
 }
 
 accepts "etc/scsitune.conf as shipped" "$conf"
-keys=$(grep -oE 'strcmp\(name, "[a-z_]+"\)' "$src/cli/lib/config.c" | sed -E 's/.*"([a-z_]+)".*/\1/' | sort -u)
-[ -n "$keys" ] || fail "no keys found in cli/lib/config.c (strcmp(name, \"KEY\"))"
+keys=$(grep -oE 'strcmp\(name, "[a-z_]+"\)' "$src/cli/lib/core/config.c" | sed -E 's/.*"([a-z_]+)".*/\1/' | sort -u)
+[ -n "$keys" ] || fail "no keys found in cli/lib/core/config.c (strcmp(name, \"KEY\"))"
 for k in $keys; do
 	grep -qE "^#$k = [^ ]" "$conf" || fail "etc/scsitune.conf has no commented example '#$k = VALUE'"
 done

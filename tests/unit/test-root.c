@@ -139,7 +139,7 @@ static void rdir_checks(bool by_hand)
 	CHECK(access("/etc/scsitune-wfile", F_OK) < 0);
 
 	/* An entry followed to its directory: the canonical path stune_root_resolve gives. */
-	CHECK(stune_root_dir_open(r, "sys/class/x", &cls) == 0);
+	CHECK(stune_root_dir_open_canonical(r, "sys/class/x", &cls) == 0);
 	static const char *const entries[] = {"dev0", "abs", "escape", "absetc", "via-link", "dotdot-mid"};
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
 		char full[128];
@@ -169,6 +169,8 @@ static void rdir_checks(bool by_hand)
 	CHECK(stune_root_dir_open_entry(r, &cls, "file", &e) == -ENOTDIR && e.fd < 0);
 	/* A directory reached through links opens inside the root too. */
 	CHECK(stune_root_dir_open(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
+	stune_root_dir_close(&e);
+	CHECK(stune_root_dir_open_canonical(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
 	CHECK(stune_root_read_at(r, &e, "hostname", &s) == 0);
 	CHECK_STR(s, "in-root");
 	free(s);

@@ -170,6 +170,11 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 	return fd < 0 ? negative_errno() : fd;
 }
 
+int stune_root_open(const struct stune_root *r, const char *path, int flags)
+{
+	return root_open(r, path, flags);
+}
+
 void stune_root_force_resolve_by_hand(struct stune_root *r)
 {
 	__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
@@ -614,12 +619,11 @@ static int open_no_symlinks(const struct stune_root *r, const char *path)
 	if (!openat2_usable(r))
 		return -ENOSYS;
 	const uint64_t resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	if (r->dirfd >= 0)
-		return openat2_retry(r, r->dirfd, *path ? path : ".", O_PATH | O_DIRECTORY, resolve | RESOLVE_IN_ROOT);
-	_cleanup_free_ char *hp = NULL;
-	if (asprintf(&hp, "/%s", path) < 0)
-		return -ENOMEM;
-	return openat2_retry(r, AT_FDCWD, hp, O_PATH | O_DIRECTORY, resolve);
+	/* The live root goes through libc's open/openat by path, as it always has: a raw
+	 * openat2 syscall would also bypass an LD_PRELOAD sysfs (umockdev's testbed). */
+	if (r->dirfd < 0)
+		return -ENOSYS;
+	return openat2_retry(r, r->dirfd, *path ? path : ".", O_PATH | O_DIRECTORY, resolve | RESOLVE_IN_ROOT);
 }
 
 void stune_root_dir_close(struct stune_rdir *d)
@@ -630,7 +634,7 @@ void stune_root_dir_close(struct stune_rdir *d)
 	*d = STUNE_RDIR_INIT;
 }
 
-int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out)
+static int dir_open(const struct stune_root *r, const char *path, bool want_canonical, struct stune_rdir *out)
 {
 	*out = STUNE_RDIR_INIT;
 	while (*path == '/')
@@ -639,7 +643,7 @@ int stune_root_dir_open(const struct stune_root *r, const char *path, struct stu
 	if (!p)
 		return -ENOMEM;
 	bool canonical = false;
-	int fd = plain_path(p) ? open_no_symlinks(r, p) : -ELOOP;
+	int fd = want_canonical && plain_path(p) ? open_no_symlinks(r, p) : -ELOOP;
 	if (fd >= 0)
 		canonical = true;
 	else if (fd == -ELOOP || fd == -ENOSYS || fd == -EAGAIN)
@@ -648,6 +652,16 @@ int stune_root_dir_open(const struct stune_root *r, const char *path, struct stu
 		return fd;
 	*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&p), .canonical = canonical};
 	return 0;
+}
+
+int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, false, out);
+}
+
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, true, out);
 }
 
 /*

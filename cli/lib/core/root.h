@@ -27,6 +27,8 @@ const char *stune_root_prefix(const struct stune_root *r);
 /* Host path of a root-relative path, for messages and for libraries that need one. */
 int stune_root_host_path(const struct stune_root *r, const char *path, char **out);
 
+/* Open a root-relative path (symlinks resolved inside the root); an fd or -errno. */
+int stune_root_open(const struct stune_root *r, const char *path, int flags);
 /* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
 int stune_root_read(const struct stune_root *r, const char *path, char **out);
 /* The same for a file that must be a regular file (a configuration file, not a
@@ -68,8 +70,11 @@ struct stune_rdir {
 };
 #define STUNE_RDIR_INIT ((struct stune_rdir){.fd = -1})
 
-/* Open the directory at path (symlinks resolved inside the root). */
+/* Open the directory at path (symlinks resolved inside the root): one open. */
 int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out);
+/* The same, and canonical when path proves to be the directory's own (one open
+ * with no symlink allowed; through a symlink, a second open). */
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out);
 /*
  * Open the directory that the entry name of dir is or links to, inside the
  * root, with its canonical path (what stune_root_resolve() gives): for a

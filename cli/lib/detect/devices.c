@@ -48,7 +48,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 	if (r < 0)
 		return r;
 	/* The class directory once; each entry's target from it (one readlinkat and one open). */
-	if ((r = stune_root_dir_open(ctx->root, dir, &cls)) < 0 && !(cls.path = strdup(dir)))
+	if ((r = stune_root_dir_open_canonical(ctx->root, dir, &cls)) < 0 && !(cls.path = strdup(dir)))
 		return -ENOMEM;
 	r = 0;
 	while ((de = readdir(d))) {

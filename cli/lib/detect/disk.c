@@ -158,7 +158,7 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 	bool plan = t->plan_scope;
 	int r;
 
-	if (stune_root_dir_open(ctx->root, bdir, &bd) < 0)
+	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0)
 		return 1; /* gone since the listing */
 	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
 		return 1; /* no device link: not a SCSI disk (loop, zram...) */
@@ -258,10 +258,8 @@ static int scan_hctx(struct stune_ctx *ctx, const char *bdir, struct stune_host 
 		char tail;
 		if (sscanf(de->d_name, "%u%c", &id, &tail) != 1)
 			continue;
-		struct stune_hctx *n = realloc(h->hctx, (h->n_hctx + 1) * sizeof(*n));
-		if (!n)
+		if (stune_grow(&h->hctx, h->n_hctx, sizeof(*h->hctx)) < 0)
 			return -ENOMEM;
-		h->hctx = n;
 		struct stune_hctx *x = &h->hctx[h->n_hctx++];
 		*x = (struct stune_hctx){.id = id};
 		stune_attr_cpulist(ctx, &x->cpus, 0, "%s/%u/cpu_list", mq, id);
@@ -403,15 +401,15 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	if (r < 0)
 		return r;
 	qsort(t->disks, t->n_disks, sizeof(*t->disks), disk_cmp);
-	/* Host → disk index lists, in sorted order. */
-	for (size_t i = 0; i < t->n_hosts; i++)
-		t->hosts[i].n_disks = 0;
+	/* Host → disk index lists, in sorted order: counted (n_disks above), then filled. */
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		struct stune_host *h = &t->hosts[i];
+		if (h->n_disks && !(h->disks = calloc(h->n_disks, sizeof(*h->disks))))
+			return -ENOMEM;
+		h->n_disks = 0;
+	}
 	for (size_t i = 0; i < t->n_disks; i++) {
 		struct stune_host *h = &t->hosts[t->disks[i].host];
-		size_t *nv = realloc(h->disks, (h->n_disks + 1) * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		h->disks = nv;
 		h->disks[h->n_disks++] = i;
 	}
 	return 0;

@@ -118,10 +118,8 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 			return 0;
 		}
 
-	struct stune_hba *nh = realloc(t->hbas, (t->n_hbas + 1) * sizeof(*nh));
-	if (!nh)
+	if (stune_grow(&t->hbas, t->n_hbas, sizeof(*t->hbas)) < 0)
 		return -ENOMEM;
-	t->hbas = nh;
 	struct stune_hba *h = &t->hbas[t->n_hbas];
 	*h = (struct stune_hba){0};
 	*idx = t->n_hbas++;
@@ -166,11 +164,9 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 
 static int add_index(size_t **v, size_t *n, size_t idx)
 {
-	size_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
+	if (stune_grow(v, *n, sizeof(**v)) < 0)
 		return -ENOMEM;
-	nv[(*n)++] = idx;
-	*v = nv;
+	(*v)[(*n)++] = idx;
 	return 0;
 }
 

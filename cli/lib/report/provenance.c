@@ -13,6 +13,7 @@
 #include "core/ctx.h"
 #include "core/macro.h"
 #include "detect/topology.h"
+#include "payload/state.h"
 #include "report/fiorun.h"
 #include "tune/journal.h"
 #include "tune/verify.h"
@@ -89,6 +90,13 @@ void stune_provenance_host(struct stune_provenance *p, const struct stune_topolo
 	}
 }
 
+void stune_provenance_payload(struct stune_ctx *ctx, struct stune_provenance *p)
+{
+	_cleanup_(stune_pstate_freep) struct stune_pstate *s = NULL;
+	p->payload_state =
+	    stune_payload_state(ctx, NULL, NULL, 0, NULL, &s) == 0 ? stune_pverdict_name(s->verdict) : NULL;
+}
+
 /* The journal's own state: applied, incomplete (pending or failed entries), partly-reverted. */
 static const char *journal_state(const struct stune_journal *j)
 {
@@ -133,12 +141,13 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 					  : strerror(-r));
 		return;
 	}
-	p->profile_verify_state = v.drifted ? "drifted" : "in-effect";
+	p->profile_verify_state = v.drifted ? "drifted" : v.profile_changed_rows ? "profile-changed" : "in-effect";
 	p->profile_verify_drifted = STUNE_NUM((int64_t)v.drifted);
-	p->profile_note = v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
-					      "changed since it was applied (checked as it is now)"
-			  : p->host_facts
-			      ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
+	p->profile_note =
+	    v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
+				"changed since it was applied (profile-changed: settings only the new file asks "
+				"for; drifted: the host changed what apply wrote)"
+	    : p->host_facts   ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
 			      : "from apply's journal; verify_state as scsitune verify, before the runs";
 }
 

@@ -645,6 +645,55 @@ static int sample_cmp(const void *x, const void *y)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
+static int strcmp_null(const char *a, const char *b);
+
+static int labels_cmp(const void *x, const void *y)
+{
+	const struct stune_qseries *a = x, *b = y;
+	for (int i = 0; i < STUNE_QL_N; i++) {
+		int c = strcmp_null(a->labels[i], b->labels[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * One series per set of tags: VictoriaMetrics' export may send a series in
+ * several lines (one per block of data), and a run uploaded twice under
+ * labels the view does not read (db=) is the same run: their samples are
+ * put together, and dedup() drops the second of each time.
+ */
+static int merge(struct answer *a)
+{
+	if (a->n < 2)
+		return 0;
+	if (a->n)
+		qsort(a->s, a->n, sizeof(*a->s), labels_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (m == 0 || labels_cmp(&a->s[m - 1], &a->s[i])) {
+			a->s[m++] = a->s[i];
+			continue;
+		}
+		struct stune_qseries *d = &a->s[m - 1], *s = &a->s[i];
+		int64_t *ts = realloc(d->ts, (d->n + s->n + 1) * sizeof(*ts));
+		if (ts)
+			d->ts = ts;
+		double *v = realloc(d->v, (d->n + s->n + 1) * sizeof(*v));
+		if (v)
+			d->v = v;
+		if (!ts || !v)
+			return -ENOMEM;
+		memcpy(d->ts + d->n, s->ts, s->n * sizeof(*ts));
+		memcpy(d->v + d->n, s->v, s->n * sizeof(*v));
+		d->n += s->n;
+		series_clear(s);
+	}
+	a->n = m;
+	return 0;
+}
+
 /* Samples in time order; a second sample at the same time of one series is a duplicate, dropped. */
 static int dedup(struct answer *a)
 {
@@ -814,6 +863,9 @@ static int differing_option(const struct stune_qside *a, const struct stune_qsid
 /* Compared, apart (and why) or missing. */
 static int classify(const struct stune_query *q, struct stune_qhost *h)
 {
+	/* The change is shown for every host with both sides, apart or not. */
+	h->has_cmp =
+	    q->compare && h->has_cur && h->has_ref && stune_stats_compare(&h->ref.stats, &h->cur.stats, &h->cmp) == 0;
 	if (!h->has_cur && (!q->compare || !h->has_ref))
 		return set_reason(h, STUNE_QHOST_MISSING, "no points in the window");
 	if (!h->has_cur)
@@ -838,12 +890,9 @@ static int classify(const struct stune_query *q, struct stune_qhost *h)
 		return set_reason(h, STUNE_QHOST_APART, "not comparable: %s %s in %s, %s in %s", label_names[opt],
 				  a ? a : "unset", q->compare, b ? b : "unset", q->phase);
 	}
-	if (q->compare) {
-		if (stune_stats_compare(&h->ref.stats, &h->cur.stats, &h->cmp) < 0) {
-			h->apart = STUNE_QAPART_INCOMPARABLE;
-			return set_reason(h, STUNE_QHOST_APART, "not comparable: %s avg KIOPS is 0", q->compare);
-		}
-		h->has_cmp = true;
+	if (q->compare && !h->has_cmp) {
+		h->apart = STUNE_QAPART_INCOMPARABLE;
+		return set_reason(h, STUNE_QHOST_APART, "not comparable: %s avg KIOPS is 0", q->compare);
 	}
 	h->status = STUNE_QHOST_COMPARED;
 	return 0;
@@ -1025,9 +1074,9 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	_cleanup_free_ char **names = NULL;
 	size_t n = 0;
 	int r;
-	if ((r = keep_asked(q, a)) < 0 || (r = dedup(a)) < 0)
+	if ((r = keep_asked(q, a)) < 0 || (r = merge(a)) < 0 || (r = dedup(a)) < 0)
 		return r;
-	if (a->n > 1) /* qsort(NULL, 0, ...) is undefined (fuzz-query) */
+	if (a->n) /* qsort wants a non-NULL base even for 0 items */
 		qsort(a->s, a->n, sizeof(*a->s), series_cmp);
 	f->series = a->s;
 	f->n_series = a->n;

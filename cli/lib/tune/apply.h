@@ -16,6 +16,8 @@
  * the caller holds the lock. The journal j (profile fields filled by the
  * caller) gets one entry per CHANGE row (plus the nr_requests of a disk
  * whose scheduler changes), all saved to state_dir before the first write;
+ * a disk's old value is the raw text the plan's scan read (stune_disk.raw),
+ * other old values are read here;
  * each write's outcome is appended to the journal's log, and the journal is
  * compacted at the end. After the writes the host is read
  * again and the plan rebuilt: a write that the kernel accepted but that is

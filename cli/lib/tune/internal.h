@@ -14,6 +14,7 @@
 #include "tune/plan.h"
 #include "tune/profile.h"
 
+struct stune_rdir;
 struct stune_root;
 
 /* Append a row built outside the plan engine (persist.c); the strings are copied, cls is unused (0). */
@@ -41,6 +42,9 @@ void stune_plan_index_free(struct stune_plan_index *idx);
  */
 int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
 		      char **after);
+/* The same for a kernel attribute at path whose directory dir is open (stune_root_dir_open of path's dirname). */
+int stune_apply_write_at(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
+			 const char *path, const char *value, char **after);
 
 const char *stune_jstate_name(enum stune_jstate s);
 

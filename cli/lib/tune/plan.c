@@ -80,13 +80,17 @@ struct draft {
 static int add(struct stune_plan *plan, struct draft *d)
 {
 	int r = 0;
-	struct stune_change *n = realloc(plan->changes, (plan->n_changes + 1) * sizeof(*n));
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
+	if (plan->n_changes >= plan->cap_changes) {
+		size_t cap = plan->cap_changes ? 2 * plan->cap_changes : 64;
+		struct stune_change *n = realloc(plan->changes, cap * sizeof(*n));
+		if (!n) {
+			r = -ENOMEM;
+			goto out;
+		}
+		plan->changes = n;
+		plan->cap_changes = cap;
 	}
-	plan->changes = n;
-	struct stune_change *c = &n[plan->n_changes];
+	struct stune_change *c = &plan->changes[plan->n_changes];
 	*c = (struct stune_change){
 	    .kind = d->kind,
 	    .cls = d->cls,
@@ -459,18 +463,26 @@ static char *cpus_str(const struct stune_cpuset *s)
 	return out;
 }
 
-/* What the profile does for the disks of a host whose IRQs cannot be moved. */
-static char *managed_note(const struct stune_profile *p, const struct stune_topology *t, const struct stune_hba *h,
-			  const struct stune_irq *q)
+/* Per HBA: does the profile set rq_affinity=2 on one of its disks? One pass over the disks for all HBAs. */
+static bool *hbas_rq2(const struct stune_profile *p, const struct stune_topology *t)
 {
-	bool rq2 = false;
-	for (size_t i = 0; i < t->n_disks && !rq2; i++) {
+	bool *rq2 = calloc(t->n_hbas ? t->n_hbas : 1, sizeof(*rq2));
+	if (!rq2)
+		return NULL;
+	for (size_t i = 0; i < t->n_disks; i++) {
 		const struct stune_disk *d = &t->disks[i];
-		if (disk_hba(t, d) != h)
+		const struct stune_hba *h = disk_hba(t, d);
+		if (!h || rq2[h - t->hbas])
 			continue;
 		const struct stune_pvalue *v = disk_value(p, STUNE_PC_QUEUE, d, h, "rq_affinity");
-		rq2 = v && !strcmp(v->value, "2");
+		rq2[h - t->hbas] = v && !strcmp(v->value, "2");
 	}
+	return rq2;
+}
+
+/* What the profile does for the disks of a host whose IRQs cannot be moved (rq2: hbas_rq2 for h). */
+static char *managed_note(const struct stune_hba *h, const struct stune_irq *q, bool rq2)
+{
 	_cleanup_free_ char *node = NULL;
 	if (h->numa_node.set && h->numa_node.v >= 0)
 		node = stune_strdupf("bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
@@ -482,7 +494,7 @@ static char *managed_note(const struct stune_profile *p, const struct stune_topo
 }
 
 static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
-			 size_t hi, size_t *n_pinned)
+			 size_t hi, const bool *rq2, size_t *n_pinned)
 {
 	const struct stune_hba *h = &t->hbas[hi];
 	const struct stune_pvalue *v = irq_policy(p, h);
@@ -541,7 +553,7 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 		dr.current = cpus_str(&q->affinity);
 		if (q->managed == STUNE_YES) {
 			dr.state = STUNE_NOT_SETTABLE;
-			dr.note = managed_note(p, t, h, q);
+			dr.note = managed_note(h, q, rq2[hi]);
 		} else if (q->managed == STUNE_UNKNOWN) {
 			dr.state = STUNE_NOT_SETTABLE;
 			dr.note = stune_strdupf(
@@ -599,24 +611,34 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	if (!v || strcmp(v->value, "yes"))
 		return 0;
 	const struct stune_irqbalance *ib = &t->irqbalance;
-	/* The bans the pinned IRQs need, and those the current args lack. */
+	/* The bans the pinned IRQs need, and those the current args lack (grown in place: linear in IRQs). */
 	_cleanup_free_ char *all = NULL, *missing = NULL;
+	size_t all_len = 0, missing_len = 0;
+	_cleanup_fclose_ FILE *fa = open_memstream(&all, &all_len);
+	_cleanup_fclose_ FILE *fm = open_memstream(&missing, &missing_len);
+	if (!fa || !fm)
+		return -ENOMEM;
 	for (size_t i = first_irq_change; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
 		if (c->kind != STUNE_OBJ_IRQ || (c->state != STUNE_CHANGE && c->state != STUNE_ALREADY))
 			continue;
 		unsigned irq = (unsigned)strtoul(c->object + 4, NULL, 10);
-		char *n = stune_strdupf("%s%s--banirq=%u", all ? all : "", all ? " " : "", irq);
-		if (!n)
-			return -ENOMEM;
+		fprintf(fa, "%s--banirq=%u", ftell(fa) ? " " : "", irq);
+		if (!stune_irqbalance_bans(ib->args, irq))
+			fprintf(fm, "%s--banirq=%u", ftell(fm) ? " " : "", irq);
+	}
+	bool any_all = ftell(fa) > 0, any_missing = ftell(fm) > 0;
+	int ca = fclose(fa), cm = fclose(fm);
+	fa = fm = NULL;
+	if (ca != 0 || cm != 0)
+		return -ENOMEM;
+	if (!any_all) {
 		free(all);
-		all = n;
-		if (stune_irqbalance_bans(ib->args, irq))
-			continue;
-		if (!(n = stune_strdupf("%s%s--banirq=%u", missing ? missing : "", missing ? " " : "", irq)))
-			return -ENOMEM;
+		all = NULL;
+	}
+	if (!any_missing) {
 		free(missing);
-		missing = n;
+		missing = NULL;
 	}
 	if (!all)
 		return 0;
@@ -723,6 +745,7 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 	if (!plan)
 		return -ENOMEM;
 	plan->profile = p;
+	plan->topology = t;
 	int r;
 
 	/* The scope first: per HBA, in or out, and why (the plan shows it). */
@@ -746,10 +769,13 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 			return r;
 	}
 	size_t first_irq = plan->n_changes, n_pinned = 0;
+	_cleanup_free_ bool *rq2 = hbas_rq2(p, t);
+	if (!rq2)
+		return -ENOMEM;
 	for (size_t i = 0; i < t->n_hbas; i++) {
 		if (!hba_selected(p, &t->hbas[i]))
 			continue;
-		if ((r = plan_hba_irqs(plan, t, p, i, &n_pinned)) < 0)
+		if ((r = plan_hba_irqs(plan, t, p, i, rq2, &n_pinned)) < 0)
 			return r;
 	}
 	if (n_pinned && (r = plan_irqbalance(plan, t, p, first_irq)) < 0)

@@ -52,10 +52,12 @@ struct stune_plan_hba {
 
 struct stune_plan {
 	const struct stune_profile *profile;
+	const struct stune_topology *topology; /* the host model it was built from; outlives the plan */
 	struct stune_change *changes;
 	size_t n_changes;
 	struct stune_plan_hba *hbas; /* one per topology HBA, in topology order */
 	size_t n_hbas;
+	size_t cap_changes; /* allocated (doubled as rows are added) */
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);

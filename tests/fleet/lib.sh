@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# Shared by the fleet tier's scripts: servers from Debian's packages started
+# on 127.0.0.1 (free ports, data under $T), hosts made from the captured trees
+# of tests/fixtures, and fio outputs varied from a recorded real one.
+# The caller sets T (a temp dir), src (the source tree), py (python3), and
+# calls fleet_cleanup from its EXIT trap.
+
+declare -A fleet_pids=()
+fails=0 checks=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; }
+free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_http() { # URL: answers 2xx within 10 s
+	for _ in $(seq 1 200); do curl -fs -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.05; done
+	echo "not ready: $1" >&2
+	return 1
+}
+fleet_cleanup() {
+	local p
+	for p in "${fleet_pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${fleet_pids[@]}"; do wait "$p" 2>/dev/null; done
+}
+need() { # PROGRAM...: installed, else the tier fails (never skips)
+	local p
+	for p in "$@"; do
+		command -v "$p" >/dev/null || { echo "FAIL: $p not installed (scripts/install-deps --test installs it)"; exit 1; }
+	done
+}
+
+start_vm() { # NAME PORT: VictoriaMetrics with dedup on, as production should run it
+	victoria-metrics -storageDataPath="$T/$1" -httpListenAddr="127.0.0.1:$2" -retentionPeriod=100y \
+		-search.latencyOffset=0s -dedup.minScrapeInterval=1ms -loggerLevel=WARN >>"$T/$1.log" 2>&1 &
+	fleet_pids[$1]=$!
+	wait_http "http://127.0.0.1:$2/health"
+}
+stop_server() { # NAME
+	[ -n "${fleet_pids[$1]:-}" ] || return 0
+	kill "${fleet_pids[$1]}" 2>/dev/null
+	wait "${fleet_pids[$1]}" 2>/dev/null
+	unset "fleet_pids[$1]"
+}
+start_influx() { # NAME PORT: InfluxDB 1.x, auth off, database scsitune
+	cat >"$T/$1.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$(free_port)"
+[meta]
+  dir = "$T/$1/meta"
+[data]
+  dir = "$T/$1/data"
+  wal-dir = "$T/$1/wal"
+  query-log-enabled = false
+[monitor]
+  store-enabled = false
+[http]
+  bind-address = "127.0.0.1:$2"
+  auth-enabled = false
+  log-enabled = false
+[continuous_queries]
+  enabled = false
+CONF
+	influxd run -config "$T/$1.conf" >"$T/$1.log" 2>&1 &
+	fleet_pids[$1]=$!
+	wait_http "http://127.0.0.1:$2/ping" &&
+		curl -fsS -XPOST "http://127.0.0.1:$2/query" --data-urlencode 'q=CREATE DATABASE scsitune' >/dev/null
+}
+vm_flush() { curl -fsS "$1/internal/force_flush" >/dev/null; }
+
+# make_host DIR FIXTURE HOSTNAME: DIR/root is a copy of the captured tree
+# tests/fixtures/FIXTURE.tar.xz whose host name is HOSTNAME; DIR/state is
+# its own state directory (journal, saved sets, spool).
+make_host() {
+	mkdir -p "$1/root" "$1/state" || return 1
+	tar -xJf "$src/tests/fixtures/$2.tar.xz" -C "$1/root" || return 1
+	printf '%s\n' "$3" >"$1/root/proc/sys/kernel/hostname"
+}
+
+# A tree's identity: every path, type, mode and link target, every file's hash.
+snap() { (cd "$1" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum; }
+
+# make_fio DIR PHASE START_MS FACTOR...: DIR/PHASE-runK.json, one per factor,
+# from the recorded fio 3.33 json+ output (2 jobs), 2 s apart from START_MS;
+# $FIO_OPTION (bs=8k) changes a job option of every run.
+fio_template=fio-3.33-randread-2jobs-jsonplus.json
+make_fio() {
+	local dir=$1 phase=$2 start=$3 k=0 f specs=()
+	shift 3
+	mkdir -p "$dir" || return 1
+	for f in "$@"; do
+		k=$((k + 1))
+		specs+=("$dir/$phase-run$k.json:$f:$((start + k * 2000))")
+	done
+	"$py" "$src/tests/fleet/vary-fio.py" "$src/tests/report/fio/$fio_template" ${FIO_OPTION:+"$FIO_OPTION"} "${specs[@]}"
+}
+now_ms() { "$py" -c 'import time; print(int(time.time() * 1000))'; }

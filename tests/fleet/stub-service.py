@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A misbehaving central service for report --query (the real ones answer
+well). The first path segment picks the answer; every request is logged to
+LOG as one JSON line (path, Authorization header, form body).
+
+  /empty/...     200, empty body              /notjson/...  200, an HTML page
+  /truncjson/... 200, a JSON line cut short   /cut/...      Content-Length
+                                                            larger than sent
+  /partial/...   InfluxDB result "partial"    /slow/...     no answer for 60 s
+  /503/...       503                          /400/...      400 with a message
+  /dup/...       one sample sent twice        /phase/...    only another phase
+  /auth/...      401 unless "Bearer tok-q"    /vector/...   a Prometheus vector
+
+Usage: stub-service.py PORT LOG
+"""
+import http.server
+import json
+import socketserver
+import sys
+import time
+import urllib.parse
+
+port, log = int(sys.argv[1]), sys.argv[2]
+NOW = int(time.time() * 1000)
+
+
+def line(host, phase, value, ts, file="run1.json"):
+    return json.dumps({"metric": {"__name__": "scsitune_fio_kiops", "host": host, "phase": phase,
+                                  "set": "20261201T100000Z", "file": file},
+                       "values": [value], "timestamps": [ts]})
+
+
+GOOD = "\n".join([line("h1", "baseline", 40.0, NOW - 7200000), line("h1", "tuned", 50.0, NOW - 3600000)]) + "\n"
+
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def answer(self, code, body, ctype="application/json", length=None):
+        data = body.encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data) if length is None else length))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+        mode = self.path.strip("/").split("/")[0]
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"),
+                                "form": urllib.parse.parse_qs(body)}) + "\n")
+        if mode == "empty":
+            self.answer(200, "")
+        elif mode == "notjson":
+            self.answer(200, "<html><body>502 Bad Gateway</body></html>\n", "text/html")
+        elif mode == "truncjson":
+            self.answer(200, GOOD + GOOD.splitlines()[0][:40])
+        elif mode == "cut":
+            self.answer(200, GOOD[:50], length=len(GOOD))
+            self.close_connection = True
+        elif mode == "partial":
+            self.answer(200, json.dumps({"results": [{"statement_id": 0, "partial": True, "series": [
+                {"name": "scsitune_fio", "tags": {"host": "h1", "phase": "tuned"}, "columns": ["time", "kiops"],
+                 "values": [[NOW - 3600000, 50.0]]}]}]}))
+        elif mode == "slow":
+            time.sleep(60)
+            self.answer(200, GOOD)
+        elif mode == "503":
+            self.answer(503, '{"error":"stub overloaded"}')
+        elif mode == "400":
+            self.answer(400, '{"status":"error","errorType":"bad_data","error":"stub says the query is bad"}')
+        elif mode == "dup":
+            extra = line("h1", "tuned", 50.0, NOW - 3600000)
+            self.answer(200, GOOD + extra + "\n")
+        elif mode == "phase":
+            self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")
+        elif mode == "auth":
+            if self.headers.get("Authorization") != "Bearer tok-q":
+                self.answer(401, "Unauthorized: '%s' is not the token\n" % self.headers.get("Authorization"),
+                            "text/plain")
+            else:
+                self.answer(200, GOOD)
+        elif mode == "vector":
+            self.answer(200, json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}))
+        else:
+            self.answer(404, "no such mode\n", "text/plain")
+
+    def log_message(self, *a):
+        pass
+
+
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+S(("127.0.0.1", port), H).serve_forever()
