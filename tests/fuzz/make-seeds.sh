@@ -8,7 +8,7 @@ set -euo pipefail
 src=$1 corpus=$2
 here=$src/tests/fuzz
 mkdir -p "$corpus"
-for t in fio profile interrupts cpulist udevdb config journal spool resultset lineproto irqbalance query; do
+for t in fio profile interrupts cpulist udevdb config journal spool resultset lineproto irqbalance query manifest minisign bundle; do
 	mkdir -p "$corpus/$t"
 	[ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$corpus/$t/"
 	[ -d "$here/regress/$t" ] && cp "$here/regress/$t"/* "$corpus/$t/" 2>/dev/null || true
