@@ -3,7 +3,7 @@
 # The journal under attack (issue 15), on the dual-socket-mpi3mr tree with
 # Debian 12's /etc/default/irqbalance and --persist's directories:
 #  1. kill -9 during revert (SCSITUNE_TEST_KILL_AFTER=N: SIGKILL before the
-#     revert's write N+1), at every write of a short revert and at three
+#     revert's write N+1), at the first three writes of the revert and at two
 #     points of the whole one, and twice in a row: revert again restores
 #     everything, the tree byte-identical to the snapshot taken before apply;
 #  2. a malformed or truncated journal.json or journal.log in the state
@@ -11,7 +11,11 @@
 #     verify refuse it): one line naming the file, exit 1, the tree and the
 #     journal untouched; a FIFO or a directory in their place is refused at
 #     once, never waited on; a torn or garbled journal.log after a killed
-#     apply replays up to the damage and revert still restores the tree.
+#     apply replays up to the damage and revert still restores the tree;
+#  3. a journal edited by hand (a change's path outside what scsitune writes:
+#     absolute, "..", another directory; an unknown version or state) and a
+#     journal.json or journal.log that is a symbolic link: refused the same
+#     way, the link never followed.
 # Needs -DSCSITUNE_TEST_HOOKS=ON. Usage: test-hostile-journal.sh SCSITUNE FIXTURE_DIR PROFILE_DIR
 set -uo pipefail
 bin=$1 fixtures=$2 profiles=$3
@@ -42,7 +46,8 @@ st apply "${P[@]}" --persist || fail "apply --persist: exit $?"
 n=$(python3 -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["changes"] if e["state"] in ("applied","recorded","ignored")))' "$work/state/journal.json")
 checks=$((checks + 1))
 [ "$n" -ge 5 ] || fail "apply changed only $n values"
-points="0 1 2 $((n / 2)) $((n - 1))"
+# The last point is near the end, not at it: the revert makes fewer writes than this count (11 entries gave 10).
+points="0 1 2 $((n / 2)) $((n - 3))"
 for k in $points; do
 	fresh
 	st apply "${P[@]}" --persist || { fail "apply (kill at $k): exit $?"; continue; }
@@ -87,7 +92,7 @@ broken() {
 	local name=$1 rc=0
 	shift
 	local j
-	j=$(sha256sum "$work/state/journal.json" 2>/dev/null || stat -c '%F' "$work/state/journal.json")
+	j=$(jsum)
 	st "$@" || rc=$?
 	checks=$((checks + 1))
 	if [ "$rc" -ne 1 ]; then
@@ -97,11 +102,17 @@ broken() {
 		sed 's/^/  /' "$work/err" | head -3
 	elif [ "$(snap)" != "$after" ]; then
 		fail "$name: $1 changed the tree"
-	elif [ "$(sha256sum "$work/state/journal.json" 2>/dev/null || stat -c '%F' "$work/state/journal.json")" != "$j" ]; then
+	elif [ "$(jsum)" != "$j" ]; then
 		fail "$name: $1 changed the journal"
 	else
 		ok "$name: $1 refused: $(cut -c1-120 "$work/err")"
 	fi
+}
+# The journal's identity, never reading a FIFO (that would block this script).
+jsum() {
+	local f=$work/state/journal.json
+	if [ -L "$f" ]; then readlink "$f"; elif [ -f "$f" ]; then sha256sum "$f"; else stat -c '%F' "$f"; fi
+	[ ! -e "$work/state/journal.log" ] || stat -c '%F %s %Y' "$work/state/journal.log"
 }
 size=$(stat -c %s "$work/good.json")
 for how in truncated empty garbage binary nul fifo directory; do
@@ -123,6 +134,59 @@ for how in truncated empty garbage binary nul fifo directory; do
 		fi
 	done
 done
+# 3. Edited by hand: valid JSON that names a path scsitune never writes, or is not this version.
+edit() { # edit HOW: the good journal, changed by python
+	python3 - "$work/good.json" "$1" >"$work/state/journal.json" <<-'PY'
+		import json, sys
+		j = json.load(open(sys.argv[1]))
+		how = sys.argv[2]
+		c = j["changes"]
+		val = next(e for e in c if "kind" not in e)
+		fil = next((e for e in c if e.get("kind") == "file"), val)
+		if how == "dotdot": val["path"] = "sys/block/../../../../etc/shadow"
+		elif how == "absolute": val["path"] = "/etc/passwd"
+		elif how == "elsewhere": val["path"] = "var/lib/dpkg/status"
+		elif how == "file-elsewhere": fil["path"] = "root/.ssh/authorized_keys"
+		elif how == "trailing-slash": val["path"] = "sys/block/"
+		elif how == "control": val["path"] = "sys/block/sdb/queue/\x1b[2Jnr_requests"
+		elif how == "version": j["version"] = 99
+		elif how == "state": val["state"] = "done-by-hand"
+		elif how == "not-object": c[0] = "sys/block/sdb/queue/nr_requests"
+		json.dump(j, sys.stdout, indent=1)
+	PY
+}
+for how in dotdot absolute elsewhere file-elsewhere trailing-slash control version state not-object; do
+	rm -rf "$work/state/journal.json"
+	edit "$how"
+	for cmd in apply revert verify; do
+		if [ "$cmd" = apply ]; then
+			broken "journal.json edited ($how)" apply "${P[@]}"
+		else
+			broken "journal.json edited ($how)" "$cmd"
+		fi
+		case $how in
+		dotdot | absolute | elsewhere | file-elsewhere | trailing-slash | control)
+			checks=$((checks + 1))
+			grep -q 'a change names a path scsitune never writes' "$work/err" ||
+				fail "journal.json edited ($how): $cmd does not say why: $(head -1 "$work/err")"
+			;;
+		esac
+	done
+done
+# A symbolic link in place of journal.json (to a good journal): never followed.
+rm -rf "$work/state/journal.json"
+cp "$work/good.json" "$work/linked.json"
+ln -s "$work/linked.json" "$work/state/journal.json"
+for cmd in apply revert verify; do
+	if [ "$cmd" = apply ]; then
+		broken "journal.json a symlink" apply "${P[@]}"
+	else
+		broken "journal.json a symlink" "$cmd"
+	fi
+	checks=$((checks + 1))
+	grep -q 'journal.json: a symbolic link: refused' "$work/err" || fail "journal.json a symlink: $cmd does not say so"
+done
+
 rm -rf "$work/state/journal.json"
 cp "$work/good.json" "$work/state/journal.json"
 st revert || fail "revert with the journal put back: exit $?"
@@ -131,24 +195,28 @@ checks=$((checks + 1))
 	fail "the good journal put back: revert did not restore the tree"
 
 # A killed apply leaves journal.json naming journal.log: damage the log, revert still restores.
-for how in torn garbage-line fifo; do
+for how in torn garbage-line fifo symlink; do
 	fresh
 	SCSITUNE_TEST_KILL_AFTER=3 st apply "${P[@]}"
 	[ -f "$work/state/journal.log" ] || { fail "killed apply left no journal.log"; continue; }
+	after_kill=$(snap)
 	case $how in
 	torn) truncate -s -7 "$work/state/journal.log" ;;
 	garbage-line) sed -i '3s/.*/{"i": 99999, "state": "applied", garbage/' "$work/state/journal.log" ;;
 	fifo) rm "$work/state/journal.log" && mkfifo "$work/state/journal.log" ;;
+	symlink) mv "$work/state/journal.log" "$work/linked.log" && ln -s "$work/linked.log" "$work/state/journal.log" ;;
 	esac
 	rc=0
 	st revert || rc=$?
 	checks=$((checks + 1))
-	if [ "$how" = fifo ]; then
+	if [ "$how" = fifo ] || [ "$how" = symlink ]; then
 		# Not a log: refused at once, named, nothing written.
-		if [ "$rc" -eq 1 ] && grep -q "journal.json: .*not a regular file\|journal.log: not a regular file" "$work/err"; then
-			ok "journal.log a FIFO: revert refused at once: $(head -1 "$work/err" | cut -c1-120)"
+		want="not a regular file" && [ "$how" = fifo ] || want="a symbolic link: refused"
+		if [ "$rc" -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "journal.log: $want" "$work/err" &&
+			[ "$(snap)" = "$after_kill" ]; then
+			ok "journal.log a $how: revert refused at once, nothing written: $(head -1 "$work/err" | cut -c1-120)"
 		else
-			fail "journal.log a FIFO: revert exit $rc"
+			fail "journal.log a $how: revert exit $rc, or not one line saying '$want', or the tree changed"
 			sed 's/^/  /' "$work/err" | head -3
 		fi
 		continue

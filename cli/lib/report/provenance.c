@@ -121,8 +121,7 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	}
 	if (r < 0 || !*journal) {
 		p->profile_note = "apply journal unreadable: profile unknown";
-		stune_log(ctx, STUNE_LOG_WARNING, NULL, "%s/journal.json: %s", state_dir,
-			  r == -EBADMSG ? "not a scsitune journal" : stune_user_file_strerror(r, 0));
+		stune_log(ctx, STUNE_LOG_WARNING, NULL, "%s/journal.json: %s", state_dir, stune_journal_strerror(r));
 		return;
 	}
 	const struct stune_journal *j = *journal;
