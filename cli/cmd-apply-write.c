@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/userfile.h"
 #include "tune/apply.h"
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
@@ -133,11 +134,12 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	int r = stune_journal_load(state_dir, &j);
+	const char *jfile = "journal.json";
+	int r = stune_journal_load_named(state_dir, &j, &jfile);
 	if (r == -ENOENT)
 		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
 	if (r < 0) {
-		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return -1;
 	}
 	free(j->profile);

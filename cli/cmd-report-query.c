@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "core/userfile.h"
 #include "report/gate.h"
 #include "report/query.h"
 #include "report/session.h"
@@ -199,15 +200,16 @@ static void query_retry(void *data, const char *msg, unsigned seconds)
 {
 	const struct global_opts *g = data;
 	if (g->verbose)
-		fprintf(stderr, "scsitune: query: %s; retrying in %u s\n", msg, seconds);
+		note_msg("query: %s; retrying in %u s", msg, seconds);
 }
 
 /* Credentials and CA as for the upload; false after printing the error. */
 static bool load_auth(const char *auth_file, const char *ca_file, struct stune_auth **auth)
 {
 	_cleanup_free_ char *err = NULL;
-	if (ca_file && access(ca_file, R_OK) < 0) {
-		error_msg("--ca-file %s: %s", ca_file, strerror(errno));
+	int rc;
+	if (ca_file && (rc = stune_upload_check_ca(ca_file)) < 0) {
+		error_msg("--ca-file %s: %s", ca_file, stune_user_file_strerror(rc, 0));
 		return false;
 	}
 	if (auth_file) {

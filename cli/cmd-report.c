@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/userfile.h"
 #include "core/config.h"
 #include "core/root.h"
 #include "core/strv.h"
@@ -174,7 +175,7 @@ static bool load_config(const struct global_opts *g, struct report_opts *ro, str
 		r = stune_config_load_root(root, true, cfg, &err);
 	}
 	if (r < 0) {
-		error_msg("%s%s%s", path, err ? ":" : ": ", err ? err : strerror(-r));
+		error_msg("%s%s%s", path, err ? ":" : ": ", err ? err : stune_user_file_strerror(r, 0));
 		return false;
 	}
 	if (!ro->upload && !ro->q.url) /* the fleet view asks another URL */
@@ -199,8 +200,8 @@ static bool upload_prepare(const struct report_opts *ro, struct stune_auth **aut
 		error_msg("--upload %s: %s", ro->upload, err ? err : strerror(-r));
 		return false;
 	}
-	if (ro->ca_file && access(ro->ca_file, R_OK) < 0) {
-		error_msg("--ca-file %s: %s", ro->ca_file, strerror(errno));
+	if (ro->ca_file && (r = stune_upload_check_ca(ro->ca_file)) < 0) {
+		error_msg("--ca-file %s: %s", ro->ca_file, stune_user_file_strerror(r, 0));
 		return false;
 	}
 	if (ro->auth_file) {
@@ -318,13 +319,19 @@ static void flush_retry(void *data, const char *msg, unsigned seconds)
 {
 	const struct report_opts *ro = data;
 	if (ro->verbose)
-		fprintf(stderr, "scsitune: upload to %s: %s; retrying in %u s\n", ro->upload, msg, seconds);
+		note_msg("upload to %s: %s; retrying in %u s", ro->upload, msg, seconds);
 }
 
 static void flush_not_removed(void *data, const char *path, int err)
 {
 	(void)data;
-	fprintf(stderr, "scsitune: warning: %s: sent but not removed: %s\n", path, strerror(-err));
+	note_msg("warning: %s: sent but not removed: %s", path, strerror(-err));
+}
+
+static void flush_corrupt(void *data, const char *path, const char *aside, const char *why)
+{
+	(void)data;
+	note_msg("warning: %s: corrupt batch set aside as %s (%s)", path, aside, why);
 }
 
 /* Send the spool (engine: stune_report_flush) and say what happened. */
@@ -332,11 +339,17 @@ static int flush_spool(const struct report_opts *ro, const struct stune_auth *au
 {
 	struct stune_upload u = {
 	    .url = ro->upload, .ca_file = ro->ca_file, .auth = auth, .timeout_s = ro->upload_timeout_s};
-	struct stune_flush_cb cb = {.retry = flush_retry, .not_removed = flush_not_removed, .data = (void *)ro};
+	struct stune_flush_cb cb = {
+	    .retry = flush_retry, .not_removed = flush_not_removed, .corrupt = flush_corrupt, .data = (void *)ro};
 	struct stune_flush_result res;
 	int r = stune_report_flush(ro->state_dir, &u, &cb, &res);
 	int ret = r == 0 ? EXIT_OK : res.retryable ? EXIT_PENDING : EXIT_ERROR;
-	if (r < 0 && res.batches == 0) /* the spool could not be listed */
+	if (r == -EBADMSG && res.corrupt) { /* every good batch sent */
+		if (res.sent)
+			note_msg("uploaded %zu point%s in %zu batch%s to %s", res.points, res.points == 1 ? "" : "s",
+				 res.sent, res.sent == 1 ? "" : "es", ro->upload);
+		error_msg("%s", res.err);
+	} else if (r < 0 && res.batches == 0) /* the spool could not be listed */
 		error_msg("%s", res.err ? res.err : strerror(-r));
 	else if (r < 0)
 		error_msg("upload to %s: %s; not sent, kept in spool: %zu batch%s in %s/spool", ro->upload,
@@ -345,8 +358,8 @@ static int flush_spool(const struct report_opts *ro, const struct stune_auth *au
 	else if (res.batches == 0)
 		fprintf(stderr, "scsitune: spool is empty: nothing to upload\n");
 	else
-		fprintf(stderr, "scsitune: uploaded %zu point%s in %zu batch%s to %s\n", res.points,
-			res.points == 1 ? "" : "s", res.sent, res.sent == 1 ? "" : "es", ro->upload);
+		note_msg("uploaded %zu point%s in %zu batch%s to %s", res.points, res.points == 1 ? "" : "s", res.sent,
+			 res.sent == 1 ? "" : "es", ro->upload);
 	stune_flush_result_clear(&res);
 	return ret;
 }
@@ -663,7 +676,7 @@ static int check_run(struct report_opts *ro, int argc)
 		_cleanup_free_ char *line = NULL;
 		int r = stune_fio_job_file_writes(ro->job.job_file, &writes, &line);
 		if (r < 0) {
-			error_msg("--job-file %s: %s", ro->job.job_file, strerror(-r));
+			error_msg("--job-file %s: %s", ro->job.job_file, stune_user_file_strerror(r, 0));
 			return EXIT_ERROR;
 		}
 		if (writes && !ro->job.destructive) {

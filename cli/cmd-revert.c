@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/userfile.h"
 #include "tune/apply.h"
 #include "detect/irqbalance.h"
 #include "tune/irqbalance.h"
@@ -110,7 +111,8 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	r = stune_journal_load(state_dir, &j);
+	const char *jfile = "journal.json";
+	r = stune_journal_load_named(state_dir, &j, &jfile);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
@@ -128,7 +130,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
 	}
 	if (r < 0) {
-		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
 	}
 	struct stune_revert_item *items = NULL;

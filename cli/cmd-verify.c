@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/userfile.h"
 #include "tune/journal.h"
 #include "tune/verify.h"
 #include "tune/plan.h"
@@ -101,14 +102,15 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 			error_msg("state directory: %s", strerror(-r));
 			return EXIT_ERROR;
 		}
-		r = stune_journal_load(state_dir, &j);
+		const char *jfile = "journal.json";
+		r = stune_journal_load_named(state_dir, &j, &jfile);
 		if (r == -ENOENT) {
 			error_msg("no journal in %s: nothing was applied; name the profile with --profile", state_dir);
 			return EXIT_ERROR;
 		}
 		if (r < 0 || !j->profile_path) {
-			error_msg("%s/journal.json: %s", state_dir,
-				  r == -EBADMSG || r >= 0 ? "not a scsitune journal" : strerror(-r));
+			error_msg("%s/%s: %s", state_dir, jfile,
+				  r >= 0 ? "not a scsitune journal" : stune_journal_strerror(r));
 			return EXIT_ERROR;
 		}
 		profile = j->profile_path;

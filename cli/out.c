@@ -198,8 +198,8 @@ char *out_escape(const char *s, unsigned flags)
 			p += n;
 			continue;
 		}
-		if ((*p == '\n' || *p == '\t') && (flags & OUT_ESC_KEEP_NL))
-			fputc(*p, m);
+		if ((*p == '\n' || *p == '\t' || (*p >= 0x1d && *p <= 0x1f)) && (flags & OUT_ESC_KEEP_NL))
+			fputc(*p, m); /* and the markers that wrap_text() consumes (cli/wrap.h) */
 		else if (*p == '\n')
 			fputs("\\n", m);
 		else if (*p == '\r')

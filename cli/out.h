@@ -60,8 +60,9 @@ void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
  * terminal through here. Control characters (C0, DEL, the C1 range U+0080 to
  * U+009F as UTF-8) and bytes that are not UTF-8 become C-style escapes: \n
  * \r \t, else \xNN per byte (ESC [2J prints as \x1b[2J). A backslash is
- * printed as is. OUT_ESC_KEEP_NL keeps newlines and tabs (whole texts, whose
- * format has them); without it the result is one line.
+ * printed as is. OUT_ESC_KEEP_NL keeps newlines, tabs and the markers of
+ * cli/wrap.h (0x1d-0x1f, consumed by wrap_text: never printed) for whole
+ * texts, whose format has them; without it the result is one line.
  * Text values (out_str and the rest) and out_text() are escaped; JSON is
  * json-c's escaping. NULL only without memory.
  */

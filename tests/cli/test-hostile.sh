@@ -179,11 +179,11 @@ grep -q "/proc/interrupts: unexpected non-text value$" "$work/err" || fail "no w
 clean "$work/out" "detect's text with a model and an IRQ name refused" noform
 clean "$work/err" "the warnings for them" noform
 # Profile values: a comment (the "why" the plan shows); a bad value in an error.
-printf '[queue]\nmatch_driver = mpi3mr\n# why %s\nnomerges = 1\n' "$evil" >"$work/evil-profile"
+printf '[hba]\nmatch_driver = mpi3mr\n[queue]\n# why %s\nnomerges = 1\n' "$evil" >"$work/evil-profile"
 expect "escapes: plan (profile values)" 0 "nr_requests" any -- --sysroot "$es" apply --dry-run --profile "$work/evil-profile"
 clean "$work/out" "profile comment and value in the plan's text"
-printf '[queue]\nnomerges = 1%s\n' "$evil" >"$work/evil-value"
-expect "escapes: bad profile value" 1 "^scsitune: $work/evil-value:2: bad value" empty -- \
+printf '[hba]\nmatch_driver = mpi3mr\n[queue]\nnomerges = 1%s\n' "$evil" >"$work/evil-value"
+expect "escapes: bad profile value" 1 "^scsitune: $work/evil-value:4: bad value" empty -- \
 	--sysroot "$es" apply --dry-run --profile "$work/evil-value"
 clean "$work/err" "a bad profile value in the error"
 # File contents echoed in errors: fio output that is not JSON; a fio job name; a failed job's name.
@@ -209,7 +209,7 @@ for v in -5 -2147483649 99999 2147483648 2; do
 	got=$(python3 -c 'import json,sys; print([h["numa_node"] for h in json.load(open(sys.argv[1]))["hbas"] if h["pci_address"] == "0000:b1:00.0"])' "$work/out")
 	[ "$got" = "[None]" ] || fail "numa_node $v: JSON numa_node is $got, want null"
 	expect "numa_node $v: plan" 0 "^scsitune: warning: $ds/$nn: numa_node $v is neither" any -- \
-		--sysroot "$ds" apply --dry-run --profile numa --profile-dir "$profiles"
+		--sysroot "$ds" apply --dry-run --profile numa --profile-dir "$profiles" -o json
 	grep -q "the HBA's numa_node is -1" "$work/out" && fail "numa_node $v: the plan calls it -1"
 	grep -q "numa_node unreadable or out of range" "$work/out" || fail "numa_node $v: the plan does not call the node unknown"
 done

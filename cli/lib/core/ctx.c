@@ -83,7 +83,8 @@ void stune_log_replay(struct stune_ctx *ctx, struct stune_logbuf *buf)
 	*buf = (struct stune_logbuf){0};
 }
 
-static void vlog(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt, va_list ap)
+_printf_(4, 0) static void vlog(struct stune_ctx *ctx, enum stune_log_level level, const char *path, const char *fmt,
+				va_list ap)
 {
 	_cleanup_free_ char *msg = NULL;
 
@@ -161,7 +162,8 @@ int stune_parse_uint64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int vread(struct stune_ctx *ctx, char **out, char **path, unsigned flags, const char *fmt, va_list ap)
+_printf_(5, 0) static int vread(struct stune_ctx *ctx, char **out, char **path, unsigned flags, const char *fmt,
+				va_list ap)
 {
 	int r;
 	if (vasprintf(path, fmt, ap) < 0) {

@@ -10,11 +10,11 @@
 
 #include "core/macro.h"
 
-int stune_user_file_open(const char *path, int *fd, struct stat *st)
+static int open_checked(const char *path, int oflags, int *fd, struct stat *st)
 {
 	struct stat sb;
 	/* O_NONBLOCK: open(2) of a FIFO without a writer would wait for one. */
-	_cleanup_close_ int f = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | oflags);
 	if (f < 0)
 		return negative_errno();
 	if (fstat(f, &sb) < 0)
@@ -32,6 +32,11 @@ int stune_user_file_open(const char *path, int *fd, struct stat *st)
 	*fd = f;
 	f = -1;
 	return 0;
+}
+
+int stune_user_file_open(const char *path, int *fd, struct stat *st)
+{
+	return open_checked(path, 0, fd, st);
 }
 
 int stune_read_user_fd(int fd, size_t cap, unsigned flags, char **out, size_t *len)
@@ -76,7 +81,7 @@ int stune_read_user_fd(int fd, size_t cap, unsigned flags, char **out, size_t *l
 int stune_read_user_file(const char *path, size_t cap, unsigned flags, char **out, size_t *len)
 {
 	_cleanup_close_ int fd = -1;
-	int r = stune_user_file_open(path, &fd, NULL);
+	int r = open_checked(path, flags & STUNE_UF_NOFOLLOW ? O_NOFOLLOW : 0, &fd, NULL);
 	if (r < 0)
 		return r;
 	return stune_read_user_fd(fd, cap, flags, out, len);

@@ -19,7 +19,8 @@
 #define STUNE_ENOTREG EMEDIUMTYPE
 
 enum {
-	STUNE_UF_TEXT = 1 << 0, /* a NUL byte in the file is -EILSEQ */
+	STUNE_UF_TEXT = 1 << 0,	    /* a NUL byte in the file is -EILSEQ */
+	STUNE_UF_NOFOLLOW = 1 << 1, /* the file itself a symbolic link is -ELOOP (scsitune's own state files) */
 };
 
 /*

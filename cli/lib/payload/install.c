@@ -260,7 +260,7 @@ enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_ph
 {
 	if (!h->running)
 		return STUNE_NEED_REBOOT;
-	_cleanup_free_ char *init = NULL, *src = NULL, *refcnt = NULL, *holders = NULL;
+	_cleanup_free_ char *init = NULL, *src = NULL, *refcnt = NULL;
 	if (stune_root_readf(ctx->root, &init, "sys/module/%s/initstate", name) < 0)
 		return STUNE_NEED_NOTHING;
 	if (srcversion && stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", name) == 0 &&
@@ -373,8 +373,8 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
 {
 	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = calloc(1, sizeof(*j));
-	_cleanup_free_ char *updates = NULL, *dir = NULL, *conf = NULL, *initrd = NULL, *kept = NULL,
-			    *runner_why = NULL, *chroot_dir = NULL;
+	_cleanup_free_ char *updates = NULL, *dir = NULL, *conf = NULL, *initrd = NULL, *runner_why = NULL,
+			    *chroot_dir = NULL;
 	int r;
 	memset(res, 0, sizeof(*res));
 	if (!j)

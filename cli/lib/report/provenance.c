@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "core/userfile.h"
 #include "core/ctx.h"
 #include "core/macro.h"
 #include "detect/topology.h"
@@ -120,8 +121,7 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	}
 	if (r < 0 || !*journal) {
 		p->profile_note = "apply journal unreadable: profile unknown";
-		stune_log(ctx, STUNE_LOG_WARNING, NULL, "%s/journal.json: %s", state_dir,
-			  r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
+		stune_log(ctx, STUNE_LOG_WARNING, NULL, "%s/journal.json: %s", state_dir, stune_journal_strerror(r));
 		return;
 	}
 	const struct stune_journal *j = *journal;

@@ -18,6 +18,7 @@
 #include "report/lineproto.h"
 #include "report/resultset.h"
 #include "report/upload.h"
+#include "core/userfile.h"
 
 void stune_report_set_clear(struct stune_report_set *s)
 {
@@ -307,8 +308,24 @@ int stune_report_flush(const char *state_dir, const struct stune_upload *u, cons
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *body = NULL;
 		size_t len = 0;
-		if ((r = stune_spool_read(paths[i], &body, &len)) < 0) {
-			stune_errf(&res->err, r, "%s: %s", paths[i], strerror(-r));
+		r = stune_spool_read(paths[i], &body, &len);
+		const char *why = r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ ? stune_user_file_strerror(r, 0)
+				  : r == 0 ? stune_spool_check(paths[i], body, len)
+					   : NULL;
+		if (why) { /* never sent: a server would refuse it, or store garbage, forever */
+			_cleanup_free_ char *aside = NULL;
+			if ((r = stune_spool_set_aside(paths[i], &aside)) < 0) {
+				stune_errf(&res->err, r, "%s: corrupt (%s), and not set aside: %s", paths[i], why,
+					   strerror(-r));
+				break;
+			}
+			if (cb && cb->corrupt)
+				cb->corrupt(cb->data, paths[i], aside, why);
+			res->corrupt++;
+			continue;
+		}
+		if (r < 0) {
+			stune_errf(&res->err, r, "%s: %s", paths[i], stune_user_file_strerror(r, 0));
 			break;
 		}
 		if ((r = send_batch(u, body, len, cb, &res->err)) < 0) {
@@ -326,5 +343,9 @@ int stune_report_flush(const char *state_dir, const struct stune_upload *u, cons
 		res->points += count_lines(body, len);
 	}
 	stune_spool_list_free(paths, n);
+	if (r >= 0 && res->corrupt)
+		return stune_errf(&res->err, -EBADMSG,
+				  "%zu corrupt batch%s set aside in %s/spool (NAME.corrupt, not sent)", res->corrupt,
+				  res->corrupt == 1 ? "" : "es", state_dir);
 	return r < 0 ? r : 0;
 }

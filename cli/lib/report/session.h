@@ -85,6 +85,7 @@ int stune_report_spool(const char *state_dir, const struct stune_report_set *s, 
 /* What a flush did. */
 struct stune_flush_result {
 	size_t batches, sent, points;
+	size_t corrupt; /* batches set aside as NAME.corrupt: the flush then fails (-EBADMSG) */
 	char *err;	/* why it stopped: the failing batch's message, or NULL */
 	bool retryable; /* it stopped on a failure worth retrying later (exit 3) */
 };
@@ -95,11 +96,15 @@ void stune_flush_result_clear(struct stune_flush_result *r);
  * is retryable, each announced through retry(data, message, seconds); the
  * first batch that does not get through stops the flush (-EAGAIN retryable,
  * else -errno). A batch sent but not removed is reported through
- * not_removed and counted as sent.
+ * not_removed and counted as sent. A batch that is not what was spooled
+ * (truncated, changed, not a regular file, not text) is never sent: it is
+ * renamed NAME.corrupt, reported through corrupt, and the flush goes on;
+ * at the end it fails with -EBADMSG (res->corrupt counts them).
  */
 struct stune_flush_cb {
 	void (*retry)(void *data, const char *msg, unsigned seconds);
 	void (*not_removed)(void *data, const char *path, int err);
+	void (*corrupt)(void *data, const char *path, const char *aside, const char *why);
 	void *data;
 };
 int stune_report_flush(const char *state_dir, const struct stune_upload *u, const struct stune_flush_cb *cb,

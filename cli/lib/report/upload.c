@@ -17,12 +17,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/hostcrypto.h"
+#include "core/root.h"
 #include "core/statefile.h"
 #include "core/userfile.h"
 
@@ -114,6 +116,12 @@ out:
 	return r;
 }
 
+int stune_upload_check_ca(const char *path)
+{
+	_cleanup_close_ int fd = -1;
+	return stune_user_file_open(path, &fd, NULL);
+}
+
 int stune_upload_url(const char *url, char **out, char **err)
 {
 	*err = NULL;
@@ -177,8 +185,9 @@ static int curl_load(char **err)
 struct body {
 	char *buf;
 	size_t len, cap, max;
-	bool truncate; /* keep the first max bytes and go on; else stop the transfer */
-	bool over;
+	bool truncate;	/* keep the first max bytes and go on; else stop the transfer */
+	bool over;	/* !truncate: more than max bytes came */
+	bool truncated; /* truncate: bytes past max were dropped */
 };
 
 static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
@@ -192,6 +201,7 @@ static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
 		}
 		size_t room = b->max - b->len;
 		n = room;
+		b->truncated = true;
 	}
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -209,31 +219,220 @@ static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
 	return size * nmemb;
 }
 
-/* Servers may quote the credentials they refused (vmauth does): never show them. */
-static void redact(char *msg, const char *secret)
+/*
+ * Servers may quote the credentials they refused (vmauth does), raw or as the
+ * header they came in: every form scsitune sent them in is masked. The
+ * secrets (the token; the password and user:password) and their encodings:
+ * base64 (the Basic header; with and without '=' padding), percent-encoding
+ * (upper and lower case hex, '+' for a space or not), JSON string escaping
+ * (with "\/" or not, non-ASCII as \uXXXX or not).
+ */
+#define SECRET_MIN   4	 /* a shorter secret cannot be masked without masking half the text */
+#define EXCERPT_MAX  200 /* bytes of a server's answer quoted in a message */
+#define MAX_PATTERNS 32
+
+struct patterns {
+	char *v[MAX_PATTERNS];
+	size_t n, longest;
+	bool too_short; /* a secret under SECRET_MIN: the answer is not quoted at all */
+};
+
+static void patterns_free(struct patterns *ps)
 {
-	size_t n = secret ? strlen(secret) : 0;
-	char *p;
-	if (n < 3)
+	for (size_t i = 0; i < ps->n; i++)
+		free_secret(ps->v[i]);
+	ps->n = 0;
+}
+
+static void add_pattern(struct patterns *ps, char *p)
+{
+	if (!p)
 		return;
-	while ((p = strstr(msg, secret))) {
-		memset(p, '*', 3);
-		memmove(p + 3, p + n, strlen(p + n) + 1);
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->v[i], p)) {
+			free_secret(p);
+			return;
+		}
+	if (ps->n == MAX_PATTERNS || !*p) {
+		free_secret(p);
+		return;
+	}
+	size_t n = strlen(p);
+	if (n > ps->longest)
+		ps->longest = n;
+	ps->v[ps->n++] = p;
+}
+
+static char *base64(const char *s, bool pad)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(s);
+	char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
+	if (!out)
+		return NULL;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v =
+		    (uint32_t)u[i] << 16 | (i + 1 < n ? (uint32_t)u[i + 1] << 8 : 0) | (i + 2 < n ? u[i + 2] : 0);
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	if (!pad)
+		while (o > out && o[-1] == '=')
+			*--o = '\0';
+	return out;
+}
+
+/* form: a space as '+' (application/x-www-form-urlencoded). */
+static char *percent_encode(const char *s, bool upper, bool form)
+{
+	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char *out = malloc(3 * strlen(s) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~", *p)) {
+			*o++ = (char)*p;
+			continue;
+		}
+		if (form && *p == ' ') {
+			*o++ = '+';
+			continue;
+		}
+		*o++ = '%';
+		*o++ = hex[*p >> 4];
+		*o++ = hex[*p & 15];
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A JSON string's content: slash escaped as "\/" or not; ascii: every code point past
+ * U+007F as \uXXXX (surrogate pairs past U+FFFF), as Python's json.dumps writes it. */
+static char *json_escape(const char *s, bool slash, bool ascii)
+{
+	char *out = malloc(12 * strlen(s) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\' || (slash && *p == '/')) {
+			*o++ = '\\';
+			*o++ = (char)*p;
+		} else if (*p < 0x20)
+			o += sprintf(o, "\\u%04x", *p);
+		else if (ascii && *p >= 0xc0) {
+			size_t n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+			uint32_t cp = *p & (0x7f >> n);
+			size_t k = 1;
+			for (; k < n && (p[k] & 0xc0) == 0x80; k++)
+				cp = cp << 6 | (p[k] & 0x3f);
+			if (k < n) { /* not UTF-8: as is */
+				*o++ = (char)*p;
+				continue;
+			}
+			p += n - 1;
+			if (cp >= 0x10000)
+				o += sprintf(o, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+					     0xdc00 + ((cp - 0x10000) & 0x3ff));
+			else
+				o += sprintf(o, "\\u%04x", cp);
+		} else
+			*o++ = (char)*p;
+	}
+	*o = '\0';
+	return out;
+}
+
+static void add_secret(struct patterns *ps, const char *secret)
+{
+	if (strlen(secret) < SECRET_MIN)
+		ps->too_short = true;
+	add_pattern(ps, strdup(secret));
+	add_pattern(ps, base64(secret, true));
+	add_pattern(ps, base64(secret, false));
+	add_pattern(ps, percent_encode(secret, true, false));
+	add_pattern(ps, percent_encode(secret, false, false));
+	add_pattern(ps, percent_encode(secret, true, true));
+	add_pattern(ps, percent_encode(secret, false, true));
+	for (int j = 0; j < 4; j++)
+		add_pattern(ps, json_escape(secret, j & 1, j & 2));
+}
+
+static void auth_patterns(const struct stune_auth *a, struct patterns *ps)
+{
+	*ps = (struct patterns){0};
+	if (!a)
+		return;
+	if (a->userpwd) {
+		/* user:password first: the longer pattern wins where they overlap. */
+		add_secret(ps, a->userpwd);
+		const char *pw = strchr(a->userpwd, ':');
+		add_secret(ps, pw ? pw + 1 : "");
+	}
+	if (a->header) {
+		const char *tok = strchr(a->header + strlen("Authorization: "), ' ');
+		add_secret(ps, tok ? tok + 1 : "");
+	}
+}
+
+static void mask(char *msg, const struct patterns *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		size_t n = strlen(ps->v[i]);
+		char *p = msg;
+		while ((p = strstr(p, ps->v[i]))) {
+			memcpy(p, "***", 3);
+			memmove(p + 3, p + n, strlen(p + n) + 1);
+			p += 3;
+		}
 	}
 }
 
 void stune_auth_redact(char *msg, const struct stune_auth *a)
 {
-	if (!a)
-		return;
-	if (a->header) {
-		const char *tok = strchr(a->header + strlen("Authorization: "), ' ');
-		redact(msg, tok ? tok + 1 : NULL);
+	struct patterns ps;
+	auth_patterns(a, &ps);
+	mask(msg, &ps);
+	patterns_free(&ps);
+}
+
+/*
+ * What a message may quote of a server's answer: its first line, every form
+ * of the credentials masked, at most EXCERPT_MAX bytes. NULL when nothing may
+ * be quoted: the credentials hold a secret too short to mask, or no memory.
+ * cut: the answer was cut at the capture limit (a secret may straddle it).
+ */
+static char *answer_excerpt(const char *body, size_t len, bool cut, const struct stune_auth *a)
+{
+	struct patterns ps;
+	auth_patterns(a, &ps);
+	if (ps.too_short) {
+		patterns_free(&ps);
+		return NULL;
 	}
-	if (a->userpwd) {
-		const char *pw = strchr(a->userpwd, ':');
-		redact(msg, pw ? pw + 1 : NULL);
+	size_t n = 0;
+	while (n < len && body[n] && body[n] != '\r' && body[n] != '\n')
+		n++;
+	/* A line that runs into the cut may end in the first part of a secret: drop what could be one. */
+	if (cut && n == len)
+		n = n > ps.longest ? n - ps.longest : 0;
+	char *line = strndup(body, n);
+	if (line) {
+		mask(line, &ps);
+		size_t k = strlen(line);
+		if (k > EXCERPT_MAX) {
+			k = EXCERPT_MAX;
+			while (k > 0 && ((unsigned char)line[k] & 0xc0) == 0x80)
+				k--; /* not inside a UTF-8 sequence */
+			memcpy(line + k, "...", 4);
+		}
 	}
+	patterns_free(&ps);
+	return line;
 }
 
 static bool curl_retryable(CURLcode c)
@@ -343,12 +542,13 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 	resp->len = b.len;
 	if (status >= 200 && status < 300)
 		return 0;
-	/* The first line of the answer, credentials masked. */
-	char line[512];
-	snprintf(line, sizeof(line), "%s", b.buf ? b.buf : "");
-	line[strcspn(line, "\r\n")] = '\0';
-	stune_auth_redact(line, q->auth);
+	/* The first line of the answer, credentials masked, or only the status. */
+	_cleanup_free_ char *line = answer_excerpt(b.buf ? b.buf : "", b.len, b.truncated, q->auth);
 	r = status >= 500 || status == 429 || status == 408 ? -EAGAIN : -EPROTO;
+	if (!line)
+		return set_err(err, r,
+			       "HTTP %ld (the answer is not quoted: the credentials sent are too short to mask in it)",
+			       status);
 	return set_err(err, r, "HTTP %ld%s%s", status, *line ? ": " : "", line);
 }
 
@@ -365,7 +565,7 @@ int stune_upload_send(const struct stune_upload *u, const char *body, size_t len
 				   .ca_file = u->ca_file,
 				   .auth = u->auth,
 				   .timeout_s = u->timeout_s,
-				   .max_body = 511,
+				   .max_body = 4096,
 				   .truncate = true,
 				   .what = "upload"};
 	struct stune_http_resp resp;
@@ -383,13 +583,19 @@ static void fsync_dir(const char *dir)
 		(void)fsync(dfd);
 }
 
+static uint64_t spool_hash(const char *body, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)body[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path)
 {
 	_cleanup_free_ char *dir = NULL;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = spool_hash(body, len);
 	int r;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)body[i]) * 0x100000001b3ULL;
 	if (asprintf(&dir, "%s/spool", state_dir) < 0)
 		return -ENOMEM;
 	if ((r = stune_mkdir_p(dir, 0750)) < 0)
@@ -456,6 +662,39 @@ int stune_spool_read(const char *path, char **body, size_t *len)
 {
 	/* scsitune wrote it, but a disk, a crash or a hand can leave anything there. */
 	return stune_read_user_file(path, STUNE_SPOOL_MAX_BYTES, STUNE_UF_TEXT, body, len);
+}
+
+const char *stune_spool_check(const char *path, const char *body, size_t len)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "%016" PRIx64 ".lp", spool_hash(body, len));
+	if (strcmp(stune_path_basename(path), name) != 0)
+		return len == 0 ? "empty"
+				: "its content is not what was spooled under this name (truncated or changed)";
+	if (len == 0 || body[len - 1] != '\n')
+		return "not whole lines of line protocol";
+	return NULL;
+}
+
+int stune_spool_set_aside(const char *path, char **aside)
+{
+	if (asprintf(aside, "%s.corrupt", path) < 0) {
+		*aside = NULL;
+		return -ENOMEM;
+	}
+	if (rename(path, *aside) < 0) {
+		int r = negative_errno();
+		free(*aside);
+		*aside = NULL;
+		return r;
+	}
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		fsync_dir(dir);
+	}
+	return 0;
 }
 
 int stune_spool_remove(const char *path)

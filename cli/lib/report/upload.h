@@ -36,6 +36,10 @@ DEFINE_CLEANUP_FUNC(struct stune_auth, stune_auth_free)
  */
 int stune_upload_url(const char *url, char **out, char **err);
 
+/* The CA file for TLS: a readable regular file (libcurl would block on a FIFO
+ * and fail late on a directory). -errno as stune_user_file_open() gives it. */
+int stune_upload_check_ca(const char *path);
+
 /* Seconds one POST may take in all (connecting: at most STUNE_UPLOAD_CONNECT_TIMEOUT_S of it). */
 #define STUNE_UPLOAD_DEFAULT_TIMEOUT_S 30L
 #define STUNE_UPLOAD_CONNECT_TIMEOUT_S 5L
@@ -52,7 +56,8 @@ struct stune_upload {
  * always verified, credentials from an auth file, bounded by timeout_s
  * (connecting by min(timeout_s, 5 s)). Results as for stune_upload_send;
  * the answer's body (NUL-terminated) is kept in *resp also for a non-2xx
- * answer (*err then quotes its first line, credentials masked). A body over
+ * answer (*err then quotes its first line, at most 200 bytes, credentials
+ * masked, or only the status when they cannot be). A body over
  * max_body bytes is cut there (truncate) or ends the transfer with -EFBIG.
  */
 struct stune_http_req {
@@ -71,7 +76,10 @@ struct stune_http_resp {
 	long status;
 };
 int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp, char **err);
-/* Mask the auth file's token or password in a message the server sent. */
+/* Mask the auth file's token, password and user:password, raw and in every
+ * encoding they travel in (base64, percent-encoding, JSON), in a message the
+ * server sent. A non-2xx answer is quoted only through this, and not at all
+ * when a secret is under 4 characters. */
 void stune_auth_redact(char *msg, const struct stune_auth *a);
 
 /* The spool: STATE_DIR/spool/HASH.lp, named after the content (FNV-1a 64). */
@@ -81,3 +89,8 @@ int stune_spool_list(const char *state_dir, char ***paths, size_t *n);
 void stune_spool_list_free(char **paths, size_t n);
 int stune_spool_read(const char *path, char **body, size_t *len);
 int stune_spool_remove(const char *path);
+/* NULL when the batch read from path is what scsitune spooled there (its name
+ * is the content's hash, whole lines); else why not. */
+const char *stune_spool_check(const char *path, const char *body, size_t len);
+/* Rename a batch that cannot be sent to PATH.corrupt (out of the spool's list, kept to look at). */
+int stune_spool_set_aside(const char *path, char **aside);

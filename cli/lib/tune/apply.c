@@ -3,6 +3,7 @@
 #include "tune/internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,10 @@ static int test_hooks(const char *path)
 	const char *abort_after = getenv("SCSITUNE_TEST_ABORT_AFTER");
 	if (abort_after && writes >= atol(abort_after))
 		abort();
+	/* kill -9 of the process at the same point: no handler runs, nothing is flushed. */
+	const char *kill_after = getenv("SCSITUNE_TEST_KILL_AFTER");
+	if (kill_after && writes >= atol(kill_after))
+		raise(SIGKILL);
 	writes++;
 	const char *fail = getenv("SCSITUNE_FAIL_WRITE");
 	if (fail) {

@@ -17,6 +17,7 @@
 #include "core/jsonw.h"
 #include "core/statefile.h"
 #include "core/userfile.h"
+#include "detect/irqbalance.h"
 
 /* journal.json of the whole 4,096-disk plan is ~6 MiB (bench/); its log as much again. */
 #define STUNE_JOURNAL_MAX_BYTES (256u << 20)
@@ -363,7 +364,7 @@ static int replay_log(const char *dir, struct stune_journal *j)
 	int r = journal_path(dir, "journal.log", &p);
 	if (r < 0)
 		return r;
-	r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, &len);
+	r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, STUNE_UF_NOFOLLOW, &text, &len);
 	if (r == -ENOENT)
 		return 0; /* no log: every outcome still pending */
 	if (r < 0)
@@ -386,13 +387,58 @@ static int replay_log(const char *dir, struct stune_journal *j)
 	return 0;
 }
 
+/* A path scsitune writes: relative, plain components, under sys/ or proc/ (a
+ * value; irqbalance's defaults file when it could not be read) or etc/ (a file
+ * or link). */
+static bool path_ok(enum stune_jkind kind, const char *path)
+{
+	const char *top = kind == STUNE_JK_VALUE ? "sys/\0proc/\0" : "etc/\0";
+	bool under = kind == STUNE_JK_VALUE && !strcmp(path, STUNE_IRQBALANCE_DEFAULTS);
+	for (const char *t = top; *t; t += strlen(t) + 1)
+		under |= !strncmp(path, t, strlen(t));
+	if (!under)
+		return false;
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f)
+				return false;
+		c += n;
+		if (*c && !*++c)
+			return false; /* a trailing '/' */
+	}
+	return true;
+}
+
+const char *stune_journal_strerror(int r)
+{
+	switch (r) {
+	case -EBADMSG:
+		return "not a scsitune journal";
+	case -EXDEV:
+		return "a change names a path scsitune never writes (edited by hand?): refused";
+	case -ELOOP:
+		return "a symbolic link: refused";
+	}
+	return stune_user_file_strerror(r, STUNE_JOURNAL_MAX_BYTES);
+}
+
 int stune_journal_load(const char *dir, struct stune_journal **out)
 {
+	return stune_journal_load_named(dir, out, NULL);
+}
+
+int stune_journal_load_named(const char *dir, struct stune_journal **out, const char **file)
+{
+	if (file)
+		*file = "journal.json";
 	_cleanup_free_ char *p = NULL;
 	if (asprintf(&p, "%s/journal.json", dir) < 0)
 		return -ENOMEM;
 	_cleanup_free_ char *text = NULL;
-	int r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, NULL);
+	int r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, STUNE_UF_NOFOLLOW | STUNE_UF_TEXT, &text, NULL);
 	if (r < 0)
 		return r;
 	_cleanup_(json_object_putp) json_object *root = json_tokener_parse(text);
@@ -439,12 +485,19 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 			return -EBADMSG;
 		e->kind = !kind ? STUNE_JK_VALUE : !strcmp(kind, "file") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
 		e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
+		if (!path_ok(e->kind, e->path))
+			return -EXDEV;
 	}
 	j->persist = json_object_object_get_ex(root, "persist", &v) && json_object_get_boolean(v);
 	if ((r = get_str(root, "payload", &j->payload)) < 0)
 		return r;
-	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
+	if ((r = get_str(root, "log", &j->log_id)) < 0)
 		return r;
+	if (j->log_id && (r = replay_log(dir, j)) < 0) {
+		if (file)
+			*file = "journal.log";
+		return r;
+	}
 	*out = steal_pointer(&j);
 	return 0;
 }

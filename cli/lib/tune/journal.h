@@ -90,8 +90,17 @@ int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd);
 /* Append entry i's outcome (state, after, errno) to the log: one write(2). */
 int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i);
 /* Load journal.json and replay the log it names (a torn last line is ignored).
- * -ENOENT: no journal. -EBADMSG: not a journal. */
+ * -ENOENT: no journal. -EBADMSG: not a journal. -EXDEV: a change's path is not
+ * one scsitune writes (a relative path under sys/ or proc/ for a value, etc/
+ * for a file; no ".", ".." or empty component): a journal edited by hand is
+ * never followed outside the tree. -ELOOP: journal.json or journal.log is a
+ * symbolic link. And stune_read_user_file()'s errors (a FIFO, a directory, a
+ * NUL byte, over the size cap). */
 int stune_journal_load(const char *dir, struct stune_journal **out);
+/* The same; on an error *file is the file at fault: "journal.json" or "journal.log". */
+int stune_journal_load_named(const char *dir, struct stune_journal **out, const char **file);
+/* The words for stune_journal_load()'s errors ("not a scsitune journal", ...). */
+const char *stune_journal_strerror(int r);
 int stune_journal_remove(const char *dir);
 
 /* SHA-256 over the resolved profile (every rule, include order), hex. */
