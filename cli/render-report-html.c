@@ -142,7 +142,9 @@ static const char css[] =
     ".note{color:#5b6775;font-size:13px}.warn{color:#9a5b00}"
     ".up{color:#1a7f37;font-weight:600}.down{color:#b42318;font-weight:600}"
     "svg{display:block;margin:8px 0;max-width:100%;height:auto}"
-    "svg text{font:11px system-ui,'DejaVu Sans',sans-serif;fill:#1d2733}"
+    "svg text{font:11px system-ui,'DejaVu Sans',sans-serif;fill:#1d2733;paint-order:stroke;stroke:#fff;"
+    "stroke-width:3px;stroke-linejoin:round}"
+    ".headline{font-size:16px;background:#f3f5f8;border-left:4px solid #4878a8;padding:8px 12px;margin:8px 0}"
     "svg .axis{stroke:#7a8591;stroke-width:1}svg .grid{stroke:#e3e7ec;stroke-width:1}"
     "svg .bar{fill:#4878a8}svg .bar.ref{fill:#9aa7b4}svg .band{fill:#f2c14e;fill-opacity:.25}"
     "svg .avg{stroke:#b42318;stroke-width:1.5;stroke-dasharray:5 3}"
@@ -172,12 +174,12 @@ struct kiops_set {
 	bool ref;	       /* per-run values from the reference's saved document */
 };
 
-#define KW 760
+#define KW 1000
 #define KH 300
 #define KL 64
 #define KR 16
 #define KT 16
-#define KB 56
+#define KB 64
 
 static double ky(double v, double top)
 {
@@ -214,18 +216,26 @@ static void kiops_group(FILE *f, const struct kiops_set *k, double x0, double gw
 	jnum_shown(shown, sizeof(shown), avg, 1, 1);
 	fprintf(f, "<line class=\"avg\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x0 + 4, x0 + gw - 4,
 		ky(avg.v, top), ky(avg.v, top));
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">avg <tspan", x0 + gw - 6, ky(avg.v, top) - 4);
-	num_attrs(f, key, avg, 1, false);
-	fprintf(f, ">%s</tspan></text>\n", shown);
-	/* Under the axis: the label, the runs and the spread. */
+	/* Under the axis: the label, the runs; avg, range and spread. */
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-weight=\"600\">", x0 + gw / 2, KH - KB + 18);
 	html_str(f, k->label);
 	fprintf(f, " (%zu run%s)</text>\n", k->n, k->n == 1 ? "" : "s");
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">avg <tspan", x0 + gw / 2, KH - KB + 34);
+	num_attrs(f, key, avg, 1, false);
+	fprintf(f, ">%s</tspan>, range <tspan", shown);
+	key_of(key, sizeof(key), "%s.min_kiops", k->stats_key);
+	jnum_shown(shown, sizeof(shown), mn, 1, 1);
+	num_attrs(f, key, mn, 1, false);
+	fprintf(f, ">%s</tspan> – <tspan", shown);
+	key_of(key, sizeof(key), "%s.max_kiops", k->stats_key);
+	jnum_shown(shown, sizeof(shown), mx, 1, 1);
+	num_attrs(f, key, mx, 1, false);
+	fprintf(f, ">%s</tspan> KIOPS</text>\n", shown);
 	key_of(key, sizeof(key), "%s.spread_pct", k->stats_key);
 	jnum_shown(shown, sizeof(shown), spread, 1, 1);
-	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">spread <tspan", x0 + gw / 2, KH - KB + 34);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">spread <tspan", x0 + gw / 2, KH - KB + 50);
 	num_attrs(f, key, spread, 1, false);
-	fprintf(f, ">%s</tspan> %% (max − min) / max</text>\n", shown);
+	fprintf(f, ">%s</tspan> %% = (max − min) / max</text>\n", shown);
 }
 
 static void kiops_chart(FILE *f, const struct kiops_set *sets, size_t n_sets)
@@ -509,6 +519,17 @@ static void change_span(FILE *f, const char *key, double v, bool higher_better, 
 	fprintf(f, ">%s</span>%s</span>", shown, unit);
 }
 
+static void render_change(FILE *f, const struct stune_report_compare *c)
+{
+	html_str(f, c->ref_label);
+	fputs(" → ", f);
+	html_str(f, c->cur_label);
+	fputs(": avg KIOPS ", f);
+	change_span(f, "compare.avg_change_pct", c->cmp.avg_change * 100, true, " %");
+	fputs(", spread ", f);
+	change_span(f, "compare.spread_change_points", c->cmp.spread_change * 100, false, " points");
+}
+
 static void render_compare(FILE *f, const struct stune_report_compare *c, const struct stune_stats *cur)
 {
 	fputs("<table class=\"compare\"><tr><th>configuration</th><th>runs</th><th>avg KIOPS</th><th>min KIOPS</th>"
@@ -516,14 +537,8 @@ static void render_compare(FILE *f, const struct stune_report_compare *c, const 
 	      f);
 	compare_row(f, "compare.reference", c->ref_label, c->ref_source, &c->ref);
 	compare_row(f, "compare.current", c->cur_label, NULL, cur);
-	fputs("</table>\n<p class=\"change\">Change (", f);
-	html_str(f, c->cur_label);
-	fputs(" vs ", f);
-	html_str(f, c->ref_label);
-	fputs("): avg KIOPS ", f);
-	change_span(f, "compare.avg_change_pct", c->cmp.avg_change * 100, true, " %");
-	fputs(", spread ", f);
-	change_span(f, "compare.spread_change_points", c->cmp.spread_change * 100, false, " points");
+	fputs("</table>\n<p class=\"change\">", f);
+	render_change(f, c);
 	fputs("</p>\n", f);
 }
 
@@ -635,6 +650,11 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 		"json</code> (schema <span data-k=\"schema_version\" data-v=\"%d\">%d</span>)</p>\n",
 		s->n_runs, s->n_runs == 1 ? "" : "s", STUNE_REPORT_SCHEMA_VERSION, STUNE_REPORT_SCHEMA_VERSION);
 
+	if (c) {
+		fputs("<p class=\"headline\">", f);
+		render_change(f, c);
+		fputs("</p>\n", f);
+	}
 	fputs("<h2 id=\"kiops\">KIOPS per run</h2>\n", f);
 	struct kiops_set sets[2];
 	size_t n_sets = 0;
@@ -653,8 +673,8 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 					    .st = &s->stats,
 					    .stats_key = c ? "compare.current" : "summary"};
 	kiops_chart(f, sets, n_sets);
-	fputs("<p class=\"note\">Bars: each run's KIOPS; dashed line: the average; shaded band: min – max of the "
-	      "runs.</p>\n",
+	fputs("<p class=\"note\">Bars: each run's KIOPS (read + write, all jobs summed); dashed line: the average; "
+	      "shaded band: min – max of the runs.</p>\n",
 	      f);
 	if (c) {
 		fputs("<h2 id=\"compare\">Comparison</h2>\n", f);
