@@ -61,8 +61,9 @@ void help_report(FILE *f)
 	      "      --upload-timeout S   seconds one upload attempt may take (default 30; 3 tries)\n"
 	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT " inside the\n"
 	      "                           --sysroot tree, or $SCSITUNE_CONFIG)\n"
-	      "      --html FILE          also write the report as one self-contained HTML file\n"
-	      "                           (inline charts, no script; written atomically)\n"
+	      "      --html FILE          also write the report (or with --query the fleet view)\n"
+	      "                           as one self-contained HTML file (inline charts, no\n"
+	      "                           script; written atomically)\n"
 	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
 	      "                           record its provenance (host, kernel, HBA, payload,\n"
 	      "                           profile and verify_state) as --run does\n"
@@ -533,9 +534,9 @@ static int check_query(const struct report_opts *ro, int argc)
 		return EXIT_USAGE;
 	}
 	if (optind < argc || ro->run || ro->flush || ro->upload || ro->host_facts || ro->job_opts ||
-	    ro->state_dir_given || ro->html) {
+	    ro->state_dir_given) {
 		usage_error("report", "--query reads the central service: no FILE, --run, --flush, --upload, "
-				      "--host-facts, --state-dir, --html or fio options");
+				      "--host-facts, --state-dir or fio options");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -725,7 +726,7 @@ static bool html_split(const char *path, char **dir, char **name)
 }
 
 /* Before anything runs or is saved: the HTML file's directory is there and writable, FILE is no directory. */
-static bool html_check(const char *path)
+bool report_html_check(const char *path)
 {
 	_cleanup_free_ char *dir = NULL, *name = NULL;
 	struct stat st;
@@ -755,12 +756,12 @@ static int html_fill(FILE *f, void *data)
 }
 
 /* --html FILE: rendered into a temporary file next to it, fsynced, renamed over it. */
-static bool html_write(const char *path, const struct html_doc *d)
+bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void *data)
 {
 	_cleanup_free_ char *dir = NULL, *name = NULL;
 	if (!html_split(path, &dir, &name))
 		return false;
-	int r = stune_write_atomic_fn(dir, name, 0644, html_fill, (void *)d, NULL);
+	int r = stune_write_atomic_fn(dir, name, 0644, fill, data, NULL);
 	if (r < 0) {
 		error_msg("--html %s: %s", path, strerror(-r));
 		return false;
@@ -795,7 +796,8 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		return EXIT_ERROR;
 	}
 	/* The HTML file first: when it cannot be written, nothing is saved or spooled. */
-	if (ro->html && !html_write(ro->html, &(struct html_doc){&set, ro->compare ? &cmp : NULL, ref}))
+	if (ro->html &&
+	    !report_html_write(ro->html, html_fill, &(struct html_doc){&set, ro->compare ? &cmp : NULL, ref}))
 		return EXIT_ERROR;
 	if (ro->phase) {
 		if ((r = render_saved(&set, &doc)) < 0 ||
@@ -869,6 +871,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
+	ro.q.html = ro.html;
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro, argc)) != -1)
@@ -877,7 +880,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		usage_error("report", "report: no fio JSON file given (or --run)");
 		return EXIT_USAGE;
 	}
-	if (ro.html && !ro.flush && !html_check(ro.html))
+	if (ro.html && !ro.flush && !report_html_check(ro.html))
 		return EXIT_ERROR;
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;
 	if (ro.upload && !upload_prepare(&ro, &auth))

@@ -703,3 +703,346 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 	fputs("</body>\n</html>\n", f);
 	return ferror(f) ? -EIO : 0;
 }
+
+/* ---- The fleet view (report --query --html) ---- */
+
+static void fleet_stats_row(FILE *f, const char *key, const char *label, const struct stune_stats *st)
+{
+	char k[96];
+	fputs("<tr>", f);
+	str_td(f, label);
+	num_td(f, key_of(k, sizeof(k), "%s.runs", key), (double)st->n, 1, 0);
+	num_td(f, key_of(k, sizeof(k), "%s.avg_kiops", key), st->avg, 1, 1);
+	num_td(f, key_of(k, sizeof(k), "%s.min_kiops", key), st->min, 1, 1);
+	num_td(f, key_of(k, sizeof(k), "%s.max_kiops", key), st->max, 1, 1);
+	num_td(f, key_of(k, sizeof(k), "%s.spread_pct", key), st->spread * 100, 1, 1);
+	fputs("</tr>\n", f);
+}
+
+/* The reference and current rows of a pooled set (selection, cohort) and its change. */
+static void fleet_stats_table(FILE *f, const char *key, const struct fleet_meta *m, bool has_ref,
+			      const struct stune_stats *ref, bool has_cur, const struct stune_stats *cur, bool has_cmp,
+			      const struct stune_stats_cmp *cmp)
+{
+	char k[96];
+	fputs("<table class=\"summary\"><tr><th>phase</th><th>runs</th><th>avg KIOPS</th><th>min KIOPS</th>"
+	      "<th>max KIOPS</th><th>spread %</th></tr>\n",
+	      f);
+	if (m->compare && has_ref)
+		fleet_stats_row(f, key_of(k, sizeof(k), "%s.reference", key), m->compare, ref);
+	if (has_cur)
+		fleet_stats_row(f, key_of(k, sizeof(k), "%s.current", key), m->phase, cur);
+	fputs("</table>\n", f);
+	if (has_cmp) {
+		fputs("<p class=\"change\">", f);
+		html_str(f, m->compare);
+		fputs(" → ", f);
+		html_str(f, m->phase);
+		fputs(": avg KIOPS ", f);
+		change_span(f, key_of(k, sizeof(k), "%s.compare.avg_change_pct", key), cmp->avg_change * 100, true,
+			    " %");
+		fputs(", spread ", f);
+		change_span(f, key_of(k, sizeof(k), "%s.compare.spread_change_points", key), cmp->spread_change * 100,
+			    false, " points");
+		fputs("</p>\n", f);
+	}
+}
+
+struct strip_item {
+	size_t host;
+	double v; /* the JSON's avg_change_pct */
+};
+
+static int strip_cmp(const void *a, const void *b)
+{
+	const struct strip_item *x = a, *y = b;
+	return x->v < y->v ? -1 : x->v > y->v ? 1 : x->host < y->host ? -1 : x->host > y->host;
+}
+
+/* The quartile q (0.25, 0.75) of sorted values, linear between ranks. */
+static double quartile(const struct strip_item *s, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+	return i + 1 < n ? s[i].v + (s[i + 1].v - s[i].v) * (pos - (double)i) : s[i].v;
+}
+
+/*
+ * Per-host avg KIOPS change, sorted, one bar per host from 0. Hosts shown
+ * apart (drifted, not applied, not comparable) are drawn grey and say so;
+ * outliers among the compared hosts (Tukey's fences, 4 or more) are named.
+ */
+static void fleet_strip(FILE *f, const struct stune_fleet *fl)
+{
+	_cleanup_free_ struct strip_item *s = calloc(fl->n_hosts ? fl->n_hosts : 1, sizeof(*s));
+	size_t n = 0;
+	if (!s)
+		return;
+	for (size_t i = 0; i < fl->n_hosts; i++)
+		if (fl->hosts[i].has_cmp)
+			s[n++] = (struct strip_item){i, jnum_of(fl->hosts[i].cmp.avg_change * 100).v};
+	if (!n) {
+		fputs("<p class=\"note\">No host has both phases to compare.</p>\n", f);
+		return;
+	}
+	qsort(s, n, sizeof(*s), strip_cmp);
+	double lo_f = -INFINITY, hi_f = INFINITY, amax = 0;
+	_cleanup_free_ struct strip_item *c = calloc(n, sizeof(*c));
+	size_t nc = 0;
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (fl->hosts[s[i].host].status == STUNE_QHOST_COMPARED)
+			c[nc++] = s[i];
+	if (nc >= 4) {
+		double q1 = quartile(c, nc, 0.25), q3 = quartile(c, nc, 0.75);
+		lo_f = q1 - 1.5 * (q3 - q1);
+		hi_f = q3 + 1.5 * (q3 - q1);
+	}
+	for (size_t i = 0; i < n; i++)
+		amax = fmax(amax, fabs(s[i].v));
+	double top = nice_ceil(amax * 1.1);
+	const int W = KW, row = 22, L = 220, R = 80, T = 24;
+	int H = T + row * (int)n + 24;
+	double mid = L + (W - L - R) / 2.0, half = (W - L - R) / 2.0;
+	fprintf(
+	    f,
+	    "<svg class=\"chart\" data-scale=\"signed\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+	    "aria-label=\"avg KIOPS change per host, sorted\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	    W, H, W, H);
+	for (int t = -2; t <= 2; t++) {
+		double x = mid + half * t / 2;
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, T - 4, H - 20);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%+g %%</text>\n", x, T - 8, top * t / 2);
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n", mid, mid, T - 4, H - 20);
+	for (size_t r = 0; r < n; r++) {
+		const struct stune_qhost *h = &fl->hosts[s[r].host];
+		char key[96], shown[80];
+		struct jnum v = jnum_of(h->cmp.avg_change * 100);
+		bool apart = h->status != STUNE_QHOST_COMPARED, outlier = !apart && (v.v < lo_f || v.v > hi_f);
+		double y = T + row * (double)r, w = half * fabs(v.v) / top, x = v.v < 0 ? mid - w : mid;
+		key_of(key, sizeof(key), "hosts.%zu.compare.avg_change_pct", s[r].host);
+		jnum_shown(shown, sizeof(shown), v, 1, 1);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\"%s>", L - 8, y + 14,
+			outlier ? " font-weight=\"700\"" : "");
+		html_str(f, h->name);
+		if (apart) {
+			fputs(" (apart: ", f);
+			html_str(f, h->apart == STUNE_QAPART_DRIFTED	   ? "drifted"
+				    : h->apart == STUNE_QAPART_NOT_APPLIED ? "not applied"
+									   : "not comparable");
+			fputc(')', f);
+		}
+		fputs(outlier ? " (outlier)</text>" : "</text>", f);
+		fprintf(f, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"",
+			apart	  ? " ref"
+			: outlier ? " outlier"
+			: v.v < 0 ? " neg"
+				  : "",
+			x, y + 3, w, row - 6);
+		num_attrs(f, key, v, 1, false);
+		fputs("><title>", f);
+		html_str(f, h->name);
+		fprintf(f, ": %s%s %%</title></rect>", v.v > 0 ? "+" : "", shown);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s<tspan", v.v < 0 ? mid + 6 : mid + w + 6, y + 14,
+			v.v > 0 ? "+" : "");
+		num_attrs(f, key, v, 1, false);
+		fprintf(f, ">%s</tspan> %%</text>\n", shown);
+	}
+	fputs("</svg>\n", f);
+	bool any = false;
+	for (size_t r = 0; r < nc; r++) {
+		if (!(c[r].v < lo_f || c[r].v > hi_f))
+			continue;
+		fputs(any ? ", "
+			  : "<p class=\"note warn\">Outliers (outside the quartiles ± 1.5 × IQR of the compared "
+			    "hosts' changes): ",
+		      f);
+		html_str(f, fl->hosts[c[r].host].name);
+		char shown[80];
+		jnum_shown(shown, sizeof(shown), jnum_of(c[r].v), 1, 1);
+		fprintf(f, " (%s%s %%)", c[r].v > 0 ? "+" : "", shown);
+		any = true;
+	}
+	if (any)
+		fputs(".</p>\n", f);
+	else if (nc >= 4)
+		fputs(
+		    "<p class=\"note\">No outlier among the compared hosts (outside the quartiles ± 1.5 × IQR of their "
+		    "changes).</p>\n",
+		    f);
+	else
+		fprintf(f, "<p class=\"note\">%zu compared host%s: too few to name outliers (4 or more).</p>\n", nc,
+			nc == 1 ? "" : "s");
+	fputs("<p class=\"note\">Grey: hosts shown apart, not averaged into the selection or a cohort.</p>\n", f);
+}
+
+/* Per cohort: each host's avg KIOPS, reference beside current. */
+static void fleet_cohort_chart(FILE *f, const struct stune_fleet *fl, size_t k, const struct fleet_meta *m)
+{
+	size_t n = 0;
+	double max = 0;
+	for (size_t i = 0; i < fl->n_hosts; i++) {
+		const struct stune_qhost *h = &fl->hosts[i];
+		if (h->cohort != k + 1)
+			continue;
+		n++;
+		if (h->has_ref)
+			max = fmax(max, jnum_of(h->ref.stats.avg).v);
+		if (h->has_cur)
+			max = fmax(max, jnum_of(h->cur.stats.avg).v);
+	}
+	if (!n)
+		return;
+	double top = nice_ceil(max * 1.08);
+	fprintf(
+	    f,
+	    "<svg class=\"chart\" data-scale=\"linear\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+	    "aria-label=\"cohort %zu: avg KIOPS per host\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	    KW, KH, KW, KH, k + 1);
+	for (int t = 0; t <= 5; t++) {
+		char lbl[80];
+		double v = top * t / 5, y = ky(v, top);
+		out_fmt_dbl(lbl, sizeof(lbl), v, top >= 50 ? 0 : 1);
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", KL, KW - KR, y, y);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", KL - 6, y + 4, lbl);
+	}
+	double gw = (double)(KW - KL - KR) / (double)n, bw = fmin((gw - 16) / 2, 44);
+	size_t j = 0;
+	for (size_t i = 0; i < fl->n_hosts; i++) {
+		const struct stune_qhost *h = &fl->hosts[i];
+		if (h->cohort != k + 1)
+			continue;
+		double x0 = KL + gw * (double)j++, xs = x0 + (gw - 2 * bw) / 2;
+		for (int side = 0; side < 2; side++) {
+			bool has = side ? h->has_cur : h->has_ref && m->compare;
+			if (!has)
+				continue;
+			char key[96], shown[80];
+			struct jnum v = jnum_of(side ? h->cur.stats.avg : h->ref.stats.avg);
+			double y = ky(v.v, top);
+			key_of(key, sizeof(key), "hosts.%zu.%s.summary.avg_kiops", i, side ? "current" : "reference");
+			jnum_shown(shown, sizeof(shown), v, 1, 1);
+			fprintf(f, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"",
+				side ? "" : " ref", xs + bw * side, y, bw - 2, ky(0, top) - y);
+			num_attrs(f, key, v, 1, false);
+			fputs("><title>", f);
+			html_str(f, side ? m->phase : m->compare);
+			fprintf(f, ": avg %s KIOPS</title></rect>\n", shown);
+			fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\"", xs + bw * side + bw / 2 + 3,
+				y - 4);
+			num_attrs(f, key, v, 1, false);
+			fprintf(f, ">%s</text>\n", shown);
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x0 + gw / 2, KH - KB + 18);
+		html_str(f, h->name);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>\n</svg>\n", KL, KW - KR,
+		ky(0, top), ky(0, top));
+}
+
+int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m, const struct stune_gate *g,
+		      const struct stune_gate_result *gr)
+{
+	char key[96], a[64], b[64];
+	(void)g;
+	fputs(
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	    "<meta name=\"generator\" content=\"scsitune " SCSITUNE_VERSION "\">\n<title>scsitune fleet view: ",
+	    f);
+	html_str(f, m->phase);
+	fprintf(f,
+		"</title>\n<style>%s svg .bar.neg{fill:#b42318} svg .bar.outlier{fill:#9a5b00}</style>\n</head>\n"
+		"<body>\n<h1>scsitune fleet view: phase ",
+		css);
+	html_str(f, m->phase);
+	if (m->compare) {
+		fputs(" against ", f);
+		html_str(f, m->compare);
+	}
+	fmt_time_utc(a, sizeof(a), m->start_ms);
+	fmt_time_utc(b, sizeof(b), m->end_ms);
+	fprintf(f, "</h1>\n<p class=\"sub\">%s – %s, from ", a, b);
+	html_str(f, fl->url);
+	fputs(" (", f);
+	html_str(f, stune_query_api_name(fl->api));
+	fprintf(f,
+		"); compared hosts <span data-k=\"counts.compared\" data-v=\"%zu\">%zu</span>, apart "
+		"<span data-k=\"counts.apart\" data-v=\"%zu\">%zu</span> (drifted <span data-k=\"counts.drifted\" "
+		"data-v=\"%zu\">%zu</span>), missing <span data-k=\"counts.missing\" data-v=\"%zu\">%zu</span></p>\n",
+		fl->n_compared, fl->n_compared, fl->n_apart, fl->n_apart, fl->n_drifted, fl->n_drifted, fl->n_missing,
+		fl->n_missing);
+	if (gr) {
+		fputs("<p class=\"headline\">gate ", f);
+		html_str(f, m->gate_expr);
+		fprintf(f, ": <span class=\"%s\">%s</span></p>\n", gr->passed ? "up" : "down",
+			gr->passed ? "passed" : "FAILED (exit 4)");
+	}
+	fputs("<h2 id=\"selection\">Selection: the compared hosts' runs pooled</h2>\n", f);
+	fleet_stats_table(f, "selection", m, fl->has_ref, &fl->ref, fl->has_cur, &fl->cur, fl->has_cmp, &fl->cmp);
+	if (m->compare) {
+		fputs("<h2 id=\"change\">avg KIOPS change per host</h2>\n", f);
+		fleet_strip(f, fl);
+	}
+	for (size_t k = 0; k < fl->n_cohorts; k++) {
+		const struct stune_qcohort *c = &fl->cohorts[k];
+		fprintf(f, "<h2 id=\"cohort-%zu\">Cohort %zu: %zu host%s</h2>\n<p class=\"note\">kernel ", k + 1, k + 1,
+			c->n_hosts, c->n_hosts == 1 ? "" : "s");
+		html_str(f, c->kernel);
+		fputs(", payload ", f);
+		html_str(f, c->payload);
+		fputs(", firmware ", f);
+		html_str(f, c->firmware);
+		fputs(", profile ", f);
+		html_str(f, c->profile);
+		fputs("</p>\n", f);
+		fleet_cohort_chart(f, fl, k, m);
+		fleet_stats_table(f, key_of(key, sizeof(key), "cohorts.%zu", k), m, c->has_ref, &c->ref, c->has_cur,
+				  &c->cur, c->has_cmp, &c->cmp);
+	}
+	fputs("<h2 id=\"hosts\">Hosts</h2>\n<table class=\"hosts\"><tr><th>host</th><th>status</th><th>cohort</th>"
+	      "<th>avg KIOPS before</th><th>avg KIOPS after</th><th>change %</th><th>spread % after</th>"
+	      "<th>why apart or missing</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < fl->n_hosts; i++) {
+		const struct stune_qhost *h = &fl->hosts[i];
+		fputs("<tr><td class=\"host\">", f);
+		html_str(f, h->name);
+		fputs("</td>", f);
+		str_td(f, h->status == STUNE_QHOST_COMPARED ? "compared"
+			  : h->status == STUNE_QHOST_APART  ? "apart"
+							    : "missing");
+		if (h->cohort)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.cohort", i), (double)h->cohort, 1, 0);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_ref && m->compare)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.reference.summary.avg_kiops", i),
+			       h->ref.stats.avg, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cur)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.avg_kiops", i), h->cur.stats.avg,
+			       1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cmp)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.compare.avg_change_pct", i),
+			       h->cmp.avg_change * 100, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cur)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.spread_pct", i),
+			       h->cur.stats.spread * 100, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		str_td(f, h->reason ? h->reason : "");
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</body>\n</html>\n", f);
+	return ferror(f) ? -EIO : 0;
+}

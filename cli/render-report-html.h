@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "report/session.h"
+#include "render-query.h"
 
 struct stune_saved_set;
 
@@ -15,3 +16,11 @@ struct stune_saved_set;
  */
 int render_report_html(FILE *f, const struct stune_report_set *s, const struct stune_report_compare *c,
 		       const struct stune_saved_set *ref);
+
+/*
+ * report --query --html: the fleet view as one self-contained HTML document
+ * (the selection, the per-host avg KIOPS change sorted with its outliers
+ * named, a chart per cohort, the hosts); gr NULL without --gate.
+ */
+int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m, const struct stune_gate *g,
+		      const struct stune_gate_result *gr);

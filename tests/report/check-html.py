@@ -204,6 +204,67 @@ def main():
             fail(f"{k}: shown {shown!r}, JSON {want} / {div:g} is {fmt(got / div, 1)}")
 
     # The headline numbers are all shown.
+    if "selection" in data:  # the fleet view (report --query)
+        need, n_want = fleet_need(data)
+    else:
+        need, n_want = report_need(data)
+    for k in sorted(need - keys):
+        fail(f"{k}: not in the HTML")
+
+    # The charts draw the numbers.
+    n_bars = 0
+    for el in p.elements:
+        svg = el.get("svg_obj")
+        if not svg:
+            continue
+        scale = svg["attrs"].get("data-scale")
+        size = "width" if scale == "signed" else "height"
+        bars = [(float(b["data-v"]) / float(b.get("data-div", "1")), float(b[size])) for b in svg["bars"]]
+        n_bars += len(bars)
+        if scale in ("linear", "signed"):
+            if scale == "signed":
+                bars = [(abs(v), h) for v, h in bars]
+            ratios = [h / v for v, h in bars if v > 0]
+            if ratios and max(ratios) - min(ratios) > 0.002 * max(ratios) + 0.15 / max(1e-9, min(v for v, _ in bars if v > 0)):
+                fail(f"{scale} chart: bar {size}s not proportional to the values: {bars}")
+        elif scale == "log":
+            s = sorted(bars)
+            for (v1, h1), (v2, h2) in zip(s, s[1:]):
+                if v2 > v1 * 1.0001 and not h2 > h1:
+                    fail(f"log chart: {v2} not drawn taller than {v1}")
+        else:
+            fail(f"chart without data-scale: {svg['attrs']}")
+    if n_bars < n_want:
+        fail(f"charts: {n_bars} bars, want at least {n_want}")
+
+    if fails:
+        return 1
+    print(f"ok   {html_path}: well-formed, self-contained, {n_checked} numbers equal the JSON's, {n_bars} bars drawn")
+    return 0
+
+
+def fleet_need(data):
+    need = {f"counts.{c}" for c in ("compared", "apart", "drifted", "missing")}
+    stats = ("runs", "avg_kiops", "min_kiops", "max_kiops", "spread_pct")
+    for side in ("reference", "current"):
+        if data["selection"][side] is not None:
+            need |= {f"selection.{side}.{s}" for s in stats}
+        for k, c in enumerate(data["cohorts"]):
+            if c[side] is not None:
+                need |= {f"cohorts.{k}.{side}.{s}" for s in stats}
+    if data["selection"]["compare"] is not None:
+        need |= {"selection.compare.avg_change_pct", "selection.compare.spread_change_points"}
+    n_bars = 0
+    for i, h in enumerate(data["hosts"]):
+        if h["compare"] is not None:
+            need.add(f"hosts.{i}.compare.avg_change_pct")
+            n_bars += 1
+        if h["current"] is not None:
+            need.add(f"hosts.{i}.current.summary.avg_kiops")
+    return need, n_bars
+
+
+def report_need(data):
     need = {"summary." + s for s in ("runs", "avg_kiops", "min_kiops", "max_kiops", "spread_pct", "stddev_kiops",
                                      "cov_pct")}
     for i, run in enumerate(data["runs"]):
@@ -216,36 +277,7 @@ def main():
         for side in ("reference", "current"):
             need |= {f"compare.{side}.{s}" for s in ("runs", "avg_kiops", "min_kiops", "max_kiops", "spread_pct")}
         need |= {"compare.avg_change_pct", "compare.spread_change_points"}
-    for k in sorted(need - keys):
-        fail(f"{k}: not in the HTML")
-
-    # The charts draw the numbers.
-    n_bars = 0
-    for el in p.elements:
-        svg = el.get("svg_obj")
-        if not svg:
-            continue
-        scale = svg["attrs"].get("data-scale")
-        bars = [(float(b["data-v"]) / float(b.get("data-div", "1")), float(b["height"])) for b in svg["bars"]]
-        n_bars += len(bars)
-        if scale == "linear":
-            ratios = [h / v for v, h in bars if v > 0]
-            if ratios and max(ratios) - min(ratios) > 0.002 * max(ratios) + 0.15 / max(1e-9, min(v for v, _ in bars if v > 0)):
-                fail(f"linear chart: bar heights not proportional to the values: {bars}")
-        elif scale == "log":
-            s = sorted(bars)
-            for (v1, h1), (v2, h2) in zip(s, s[1:]):
-                if v2 > v1 * 1.0001 and not h2 > h1:
-                    fail(f"log chart: {v2} not drawn taller than {v1}")
-        else:
-            fail(f"chart without data-scale: {svg['attrs']}")
-    if n_bars < len(data["runs"]):
-        fail(f"charts: {n_bars} bars for {len(data['runs'])} runs")
-
-    if fails:
-        return 1
-    print(f"ok   {html_path}: well-formed, self-contained, {n_checked} numbers equal the JSON's, {n_bars} bars drawn")
-    return 0
+    return need, len(data["runs"])
 
 
 if __name__ == "__main__":
