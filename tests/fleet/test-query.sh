@@ -26,7 +26,7 @@
 #  - the service down: exit 1 after the retries, the gate not passed;
 #  - every document valid against schema/report-query.schema.json, which
 #    names the same keys as cli/render-query.c and rejects broken copies;
-#  - valgrind-clean on a query and a gate ($SCSITUNE_VALGRIND, plain build).
+#  - valgrind-clean on a query and a gate, --html ($SCSITUNE_VALGRIND, plain build).
 # Fails (never skips) when a server is not installed.
 # Usage: test-query.sh SCSITUNE SRCDIR
 set -uo pipefail
@@ -309,10 +309,11 @@ checks=$((checks + 1))
 [ "$(grep -c '"auth": "Bearer tok-q"' "$T/stub.log")" -eq 1 ] && pass "auth: Authorization sent, a readable auth file never used" ||
 	fail "auth: $(cat "$T/stub.log")"
 
-# --- valgrind on a view with a gate, and on a bad answer (plain build only).
+# --- valgrind on a view with a gate and --html, the outlier view's --html, and on a bad answer (plain build only).
 if [ -n "${SCSITUNE_VALGRIND:-}" ]; then
 	vg=("$SCSITUNE_VALGRIND" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
-	for args in "--query $vm --phase tuned --compare baseline --gate kiops>=+5%,drifted=0 -o json" \
+	for args in "--query $vm --phase tuned --compare baseline --gate kiops>=+5%,drifted=0 -o json --html $T/vg.html" \
+		"--query $stub/outlier/api/v1/export --phase tuned --compare baseline --html $T/vg2.html" \
 		"--query $stub/truncjson/api/v1/export --phase tuned --compare baseline --gate spread<=15%"; do
 		rc=0
 		# shellcheck disable=SC2086

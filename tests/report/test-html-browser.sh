@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # report --html in a real browser: Debian's headless Chromium loads the reports of
-# the committed fio outputs, SPEC.md's seed table (--compare) and a hostile job name
-# from file://, and
+# the committed fio outputs, SPEC.md's seed table (--compare), a hostile job name,
+# and a fleet view (report --query --html of six hosts, served by
+# tests/fleet/stub-service.py on 127.0.0.1) from file://, and
 #  - the DOM it built (--dump-dom) passes check-html.py: well-formed, nothing that
 #    loads or runs, every number equal to the -o json document's;
 #  - its console stayed empty (no error, no CSP violation);
@@ -11,9 +12,9 @@
 #  - a screenshot of each is saved in OUT_DIR for a person to look at.
 # The checks catch a broken copy: a page with a script writing to the console and
 # an <img> from the network (its CSP removed) fails both.
-# Usage: test-html-browser.sh SCSITUNE FIO_FIXTURES CHECK_HTML_PY OUT_DIR
+# Usage: test-html-browser.sh SCSITUNE FIO_FIXTURES CHECK_HTML_PY OUT_DIR STUB_SERVICE_PY
 set -uo pipefail
-bin=$(realpath "$1") fixtures=$(realpath "$2") check=$(realpath "$3") out=$4
+bin=$(realpath "$1") fixtures=$(realpath "$2") check=$(realpath "$3") out=$4 stubpy=$(realpath "$5")
 py=${PYTHON3:-python3}
 chromium=$(command -v chromium) || {
 	echo "FAIL: chromium not installed (scripts/install-deps --test installs it)"
@@ -21,7 +22,8 @@ chromium=$(command -v chromium) || {
 }
 mkdir -p "$out" && out=$(realpath "$out")
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-browser.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+stub_pid=
+trap '[ -z "$stub_pid" ] || kill "$stub_pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 fails=0 checks=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 pass() { echo "ok   $*"; }
@@ -99,7 +101,19 @@ PY
 "$bin" report -o json --html "$work/evil.html" "$work/evil-in.json" >"$work/evil.json" 2>/dev/null ||
 	fail "report --html on a hostile job name"
 
-for name in fixtures seed evil; do
+# The fleet view: six hosts from the stub service (one an outlier, one named with markup).
+port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$py" "$stubpy" "$port" "$work/stub.log" &
+stub_pid=$!
+for _ in $(seq 1 100); do "$py" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' \
+	"$port" 2>/dev/null && break; sleep 0.1; done
+"$bin" report -o json --query "http://127.0.0.1:$port/outlier/api/v1/export" --phase tuned --compare baseline \
+	--html "$work/fleet.html" >"$work/fleet.json" 2>"$work/fleet.err" || fail "report --query --html: $(cat "$work/fleet.err")"
+kill "$stub_pid" 2>/dev/null
+wait "$stub_pid" 2>/dev/null
+stub_pid=
+
+for name in fixtures seed evil fleet; do
 	browse "$name" "$work/$name.html"
 	checks=$((checks + 1))
 	args=("$work/$name.dom.html" "$work/$name.json")
