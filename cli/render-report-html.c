@@ -680,7 +680,12 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 		fputs("<h2 id=\"compare\">Comparison</h2>\n", f);
 		render_compare(f, c, &s->stats);
 	}
-	fputs("<h2 id=\"summary\">Across the runs</h2>\n", f);
+	fputs("<h2 id=\"summary\">Across the runs", f);
+	if (s->phase) {
+		fputs(" of ", f);
+		html_str(f, s->phase);
+	}
+	fputs("</h2>\n", f);
 	render_summary(f, &s->stats);
 
 	fputs("<h2 id=\"latency\">Completion latency</h2>\n", f);
