@@ -392,8 +392,12 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	render_counts(o, g, t, plan, &n);
 	render_rows(o, g, plan, res, restart);
 	render_changes(o, plan, res, &n);
-	if (n.counts[STUNE_CHANGE])
-		out_str(o, NULL, "\nJournal: %s/journal.json ('scsitune revert' undoes this)\n", state_dir);
+	if (n.counts[STUNE_CHANGE]) {
+		/* The undo with what it needs to find this journal again. */
+		_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
+		out_str(o, NULL, "\nJournal: %s/journal.json; to undo this apply:\n", state_dir);
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
+	}
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));

@@ -81,17 +81,24 @@ void cli_profile_error(int r, const char *err, const char *profile, const char *
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
 			const struct stune_profile *p, const char *profile_dir)
 {
-	/* The boot unit names the profile and its directory by absolute path. A
-	 * profile directory that does not exist gave no include= either: the
-	 * profile's own directory stands in for it. */
-	_cleanup_free_ char *prof = realpath(p->path, NULL), *dir = realpath(profile_dir, NULL);
+	/* The boot unit runs the installed scsitune with the profile as named: a
+	 * name stays a name (the installed profile, upgraded with the package),
+	 * with --profile-dir only when it is not the installed directory; a path
+	 * becomes absolute. A profile directory that does not exist gave no
+	 * include= either: the profile's own directory stands in for it. */
+	bool named = !strchr(p->name, '/');
+	_cleanup_free_ char *prof = realpath(p->path, NULL), *dir = realpath(profile_dir, NULL),
+			    *installed = realpath(SCSITUNE_PROFILE_DIR, NULL);
 	if (!prof) {
 		error_msg("--persist: %s: %s", p->path, strerror(errno));
 		return -errno;
 	}
 	if (!dir && !(dir = strndup(prof, (size_t)(strrchr(prof, '/') - prof))))
 		return -ENOMEM;
-	int r = stune_persist_plan(ctx, plan, t, SCSITUNE_BIN_PATH, prof, *dir ? dir : "/");
+	const char *dir_opt = *dir ? dir : "/";
+	if (named && installed && !strcmp(dir, installed))
+		dir_opt = NULL;
+	int r = stune_persist_plan(ctx, plan, t, SCSITUNE_BIN_PATH, named ? p->name : prof, dir_opt);
 	if (r < 0)
 		error_msg("--persist: %s",
 			  r == -EINVAL ? "the profile's path has a quote, backslash or newline" : strerror(-r));
@@ -318,7 +325,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	bool dry_run = false, persist = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS "p:n", longopts, "apply")) != -1) {
 		switch (c) {
 		case 'h':
 			help_apply(stdout);

@@ -51,7 +51,7 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 	const char *hba = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "detect")) != -1) {
 		if (c == 'h') {
 			help_detect(stdout);
 			return EXIT_OK;

@@ -41,14 +41,19 @@ void help_report(FILE *f)
 	      "       scsitune report --flush [--upload URL] [--state-dir DIR]\n"
 	      "       scsitune report --query URL --phase NAME [--compare PHASE] [--hosts H1,H2 |\n"
 	      "                       --hosts-file FILE] [--since DUR] [--gate EXPR]\n"
-	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run,\n"
+	      "\nIngest fio JSON output (fio 2.x or 3.x, output format json or json+), one file per run\n"
+	      "('-' is standard input),\n"
 	      "and show per run: IOPS (read + write, summed over all jobs), bandwidth, completion\n"
 	      "latency (mean, p50, p99, p99.9), errors; across runs: avg, min-max, spread\n"
 	      "((max - min) / max), sample standard deviation and coefficient of variation.\n"
 	      "\nOptions:\n"
 	      "      --phase NAME         label the result set (e.g. baseline, tuned) and save it\n"
 	      "                           under STATE_DIR/reports/NAME/\n"
-	      "      --state-dir DIR      where result sets are saved (default " DEFAULT_STATE_DIR ")\n"
+	      "      --state-dir DIR      where result sets are saved (default " DEFAULT_STATE_DIR ",\n"
+	      "                           inside the --sysroot tree when one is given)\n"
+	      "      --group N            the fio group N of each file: jobs of different groups\n"
+	      "                           (stonewall) ran one after the other, so a file with\n"
+	      "                           several is refused without it\n"
 	      "      --compare PHASE|FILE compare with the newest saved set of PHASE, or a saved\n"
 	      "                           result-set FILE: avg KIOPS, range, spread and their change\n"
 	      "      --upload URL         send each run as InfluxDB line protocol to the write URL\n"
@@ -113,7 +118,9 @@ struct report_opts {
 	const char *html;      /* --html FILE */
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
-	bool host_facts;     /* --host-facts: the FILEs were made on this host */
+	bool host_facts; /* --host-facts: the FILEs were made on this host */
+	bool group_set;	 /* --group N: that fio group of each file */
+	unsigned group;
 	struct query_opts q; /* --query and its options */
 	int verbose;
 	/* --run */
@@ -380,6 +387,7 @@ enum {
 	OPT_SINCE,
 	OPT_GATE,
 	OPT_QUERY_TIMEOUT,
+	OPT_GROUP,
 	OPT_HTML
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
@@ -412,6 +420,7 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"since", required_argument, NULL, OPT_SINCE},
 					 {"gate", required_argument, NULL, OPT_GATE},
 					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+					 {"group", required_argument, NULL, OPT_GROUP},
 					 {"html", required_argument, NULL, OPT_HTML},
 					 {NULL, 0, NULL, 0}};
 
@@ -571,7 +580,20 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		}
 		ro->compare = arg;
 		return -1;
-	case OPT_UPLOAD:
+	case OPT_UPLOAD: {
+		/* A URL that cannot be one is a bad value on the command line, like the others (64). */
+		_cleanup_free_ char *url = NULL, *err = NULL;
+		int r = *arg ? stune_upload_url(arg, &url, &err) : 0;
+		if (r == -ENOMEM) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		if (r < 0) {
+			usage_error("report", "--upload %s: %s", arg, err ? err : strerror(-r));
+			return EXIT_USAGE;
+		}
+		return path_opt(ro, c, arg);
+	}
 	case OPT_AUTH_FILE:
 	case OPT_CA_FILE:
 	case OPT_CONFIG:
@@ -603,6 +625,11 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
 			return EXIT_USAGE;
 		}
+		return -1;
+	case OPT_GROUP:
+		if (!parse_uint("--group", arg, 0, 1000000, &ro->group))
+			return EXIT_USAGE;
+		ro->group_set = true;
 		return -1;
 	case OPT_RUN:
 		ro->run = true;
@@ -777,10 +804,11 @@ bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void 
 static int report_set(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
 		      char *const *files, size_t n, const struct stune_provenance *prov, const struct stune_auth *auth)
 {
-	_cleanup_(stune_report_set_clear) struct stune_report_set set = {.phase = ro->phase, .prov = prov};
+	_cleanup_(stune_report_set_clear) struct stune_report_set set = {
+	    .phase = ro->phase, .prov = prov, .group_set = ro->group_set, .group = ro->group};
 	_cleanup_(stune_saved_set_freep) struct stune_saved_set *ref = NULL;
 	_cleanup_free_ char *saved = NULL, *doc = NULL, *err = NULL;
-	struct stune_report_compare cmp;
+	_cleanup_(stune_report_compare_clear) struct stune_report_compare cmp = {0};
 	int64_t now_ms = (int64_t)time(NULL) * 1000;
 	int r = stune_report_ingest(ctx, files, n, &set, ingest_bad, NULL);
 	if (r == -ENOMEM)
@@ -795,6 +823,11 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		error_msg("%s", err ? err : "out of memory");
 		return EXIT_ERROR;
 	}
+	/* Said loudly: statistics across different jobs, or a change between them, mean nothing. */
+	for (size_t i = 0; i < set.n_mismatch; i++)
+		note_msg("warning: runs not comparable: %s", set.mismatch[i]);
+	for (size_t i = 0; i < cmp.n_mismatch; i++)
+		note_msg("warning: --compare %s: not comparable: %s", ro->compare, cmp.mismatch[i]);
 	/* The HTML file first: when it cannot be written, nothing is saved or spooled. */
 	if (ro->html &&
 	    !report_html_write(ro->html, html_fill, &(struct html_doc){&set, ro->compare ? &cmp : NULL, ref}))
@@ -843,7 +876,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_strv_freep) char **query_hosts = NULL;
 	int c, ec;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "report")) != -1) {
 		ec = report_opt(&ro, &devices, c, optarg);
 		query_hosts = ro.q.hosts;
 		if (ec == -1)
@@ -854,6 +887,16 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			return ec;
 	}
 	ro.verbose = g->verbose;
+	/* Under --sysroot everything follows the root, as for apply: saved sets and the spool go to the
+	 * tree's /var/lib/scsitune, never this machine's. */
+	_cleanup_free_ char *tree_state = NULL;
+	if (g->sysroot && !ro.state_dir_given) {
+		if (asprintf(&tree_state, "%s%s", g->sysroot, STUNE_STATE_DIR) < 0) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		ro.state_dir = tree_state;
+	}
 	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != -1)
 		return ec;
 	if (ro.job_opts && !ro.run) {
@@ -880,6 +923,12 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		usage_error("report", "report: no fio JSON file given (or --run)");
 		return EXIT_USAGE;
 	}
+	/* "-" is standard input, which can be read once. */
+	for (int i = optind, dash = 0; i < argc; i++)
+		if (!strcmp(argv[i], "-") && dash++) {
+			usage_error("report", "report: '-' (standard input) given more than once");
+			return EXIT_USAGE;
+		}
 	if (ro.html && !ro.flush && !report_html_check(ro.html))
 		return EXIT_ERROR;
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;

@@ -79,7 +79,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	bool force = false;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "f", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS "f", longopts, "revert")) != -1) {
 		switch (c) {
 		case 'h':
 			help_revert(stdout);
@@ -210,8 +210,15 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
 	if (complete)
 		out_text(o, "\nEvery value restored; journal removed.\n");
-	else
-		out_str(o, NULL, "\nNot everything was restored: the journal stays in %s.\n", state_dir);
+	else {
+		/* The command that would restore the rest, with what it needs to find the journal. */
+		_cleanup_free_ char *again = cli_cmdline(g, "revert", "--state-dir", state_opt, "--force", "", NULL);
+		out_str(o, NULL,
+			"\nNot everything was restored: the journal stays in %s. To restore the values changed "
+			"since apply too:\n",
+			state_dir);
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune revert --force");
+	}
 	out_obj_end(o);
 	stune_revert_items_free(items, n);
 	if ((r = out_finish(o)) < 0) {

@@ -66,7 +66,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	bool persist = false;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS "p:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS "p:", longopts, "verify")) != -1) {
 		switch (c) {
 		case 'h':
 			help_verify(stdout);
@@ -187,9 +187,13 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum.not_settable,
 		 sum.not_applicable,
 		 g->verbose || sum.in_effect + sum.not_settable + sum.not_applicable == 0 ? "" : VLIST);
-	if (sum.profile_changed_rows && !sum.drifted)
-		out_str(o, NULL, "Apply the profile again (scsitune apply --profile %s) to bring the host in line.\n",
-			p->name);
+	if (sum.profile_changed_rows && !sum.drifted) {
+		/* apply as the journal's was run, so that it finds the same profile and journal. */
+		_cleanup_free_ char *again =
+		    cli_cmdline(g, "apply", "--profile", p->name, "--profile-dir", dir, "--state-dir", state_opt, NULL);
+		out_text(o, "To bring the host in line:\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+	}
 	struct rows rows = {0};
 	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
 		const struct stune_change *ch = &plan->changes[i];

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,14 +121,168 @@ int global_opt(struct global_opts *g, int opt, const char *arg)
 	return 0;
 }
 
+/* Edit distance, for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+	if (la >= ELEMENTSOF(row) || lb >= ELEMENTSOF(row))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* The closest of names[n] to word (a prefix of one counts as close), or NULL. */
+static const char *nearest(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t bd = SIZE_MAX, len = strlen(word);
+	for (size_t i = 0; i < n; i++) {
+		size_t d = len && !strncmp(names[i], word, len) ? 1 : distance(word, names[i]);
+		if (d < bd)
+			bd = d, best = names[i];
+	}
+	size_t limit = len / 3 > 2 ? len / 3 : 2;
+	return bd <= limit ? best : NULL;
+}
+
+/* " (did you mean 'X'?)" into buf when one is near, else "". */
+static const char *did_you_mean(char *buf, size_t size, const char *prefix, const char *word, const char *const *names,
+				size_t n)
+{
+	const char *m = nearest(word, names, n);
+	if (m)
+		snprintf(buf, size, " (did you mean '%s%s'?)", prefix, m);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (const struct option *o = longopts; o->name && n < ELEMENTSOF(names); o++)
+		names[n++] = o->name;
+	char mean[128];
+	int idx = -1;
+	opterr = 0; /* our own messages, with our name, not argv[0]'s path */
+	int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+	if (c == -1)
+		return c;
+	const char *where = cmd ? cmd : "";
+	const char *colon = cmd ? ": " : "";
+	if (c == '?' || c == ':') {
+		const char *tok = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+		if (!strncmp(tok, "--", 2)) {
+			size_t len = strcspn(tok + 2, "=");
+			const struct option *o = NULL;
+			for (const struct option *x = longopts; x->name; x++)
+				if (strlen(x->name) == len && !strncmp(x->name, tok + 2, len))
+					o = x;
+			_cleanup_free_ char *word = strndup(tok + 2, len);
+			if (o && o->has_arg == required_argument && !tok[2 + len])
+				usage_error(cmd, "%s%soption '--%s' needs an argument", where, colon, o->name);
+			else if (o && o->has_arg == no_argument)
+				usage_error(cmd, "%s%soption '--%s' takes no argument", where, colon, o->name);
+			else
+				usage_error(cmd, "%s%sunknown option '--%s'%s", where, colon, word ? word : tok + 2,
+					    did_you_mean(mean, sizeof(mean), "--", word ? word : "", names, n));
+		} else if (optopt && strchr(shortopts, optopt) && optopt != ':' && optopt != '+')
+			usage_error(cmd, "%s%soption '-%c' needs an argument", where, colon, optopt);
+		else if (optopt > ' ' && optopt < 0x7f)
+			usage_error(cmd, "%s%sunknown option '-%c'", where, colon, optopt);
+		else
+			usage_error(cmd, "%s%sunknown option '%s'", where, colon, tok);
+		return '?';
+	}
+	/* A long option must be given in full: getopt takes a unique prefix, scsitune guesses nothing. */
+	if (idx >= 0) {
+		const char *tok =
+		    optarg && optind >= 2 && argv[optind - 1] == optarg ? argv[optind - 2] : argv[optind - 1];
+		if (!strncmp(tok, "--", 2)) {
+			size_t len = strcspn(tok + 2, "=");
+			if (len != strlen(longopts[idx].name)) {
+				_cleanup_free_ char *word = strndup(tok + 2, len);
+				usage_error(cmd, "%s%sunknown option '--%s' (did you mean '--%s'?)", where, colon,
+					    word ? word : "", longopts[idx].name);
+				return '?';
+			}
+		}
+	}
+	return c;
+}
+
 int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg)
 {
+	if (opt == '?') /* cli_getopt said what was wrong */
+		return EXIT_USAGE;
 	int r = global_opt(g, opt, arg);
 	if (r > 0)
 		return 0;
 	if (r == 0)
 		fprintf(stderr, "Try 'scsitune %s --help' for more information.\n", cmd);
 	return EXIT_USAGE;
+}
+
+/* word for a shell: as is when plain, else in single quotes. */
+static void shell_word(FILE *m, const char *word)
+{
+	if (*word &&
+	    strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") == strlen(word)) {
+		fputs(word, m);
+		return;
+	}
+	fputc('\'', m);
+	for (const char *p = word; *p; p++)
+		fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, m);
+	fputc('\'', m);
+}
+
+char *cli_cmdline(const struct global_opts *g, const char *cmd, ...)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	fputs("scsitune", m);
+	if (g->sysroot) {
+		fputs(" --sysroot ", m);
+		shell_word(m, g->sysroot);
+	}
+	fprintf(m, " %s", cmd);
+	va_list ap;
+	va_start(ap, cmd);
+	for (const char *opt; (opt = va_arg(ap, const char *));) {
+		const char *val = va_arg(ap, const char *);
+		if (!val)
+			continue;
+		fprintf(m, " %s", opt);
+		if (*val) {
+			fputc(' ', m);
+			shell_word(m, val);
+		}
+	}
+	va_end(ap);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 int command_no_args(const char *cmd, int argc, char **argv)
@@ -191,17 +347,56 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+static void help_help(FILE *f)
+{
+	fputs("Usage: scsitune help [COMMAND]\n"
+	      "\nPrint the usage of scsitune, or of COMMAND, and exit 0. The same as\n"
+	      "'scsitune COMMAND --help' and 'scsitune --help COMMAND'.\n"
+	      "\nSee scsitune(8).\n",
+	      f);
+}
+
+/* "unknown command 'x'" with the nearest name; EXIT_USAGE. */
+static int unknown_command(const char *what, const char *name)
+{
+	const char *names[ELEMENTSOF(commands) + 1];
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		names[i] = commands[i].name;
+	names[ELEMENTSOF(commands)] = "help";
+	char mean[128];
+	usage_error(NULL, "%sunknown command '%s'%s", what, name,
+		    did_you_mean(mean, sizeof(mean), "", name, names, ELEMENTSOF(names)));
+	return EXIT_USAGE;
+}
+
+/* Help for name (a command, or help itself); an unknown name is a usage error. */
+static int help_for(const char *name)
+{
+	if (!strcmp(name, "help")) {
+		help_help(stdout);
+		return EXIT_OK;
+	}
+	const struct command *cmd = find_command(name);
+	if (!cmd)
+		return unknown_command("help: ", name);
+	cmd->help(stdout);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
 	struct global_opts g = {.format = OUT_TEXT};
+	bool help = false;
 	int c;
 
 	/* '+': global options end at the command name. */
-	while ((c = getopt_long(argc, argv, "+" GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+" GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == '?')
+			return EXIT_USAGE;
 		if (c == 'h') {
-			main_help(stdout);
-			return EXIT_OK;
+			help = true; /* scsitune --help [COMMAND] */
+			continue;
 		}
 		int r = global_opt(&g, c, optarg);
 		if (r < 0)
@@ -210,6 +405,13 @@ int main(int argc, char **argv)
 			fputs("Try 'scsitune --help' for more information.\n", stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (help) {
+		if (optind >= argc) {
+			main_help(stdout);
+			return EXIT_OK;
+		}
+		return help_for(argv[optind]);
 	}
 	if (optind >= argc) {
 		usage_error(NULL, "no command given");
@@ -221,19 +423,11 @@ int main(int argc, char **argv)
 			main_help(stdout);
 			return EXIT_OK;
 		}
-		const struct command *cmd = find_command(argv[optind + 1]);
-		if (!cmd) {
-			usage_error(NULL, "help: unknown command '%s'", argv[optind + 1]);
-			return EXIT_USAGE;
-		}
-		cmd->help(stdout);
-		return EXIT_OK;
+		return help_for(argv[optind + 1]);
 	}
 	const struct command *cmd = find_command(name);
-	if (!cmd) {
-		usage_error(NULL, "unknown command '%s'", name);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_command("", name);
 	/* The command parses its own options (and the global ones again) from argv[optind]. */
 	int sub_argc = argc - optind;
 	char **sub_argv = argv + optind;

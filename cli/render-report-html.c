@@ -149,7 +149,9 @@ static const char css[] =
     "svg .bar{fill:#4878a8}svg .bar.ref{fill:#9aa7b4}svg .band{fill:#f2c14e;fill-opacity:.25}"
     "svg .avg{stroke:#b42318;stroke-width:1.5;stroke-dasharray:5 3}"
     "svg .p0{fill:#7fb3d5}svg .p1{fill:#2e6f9e}svg .p2{fill:#173f5f}"
-    "details{margin:4px 0}summary{cursor:pointer}";
+    "details{margin:4px 0}summary{cursor:pointer}"
+    ".warnbox{border:2px solid #b42318;background:#fdecea;padding:8px 12px;margin:8px 0}"
+    ".warnbox ul{margin:4px 0 0 0}";
 
 /* Axis top for a linear chart from 0: 1, 2, 2.5, 5 or 10 times a power of ten, above max. */
 static double nice_ceil(double max)
@@ -557,7 +559,14 @@ static void render_runs(FILE *f, const struct stune_report_set *s)
 		str_td(f, r->fio_version);
 		fmt_time_utc(when, sizeof(when), r->timestamp_ms);
 		str_td(f, when);
-		str_td(f, r->json_plus ? "json+" : "json");
+		if (r->group >= 0) {
+			char out[64];
+			snprintf(out, sizeof(out), "%s, fio group %lld", r->json_plus ? "json+" : "json",
+				 (long long)r->group);
+			str_td(f, out);
+		} else {
+			str_td(f, r->json_plus ? "json+" : "json");
+		}
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.job_count", i), (double)r->n_jobs, 1, 0);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.failed_jobs", i), (double)r->n_failed, 1, 0);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.iops", i), r->iops, 1, 1);
@@ -654,6 +663,31 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 		fputs("<p class=\"headline\">", f);
 		render_change(f, c);
 		fputs("</p>\n", f);
+		if (c->n_mismatch) {
+			fputs("<div class=\"warnbox\" id=\"compare-not-comparable\"><strong>WARNING: NOT COMPARABLE "
+			      "with ",
+			      f);
+			html_str(f, c->ref_label);
+			fputs(", the change means nothing:</strong>\n<ul>", f);
+			for (size_t i = 0; i < c->n_mismatch; i++) {
+				fputs("<li>", f);
+				html_str(f, c->mismatch[i]);
+				fputs("</li>", f);
+			}
+			fputs("</ul></div>\n", f);
+		}
+	}
+	if (s->n_mismatch) {
+		fputs(
+		    "<div class=\"warnbox\" id=\"runs-not-comparable\"><strong>WARNING: the runs are not all the same "
+		    "fio job: the statistics across them compare different things:</strong>\n<ul>",
+		    f);
+		for (size_t i = 0; i < s->n_mismatch; i++) {
+			fputs("<li>", f);
+			html_str(f, s->mismatch[i]);
+			fputs("</li>", f);
+		}
+		fputs("</ul></div>\n", f);
 	}
 	fputs("<h2 id=\"kiops\">KIOPS per run</h2>\n", f);
 	struct kiops_set sets[2];

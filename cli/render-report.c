@@ -102,6 +102,8 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	out_bool(o, "old_key_names", NULL, r->old_keys ? STUNE_YES : STUNE_NO);
 	if (r->old_keys)
 		out_text(o, " (fio 2.x key names)");
+	out_num(o, "group", r->group >= 0 ? ", fio group %s" : NULL,
+		r->group >= 0 ? STUNE_NUM(r->group) : (struct stune_num){0});
 	out_int(o, "job_count", ", jobs %s", (long long)r->n_jobs);
 	out_int(o, "failed_jobs", ", failed jobs %s\n", (long long)r->n_failed);
 
@@ -137,6 +139,15 @@ static void render_summary(struct out *o, const struct stune_report_set *s)
 {
 	const struct stune_stats *st = &s->stats;
 	out_obj_begin(o, "summary");
+	/* Loud: the statistics below compare different jobs. */
+	out_bool(o, "comparable", NULL, s->n_mismatch ? STUNE_NO : STUNE_YES);
+	if (s->n_mismatch)
+		out_text(o, "\nWARNING: the runs are not all the same fio job: the statistics across them compare "
+			    "different things:\n");
+	out_arr_begin(o, "not_comparable");
+	for (size_t i = 0; i < s->n_mismatch; i++)
+		out_str(o, NULL, "  - %s\n", s->mismatch[i]);
+	out_arr_end(o);
 	out_text(o, "\nAcross %zu run%s (KIOPS = thousands of I/O per second, read + write, all jobs summed):\n", st->n,
 		 st->n == 1 ? "" : "s");
 	out_int(o, "runs", NULL, (long long)st->n);
@@ -186,6 +197,13 @@ static void render_compare(struct out *o, const struct stune_report_compare *c, 
 	out_dbl(o, "spread_change_points", NULL, c->cmp.spread_change * 100, 1);
 	out_text(o, "  change (%s vs %s): avg %+.1f %%, spread %+.1f points\n", c->cur_label, c->ref_label,
 		 c->cmp.avg_change * 100, c->cmp.spread_change * 100);
+	out_bool(o, "comparable", NULL, c->n_mismatch ? STUNE_NO : STUNE_YES);
+	if (c->n_mismatch)
+		out_str(o, NULL, "  WARNING: NOT COMPARABLE with %s, the change means nothing:\n", c->ref_label);
+	out_arr_begin(o, "not_comparable");
+	for (size_t i = 0; i < c->n_mismatch; i++)
+		out_str(o, NULL, "    - %s\n", c->mismatch[i]);
+	out_arr_end(o);
 	out_obj_end(o);
 }
 

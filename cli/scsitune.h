@@ -2,6 +2,7 @@
 /* The front end: global options, the command table, exit codes. */
 #pragma once
 
+#include <getopt.h>
 #include <stdbool.h>
 
 #include "core/ctx.h"
@@ -55,6 +56,20 @@ void print_global_options(FILE *f);
  * prints the --help hint for cmd and gives EXIT_USAGE.
  */
 int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg);
+/*
+ * getopt_long for the commands (cmd "apply"...) and main (cmd NULL): errors
+ * are scsitune's own one-line messages (not getopt's, which name argv[0]'s
+ * path): an unknown option with the nearest name, a missing or unwanted
+ * argument; a long option must be spelt in full (no prefixes). Returns '?'
+ * after printing the usage error (command_opt then gives EXIT_USAGE).
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd);
+/*
+ * The command line to run next, for a hint: "scsitune [--sysroot DIR] CMD"
+ * then OPTION, VALUE pairs (NULL-terminated list; a NULL value leaves its
+ * option out, "" gives the option alone), values shell-quoted. Caller frees.
+ */
+char *cli_cmdline(const struct global_opts *g, const char *cmd, ...) __attribute__((sentinel));
 /* After a command's getopt loop: a positional argument is a usage error (EXIT_USAGE). */
 int command_no_args(const char *cmd, int argc, char **argv);
 

@@ -9,7 +9,8 @@ size_t wrap_width(const char *s, size_t len)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80 && s[i] != WRAP_LIST[0] && s[i] != WRAP_HANG[0];
+		n += ((unsigned char)s[i] & 0xc0) != 0x80 && s[i] != WRAP_LIST[0] && s[i] != WRAP_HANG[0] &&
+		     s[i] != WRAP_SHELL[0];
 	return n;
 }
 
@@ -50,13 +51,14 @@ static void spaces(FILE *f, size_t n)
 }
 
 /* One line (no '\n', anchor removed), its continuation indent known. */
-static void wrap_line(FILE *f, const char *s, size_t len, size_t width, size_t cont, bool in_list, size_t from)
+static void wrap_line(FILE *f, const char *s, size_t len, size_t width, size_t cont, bool in_list, size_t from,
+		      bool shell)
 {
 	size_t indent = lead_spaces(s, len);
 	size_t lead = 0; /* columns printed before s on this output line */
 	bool first = true;
 	for (;;) {
-		if (lead + wrap_width(s, len) <= width) {
+		if (lead + wrap_width(s, len) <= width + (shell ? 2 : 0)) {
 			put(f, s, len);
 			fputc('\n', f);
 			return;
@@ -66,13 +68,16 @@ static void wrap_line(FILE *f, const char *s, size_t len, size_t width, size_t c
 		       over = 0;
 		size_t min_col = lead + (first ? indent : 0);
 		/* A field boundary ("  ") wins over a plain space in the right half of the
-		 * room, a list boundary (", ", often inside prose) in the last quarter. */
+		 * room, a list's boundary (", ") anywhere. */
 		size_t room = width > min_col ? width - min_col : 0;
 		size_t field_from = min_col + room / 2;
+		bool quoted = false; /* a shell command never breaks inside '...' */
 		for (size_t i = 0; i < len; i++) {
 			if (((unsigned char)s[i] & 0xc0) != 0x80)
 				col++;
-			if (s[i] != ' ' || i <= min)
+			if (shell && s[i] == '\'')
+				quoted = !quoted;
+			if (s[i] != ' ' || i <= min || quoted)
 				continue;
 			if (col - 1 > width) { /* this space starts past the width */
 				over = i;
@@ -83,7 +88,7 @@ static void wrap_line(FILE *f, const char *s, size_t len, size_t width, size_t c
 				continue;
 			best_any = i;
 			bool field = i + 1 < len && s[i + 1] == ' ', item = s[i - 1] == ',';
-			if ((field && col - 1 >= field_from) || (item && in_list))
+			if (((field && col - 1 >= field_from) || (item && in_list)) && !shell)
 				best_strong = i;
 		}
 		size_t cut = best_strong ? best_strong : best_any ? best_any : over;
@@ -93,7 +98,7 @@ static void wrap_line(FILE *f, const char *s, size_t len, size_t width, size_t c
 			return;
 		}
 		put(f, s, cut);
-		fputc('\n', f);
+		fputs(shell ? " \\\n" : "\n", f);
 		while (cut < len && s[cut] == ' ')
 			cut++;
 		s += cut;
@@ -122,14 +127,18 @@ void wrap_text(FILE *f, const char *text, size_t len, size_t width)
 		/* Copy without the markers, remembering the first one's column. */
 		char *line = n < sizeof(buf) ? buf : NULL;
 		size_t anchor = 0, anchor_at = 0, k = 0;
-		bool has_anchor = false, list = false;
+		bool has_anchor = false, list = false, shell = false;
 		if (!line) { /* very long line: print as is, without anchors */
 			for (size_t i = 0; i < n; i++)
-				if (text[i] != WRAP_LIST[0] && text[i] != WRAP_HANG[0])
+				if (text[i] != WRAP_LIST[0] && text[i] != WRAP_HANG[0] && text[i] != WRAP_SHELL[0])
 					fputc(text[i] == WRAP_NBSP[0] ? ' ' : text[i], f);
 			fputc('\n', f);
 		} else {
 			for (size_t i = 0; i < n; i++) {
+				if (text[i] == WRAP_SHELL[0]) {
+					shell = true;
+					continue;
+				}
 				if (text[i] == WRAP_LIST[0] || text[i] == WRAP_HANG[0]) {
 					if (!has_anchor) {
 						anchor = wrap_width(line, k);
@@ -154,7 +163,10 @@ void wrap_text(FILE *f, const char *text, size_t len, size_t width)
 			/* Under a marker that holds, the first break comes after it (the list or prose starts there).
 			 */
 			bool holds = has_anchor && anchor <= width * 3 / 5;
-			wrap_line(f, line, k, width, cont, list && holds, holds ? anchor_at : 0);
+			if (shell) /* a command: room for " \\", continued at the indent plus 4 */
+				wrap_line(f, line, k, width - 2, indent + 4, false, 0, true);
+			else
+				wrap_line(f, line, k, width, cont, list && holds, holds ? anchor_at : 0, false);
 		}
 		if (!nl)
 			return;

@@ -13,16 +13,20 @@
  *   - else the line's own indent plus 4.
  * A marker past 3/5 of the width is moved to the line's indent plus 8, so
  * that a list is not squeezed into a narrow last column; a word too wide
- * for the continuation column starts at the indent plus 4 (or 4, or 0).
+ * for the continuation column starts at the indent plus 4 (or 4, or 0). A
+ * line marked WRAP_SHELL is a command for a shell: it breaks only at spaces,
+ * each broken part ending in " \", and goes on at its indent plus 4.
  */
 #pragma once
 
 #include <stddef.h>
 #include <stdio.h>
 
-#define WRAP_LIST	  "\x1f"
-#define WRAP_HANG	  "\x1e"
-#define WRAP_NBSP	  "\x1d" /* a space that is never a break ("32 not settable") */
+#define WRAP_LIST "\x1f"
+#define WRAP_HANG "\x1e"
+#define WRAP_NBSP "\x1d" /* a space that is never a break ("32 not settable") */
+/* At the start of a line that is a shell command: it breaks with " \" so it can be pasted whole. */
+#define WRAP_SHELL	  "\x1c"
 #define WRAP_DEFAULT_COLS 80
 
 /* Write text (len bytes, lines ended by '\n') to f, each line wrapped to width columns. */

@@ -45,6 +45,8 @@ run() { # run EXPECTED_RC LABEL ARGS...: output in $work/out, $work/err
 }
 # The text rows with their wrapped continuation lines joined (a row's settings wrap under its column).
 joined() { awk '/^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$work/out"; }
+# Command lines the output suggests, with their " \" continuations joined.
+commands() { sed -e :a -e '/ \\$/{N; s/ \\\n */ /; ta' -e '}' "$work/out"; }
 # grep ARGS over joined(), read from a file: a pipe into grep -q fails under pipefail when grep stops early.
 jgrep() { joined >"$work/joined" && grep "$@" "$work/joined"; }
 same_tree() { [ "$(snap)" = "$before" ] || { fail "$1: the tree is not byte-identical to the snapshot"; }; }
@@ -58,6 +60,8 @@ for e in j["changes"]:
 # 1. Round trip: apply, verify (0), drift by hand, verify (2), revert.
 run 0 "apply numa" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 grep -q '^applied ' "$work/out" || fail "apply printed no applied row"
+grep -qxF "  scsitune --sysroot $work/root revert --state-dir $state" <(commands) ||
+	fail "apply's undo hint does not repeat --sysroot and --state-dir: $(tail -3 "$work/out")"
 # Each disk row names the device (sdX) beside its stable key, as the journal has them.
 python3 - "$state/journal.json" "$work/out" <<'PY' || fail "apply: a disk row does not name its device beside its key: $(cat "$work/out")"
 import json, re, sys
@@ -101,6 +105,9 @@ if [ -n "${rpath:-}" ]; then
 	[ "$(cat "$work/root/$rpath")" = 77 ] || fail "recorded nr_requests changed by hand was written"
 fi
 [ -f "$state/journal.json" ] || fail "journal removed though a value was left alone"
+# The hint repeats what revert needs to find this journal again (--sysroot, --state-dir).
+grep -qxF "  scsitune --sysroot $work/root revert --state-dir $state --force" <(commands) ||
+	fail "revert's hint does not repeat --sysroot and --state-dir: $(tail -3 "$work/out")"
 run 0 "revert --force" st revert --force --state-dir "$state"
 [ -f "$state/journal.json" ] && fail "journal not removed after a complete revert"
 same_tree "round trip"
@@ -236,6 +243,20 @@ cp "$work/out" "$work/persist-plan.json"
 "${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/plan.schema.json" "$work/persist-plan.json" >/dev/null ||
 	fail "persist: the dry-run plan does not validate against schema/plan.schema.json"
 grep -q '"class": "persist"' "$work/persist-plan.json" || fail "persist: no persist rows in the dry-run plan"
+# The boot unit runs the installed scsitune (this build's $sbindir/scsitune): not
+# installed in the root, its two rows are not applicable and say so.
+installed=$(python3 -c 'import json,re,sys
+d=json.load(open(sys.argv[1]))
+u=[c for c in d["changes"] if c["object"]=="persist:boot-unit"][0]
+assert u["state"]=="not-applicable" and "is not installed here" in u["note"] and "cmake --install" in u["note"], u
+e=[c for c in d["changes"] if c["object"]=="persist:boot-unit-enable"][0]
+assert e["state"]=="not-applicable", e
+print(re.search(r"ExecStart=\"([^\"]+)\"", u["desired"]).group(1))' "$work/persist-plan.json") ||
+	fail "persist: a boot unit planned though scsitune is not installed in the root"
+# Installed (in the tree, as on the host the tree is): the unit is planned.
+mkdir -p "$work/root$(dirname "${installed:-/usr/sbin/scsitune}")"
+install -m 0755 /dev/null "$work/root${installed:-/usr/sbin/scsitune}"
+before=$(snap)
 run 0 "apply --persist" st apply --profile "$work/persist-profile" --profile-dir "$profiles" --state-dir "$state" --persist
 n_disk=$(python3 -c 'import json,sys
 j=json.load(open(sys.argv[1]))
@@ -244,8 +265,10 @@ if [ "$n_disk" -gt 0 ]; then
 	[ "$(grep -c '^ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", .*ATTR{queue/scheduler}="none"' "$rules")" = "$n_disk" ] ||
 		fail "persist: not one udev rule per tuned disk ($n_disk): $(cat "$rules" 2>&1)"
 fi
-grep -q "^ExecStart=\".*scsitune\" apply --profile \"$work/persist-profile\" --profile-dir \"$(readlink -f "$profiles")\" --state-dir /run/scsitune$" "$unit" ||
-	fail "persist: the boot unit does not apply the same profile: $(grep ExecStart "$unit" 2>&1)"
+grep -qxF "ExecStart=\"$installed\" apply --profile \"$work/persist-profile\" --profile-dir \"$(readlink -f "$profiles")\" --state-dir /run/scsitune" "$unit" ||
+	fail "persist: the boot unit does not apply the same profile with the installed scsitune: $(grep ExecStart "$unit" 2>&1)"
+grep -q '^After=systemd-udev-settle.service' "$unit" && grep -q '^# After systemd-udev-settle: ' "$unit" ||
+	fail "persist: the unit does not say why it waits for systemd-udev-settle"
 [ "$(readlink "$wants")" = /etc/systemd/system/scsitune-apply.service ] || fail "persist: the unit is not enabled"
 if [ "$name" = dual-socket-mpi3mr ]; then
 	grep -qx 'options mpi3mr poll_queues=2' "$mp" || fail "persist: modprobe.d lacks the mpi3mr option: $(cat "$mp" 2>&1)"
@@ -259,6 +282,16 @@ run 1 "revert leaves the edited boot unit" st revert --state-dir "$state"
 [ -f "$unit" ] && [ ! -e "$rules" ] && [ ! -L "$wants" ] || fail "revert: the edited unit should stay, the rest go"
 run 0 "revert --force removes the edited unit too" st revert --force --state-dir "$state"
 same_tree "apply --persist round trip"
+# A profile given by name keeps its name in the unit (the installed profile at
+# boot, as upgraded); --profile-dir only because it is not the installed one.
+run 0 "apply --persist --dry-run with a named profile" st apply --profile numa --profile-dir "$profiles" --persist --dry-run -o json
+python3 -c 'import json,sys
+u=[c for c in json.load(open(sys.argv[1]))["changes"] if c["object"]=="persist:boot-unit"][0]["desired"]
+want="ExecStart=\"%s\" apply --profile \"numa\" --profile-dir \"%s\" --state-dir /run/scsitune" % (sys.argv[2], sys.argv[3])
+assert want in u.splitlines(), u' "$work/out" "$installed" "$(readlink -f "$profiles")" ||
+	fail "persist: a named profile is not named in the boot unit"
+rm "$work/root$installed"
+before=$(snap)
 # No udev here (no /etc/udev/rules.d): that row is not applicable, nothing created.
 rmdir "$work/root/etc/udev/rules.d"
 run 0 "dry-run --persist without /etc/udev/rules.d" st apply --profile "$profile" --profile-dir "$profiles" --persist --dry-run -v

@@ -46,9 +46,32 @@ expect "unknown command" 64 "unknown command 'frobnicate'" empty -- frobnicate
 expect "prefix is not a command" 64 "unknown command 'det'" empty -- det
 expect "bad -o" 64 "--output: unknown format 'yaml'" empty -- -o yaml detect
 expect "bad -o after command" 64 "unknown format 'xml'" empty -- detect -o xml
-expect "unknown option" 64 "unrecognized option|invalid option" empty -- detect --frob
+expect "unknown option" 64 "^scsitune: detect: unknown option '--frob'$" empty -- detect --frob
+# Every message is scsitune's (not getopt's, which names argv[0]'s path), with the nearest name.
+expect "unknown option: the nearest" 64 "^scsitune: detect: unknown option '--hab' \(did you mean '--hba'\?\)$" empty -- detect --hab x
+expect "unknown command: the nearest" 64 "^scsitune: unknown command 'detcet' \(did you mean 'detect'\?\)$" empty -- detcet
+expect "unknown global option" 64 "^scsitune: unknown option '--verbos' \(did you mean '--verbose'\?\)$" empty -- --verbos detect
+expect "unknown short option" 64 "^scsitune: revert: unknown option '-x'$" empty -- revert -x
+expect "an abbreviated option is not taken" 64 "^scsitune: apply: unknown option '--prof' \(did you mean '--profile'\?\)$" empty -- apply --prof numa --dry-run
+expect "missing option argument" 64 "^scsitune: verify: option '--state-dir' needs an argument$" empty -- verify --state-dir
+expect "unwanted option argument" 64 "^scsitune: apply: option '--dry-run' takes no argument$" empty -- apply --dry-run=yes
+for args in "detect --frob" "--frob" "-o" "detect --hab x" "verify --state-dir" "apply --prof x"; do
+	# shellcheck disable=SC2086
+	"$bin" $args >/dev/null 2>"$work/err"
+	checks=$((checks + 1))
+	if grep -qv -e '^scsitune: ' -e "^Try 'scsitune " "$work/err" || grep -q "$bin" "$work/err"; then
+		echo "FAIL '$args': a message line not from scsitune: $(cat "$work/err")"; fails=$((fails + 1))
+	else
+		echo "ok   '$args': every message line is scsitune's"
+	fi
+done
 expect "extra argument" 64 "unexpected argument 'sda'" empty -- detect sda
 expect "help unknown" 64 "help: unknown command" empty -- help frob
+expect "help help" 0 "" any -- help help
+grep -q "^Usage: scsitune help \[COMMAND\]" "$work/out" || { echo "FAIL help help"; fails=$((fails + 1)); }
+expect "--help detect" 0 "" any -- --help detect
+grep -q "^Usage: scsitune detect" "$work/out" || { echo "FAIL --help detect does not show detect's help"; fails=$((fails + 1)); }
+expect "--help frob" 64 "^scsitune: help: unknown command 'frob'" empty -- --help frob
 
 # Help and version: 0.
 expect "--help" 0 "" any -- --help

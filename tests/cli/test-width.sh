@@ -54,6 +54,16 @@ for archive in "$fixtures"/*.tar.xz; do
 		done
 	done
 	[ "$name" = no-hba ] && continue
+	# --persist's boot unit runs the installed scsitune (this build's $sbindir/scsitune): put it into the
+	# tree, as on a host that has it, so that apply writes (and verify checks) the unit on every tree.
+	if [ -z "${installed:-}" ]; then
+		installed=$("$bin" "${s[@]}" apply --profile "$every" --profile-dir "$profiles" --dry-run --persist -o json |
+			python3 -c 'import json,re,sys
+u=[c for c in json.load(sys.stdin)["changes"] if c["object"]=="persist:boot-unit"][0]
+print(re.search(r"ExecStart=\"([^\"]+)\"", u["desired"]).group(1))') || installed=/usr/sbin/scsitune
+	fi
+	mkdir -p "$root$(dirname "$installed")"
+	install -m 0755 /dev/null "$root$installed"
 	out "$name apply" 0 "${s[@]}" apply --profile "$every" --profile-dir "$profiles" --persist "${st[@]}"
 	out "$name verify" 0 "${s[@]}" verify "${st[@]}"
 	out "$name verify -v" 0 "${s[@]}" verify "${st[@]}" -v

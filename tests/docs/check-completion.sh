@@ -82,7 +82,30 @@ for c in $commands; do expect_has "$c" "command after --sysroot DIR"; done
 comp scsitune -o json detect ''
 expect_only "" "no arguments after detect"
 
-[ "$status" -eq 0 ] && echo "ok${WITH_BASH_COMPLETION:+ (with bash-completion)}: completion offers commands (${commands//$'\n'/ }), options, -o values, --sysroot directories"
+# --profile follows --profile-dir on the line (before it, and with =).
+mkdir "$tmp/profiles"
+touch "$tmp/profiles/site-numa" "$tmp/profiles/site-default"
+comp scsitune apply --profile-dir "$tmp/profiles" --profile ''
+expect_only "site-default site-numa" "--profile names from --profile-dir"
+comp scsitune verify --profile-dir = "$tmp/profiles" -p site-n
+expect_only "site-numa" "--profile names from --profile-dir=DIR"
+# --compare and --phase offer the saved phases: of --state-dir, else of the --sysroot tree.
+mkdir -p "$tmp/state/reports/baseline" "$tmp/state/reports/tuned" "$tmp/root-a/var/lib/scsitune/reports/canary"
+comp scsitune report --state-dir "$tmp/state" --compare ''
+expect_only "baseline tuned" "--compare phases of --state-dir"
+comp scsitune report --state-dir "$tmp/state" --phase t
+expect_only "tuned" "--phase phases of --state-dir"
+comp scsitune --sysroot "$tmp/root-a" report --compare ''
+expect_only "canary" "--compare phases of the --sysroot tree"
+# --hba: the HBAs of the --sysroot tree.
+mkdir -p "$tmp/root-b/sys/devices/pci0000:00/0000:00:05.0/host3/scsi_host/host3" "$tmp/root-b/sys/class/scsi_host"
+touch "$tmp/root-b/sys/devices/pci0000:00/0000:00:05.0/vendor"
+ln -s ../../devices/pci0000:00/0000:00:05.0/host3/scsi_host/host3 "$tmp/root-b/sys/class/scsi_host/host3"
+ln -s ../../../host3 "$tmp/root-b/sys/devices/pci0000:00/0000:00:05.0/host3/scsi_host/host3/device"
+comp scsitune --sysroot "$tmp/root-b" detect --hba ''
+expect_only "0000:00:05.0" "--hba: the --sysroot tree's HBAs"
+
+[ "$status" -eq 0 ] && echo "ok${WITH_BASH_COMPLETION:+ (with bash-completion)}: completion offers commands (${commands//$'\n'/ }), options, -o values, --sysroot directories, profiles of --profile-dir, saved phases, the tree's HBAs"
 if [ -z "${WITH_BASH_COMPLETION:-}" ] && [ -r "$bash_completion" ]; then
 	WITH_BASH_COMPLETION=1 bash "$0" "$@" || status=1
 fi

@@ -6,7 +6,10 @@
 #  - scsitune.8.scd names every command under COMMANDS;
 #  - every long option in `scsitune --help` appears in scsitune.8.scd, and every
 #    long option in `scsitune CMD --help` in scsitune-CMD.8.scd;
-#  - with scdoc installed, every page (+ trailer.scd) is valid scdoc.
+#  - with scdoc installed, every page (+ trailer.scd) is valid scdoc;
+#  - and the reverse: no page (nor the README) names an option or a command
+#    the binary lacks, and every scsitune command line in them uses the
+#    options of its command (check-man-names.py).
 # Usage: check-man.sh SCSITUNE MANDIR
 set -uo pipefail
 bin=${1:?usage: check-man.sh SCSITUNE MANDIR}
@@ -53,6 +56,8 @@ for cmd in $commands; do
 	check_opts "$cmd_help" "$page"
 	grep -qE "^\*scsitune-$cmd\*\(8\)|\*scsitune-$cmd\*\(8\)" "$overview" || fail "scsitune.8.scd does not refer to scsitune-$cmd(8)"
 done
+
+"${PYTHON3:-python3}" "$(dirname "$0")/check-man-names.py" "$bin" "$man"/*.scd "$man/../README.md" || status=1
 
 if command -v scdoc >/dev/null; then
 	for page in "$man"/*.scd; do

@@ -247,6 +247,8 @@ install)
 	fixture=dual-socket-mpi3mr
 	tar -xJf "$src/tests/fixtures/$fixture.tar.xz" -C "$root/srv/fixture"
 	mkdir -p "$root/srv/fixture/etc/systemd/system/multi-user.target.wants" "$root/srv/fixture/etc/udev/rules.d"
+	# The host the tree stands for has the package installed: the boot unit runs its scsitune.
+	install -D -m 0755 /dev/null "$root/srv/fixture/usr/sbin/scsitune"
 	# snap FILE: every path below the root with type, mode and owner; for all
 	# but directories (whose times change with their entries) also size,
 	# modification time (ns) and link target: a file written again shows.
@@ -314,12 +316,13 @@ install)
 		fail "apply --profile numa --dry-run -o json differs from tests/plan/expected/$fixture.numa.json"
 	# --persist's boot unit runs the installed binary with the installed profile.
 	run persist 0 scsitune --sysroot $sys apply --profile numa --persist --dry-run -o json
-	python3 - "$out/persist.out" <<-'EOF' || fail "apply --persist: the boot unit does not run /usr/sbin/scsitune with /usr/share/scsitune/profiles/numa"
+	python3 - "$out/persist.out" <<-'EOF' || fail "apply --persist: the boot unit does not run /usr/sbin/scsitune with the installed profile numa"
 		import json, sys
 		d = json.load(open(sys.argv[1]))
-		unit = [c["desired"] for c in d["changes"] if c["object"] == "persist:boot-unit"]
-		want = 'ExecStart="/usr/sbin/scsitune" apply --profile "/usr/share/scsitune/profiles/numa" --profile-dir "/usr/share/scsitune/profiles" '
-		assert len(unit) == 1 and want in unit[0], unit
+		unit = [c for c in d["changes"] if c["object"] == "persist:boot-unit"]
+		# The installed profile by its name (the package's upgrades apply at boot), no --profile-dir.
+		want = 'ExecStart="/usr/sbin/scsitune" apply --profile "numa" --state-dir /run/scsitune'
+		assert len(unit) == 1 and unit[0]["state"] == "change" and want in unit[0]["desired"].splitlines(), unit
 	EOF
 	# 4. apply, verify, revert for real on the fixture tree; the test hooks'
 	#    variables are set and must change nothing (no hooks in a package build).

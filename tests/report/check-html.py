@@ -14,6 +14,8 @@
     the --compare reference's saved document, data-doc="ref"), and its text,
     if it has text, is that number divided by data-div and formatted as the
     text output does (1,234.5; "-" for null);
+  - runs or a comparison that are not comparable (the JSON's not_comparable)
+    are said in a warning box, each reason a list item;
   - the headline numbers are all there: summary, compare, per-run KIOPS and
     latency percentiles (when the JSON has them);
   - the charts draw those numbers: in a linear chart every bar's height is
@@ -202,6 +204,18 @@ def main():
         decimals = len(shown.split(".")[1]) if "." in shown else 0
         if shown != fmt(got / div, decimals) or decimals > 1:
             fail(f"{k}: shown {shown!r}, JSON {want} / {div:g} is {fmt(got / div, 1)}")
+
+    # "Not comparable" is said as loudly as the text output says it: each reason a list item of a warning box.
+    if "summary" in data:
+        reasons = list(data["summary"].get("not_comparable") or []) + list((data.get("compare") or {}).get("not_comparable") or [])
+        items = [el["text"] for el in p.elements if el["tag"] == "li"]
+        boxes = [el for el in p.elements if el["tag"] == "div" and el["attrs"].get("class") == "warnbox"]
+        for r in reasons:
+            if r not in items:
+                fail(f"not comparable, not said: {r!r}")
+        want = bool(data["summary"].get("not_comparable")) + bool((data.get("compare") or {}).get("not_comparable"))
+        if len(boxes) != want:
+            fail(f"{len(boxes)} warning boxes, the JSON has {want} not-comparable lists")
 
     # The headline numbers are all shown.
     if "selection" in data:  # the fleet view (report --query)

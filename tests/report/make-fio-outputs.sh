@@ -3,8 +3,9 @@
 # Run the installed fio on small files in a temporary directory and write its
 # JSON outputs to OUTDIR as fio-VERSION-CASE.json. The cases cover fio's
 # traps (../../shared/reference/peers.md section 6): numjobs=2 with one job
-# name, json and json+, a [global] section, a mixed read/write job, and a
-# failing job whose error text fio prints on stdout before the JSON.
+# name, json and json+, a [global] section, a mixed read/write job, two
+# stonewall groups, and a failing job whose error text fio prints on stdout
+# before the JSON.
 # Usage: make-fio-outputs.sh OUTDIR [RUNTIME_S]
 set -euo pipefail
 out=${1:?usage: make-fio-outputs.sh OUTDIR [RUNTIME_S]}
@@ -49,6 +50,25 @@ rw=randrw
 rwmixread=70
 JOB
 "$fio" mixed.fio --output-format=json --output="$out/$ver-global-mixed-json.json" >/dev/null
+
+# stonewall: two groups that ran one after the other (randread, then randwrite): their IOPS do not add up.
+cat >stonewall.fio <<JOB
+[global]
+ioengine=psync
+bs=4k
+size=8M
+runtime=$runtime
+time_based
+filename=stonewall.dat
+
+[randread]
+rw=randread
+
+[randwrite]
+stonewall
+rw=randwrite
+JOB
+"$fio" stonewall.fio --output-format=json --output="$out/$ver-stonewall-2groups-json.json" >/dev/null
 
 # A job that fails (ENOSPC on /dev/full): fio prints the error on stdout before the JSON and exits 1.
 rc=0

@@ -38,8 +38,13 @@ run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
 run 1 report --state-dir "$work/st" --compare nope "${all[0]}"
 run 1 report --compare "${all[0]}" "${all[0]}"
 run 64 report --phase ../x "${all[0]}"
-run 0 report "$fx/fio-2.1.4-5groups-json.json" "$fx/fio-2.17-randread-randwrite-2groups-json.json" \
+run 0 report --group 0 "$fx/fio-2.1.4-5groups-json.json" "$fx/fio-2.17-randread-randwrite-2groups-json.json" \
 	"$fx/fio-3.1-randread-1job-json.json"
+# fio groups refused, one kept; the same run twice refused; --compare across jobs (warnings).
+run 1 report "$fx/fio-3.33-stonewall-2groups-json.json"
+run 0 report --group 1 "$fx/fio-3.33-stonewall-2groups-json.json"
+run 1 report "${all[0]}" "${all[0]}"
+run 0 report --state-dir "$work/st" --compare base "$fx/fio-3.1-randread-1job-json.json" "$fx/fio-3.33-global-mixed-json.json"
 # Upload paths without a server: port 1 refuses at once (3 tries, 1 s and 2 s apart).
 printf '[upload]\nurl = http://127.0.0.1:1/write\nbogus = 1\n' >"$work/bad.conf"
 printf 'user:pw\n' >"$work/open.auth"

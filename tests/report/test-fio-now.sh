@@ -57,6 +57,26 @@ print("ok: fresh %s outputs accepted: %s" % (ver, ", ".join("%.1f KIOPS" % r["ki
 sys.exit(1 if errors else 0)
 PY
 fi
+# stonewall: two groups that ran one after the other are refused (their IOPS do not add up),
+# naming the groups; --group 1 reports the randwrite group alone.
+sw=$work/out/$ver-stonewall-2groups-json.json
+rc=0
+"$bin" report "$sw" >"$work/out.txt" 2>"$work/err" || rc=$?
+if [ "$rc" -eq 1 ] && [ ! -s "$work/out.txt" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+	grep -q "^scsitune: $sw: 2 fio groups ran one after the other .*: 0 (randread), 1 (randwrite); .*--group N" "$work/err"; then
+	echo "ok: fresh stonewall output refused without --group"
+else
+	echo "FAIL: stonewall output without --group: exit $rc"; cat "$work/err"; fails=$((fails + 1))
+fi
+if "$bin" report -o json --group 1 "$sw" >"$work/sw.json" 2>"$work/err" &&
+	"$py" -c 'import json,sys
+r=json.load(open(sys.argv[1]))["runs"][0]
+assert r["group"]==1 and r["job_count"]==1 and r["jobs"][0]["name"]=="randwrite", r["jobs"]
+assert r["read"]["iops"]==0 and r["write"]["iops"]>0 and abs(r["iops"]-r["write"]["iops"])<1e-6, r["iops"]' "$work/sw.json"; then
+	echo "ok: fresh stonewall output, --group 1: the randwrite group alone"
+else
+	echo "FAIL: stonewall output with --group 1"; cat "$work/err"; fails=$((fails + 1))
+fi
 # The failing job: refused with its error, exit 1, nothing on stdout.
 rc=0
 "$bin" report "$work/out/$ver-enospc-stdout-json.json" >"$work/out.txt" 2>"$work/err" || rc=$?

@@ -4,7 +4,9 @@
 #  - the committed fio outputs, and SPEC.md's seed table with --compare: the HTML is
 #    well-formed and self-contained, and its numbers equal those of -o json printed
 #    by the same invocation (and the reference's saved document);
-#  - the checker itself fails on a changed number, an added <script>, an unclosed tag;
+#  - runs of different fio jobs: the not-comparable reasons in a warning box;
+#  - the checker itself fails on a changed number, an added <script>, an unclosed tag,
+#    a lost warning;
 #  - hostile strings (fio job name, file name, host name of a --sysroot tree with
 #    <, &, quotes, a control byte) render as text, not markup;
 #  - bad paths: one error line naming the file, exit 1, nothing on stdout, no HTML
@@ -67,8 +69,10 @@ old=(fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json f
 ok "fixtures: numbers equal -o json" "$py" "$check" "$work/fixtures.html" "$work/fixtures.json"
 checks=$((checks + 1))
 if grep -q "HTML report written to $work/fixtures.html" "$work/err"; then pass "fixtures: the file is named on stderr"; else fail "fixtures: stderr: $(cat "$work/err")"; fi
-# fio 2.x and 3.1 outputs (read + write, several groups): the write latency chart too.
-"$bin" report -o json --html "$work/old.html" "${old[@]}" >"$work/old.json" 2>/dev/null || fail "report --html on old fio outputs"
+# fio 2.x and 3.1 outputs (group 0 of each: 2.1.4's writes; other fio versions, not comparable):
+# the write latency chart and the warning box too.
+"$bin" report -o json --group 0 --html "$work/old.html" "${old[@]}" >"$work/old.json" 2>/dev/null ||
+	fail "report --group 0 --html on old fio outputs"
 ok "old fio outputs: numbers equal -o json" "$py" "$check" "$work/old.html" "$work/old.json"
 checks=$((checks + 1))
 if grep -q 'aria-label="write completion latency' "$work/old.html"; then pass "old fio outputs: write latency chart"; else fail "old fio outputs: no write latency chart"; fi
@@ -77,6 +81,15 @@ if grep -q 'aria-label="write completion latency' "$work/old.html"; then pass "o
 "$bin" report --html "$work/again.html" "${set4[@]}" >"$work/with.txt" 2>/dev/null
 checks=$((checks + 1))
 if cmp -s "$work/plain.txt" "$work/with.txt"; then pass "text output unchanged by --html"; else fail "text output changed by --html"; fi
+
+# Runs of different jobs: the warning box, each reason as text (check-html.py), and the checker catches its loss.
+"$bin" report -o json --html "$work/mixed.html" fio-3.33-randread-2jobs-json.json fio-3.33-global-mixed-json.json \
+	>"$work/mixed.json" 2>/dev/null || fail "report --html on runs of different jobs"
+ok "runs not comparable: said in the HTML" "$py" "$check" "$work/mixed.html" "$work/mixed.json"
+checks=$((checks + 1))
+if grep -q 'id="runs-not-comparable"' "$work/mixed.html"; then pass "runs not comparable: the warning box"; else fail "runs not comparable: no warning box"; fi
+sed 's|<div class="warnbox"[^>]*>.*||' "$work/mixed.html" >"$work/bad0.html"
+not_ok "checker: a missing not-comparable warning" "$py" "$check" "$work/bad0.html" "$work/mixed.json"
 
 # --- The checker fails on broken copies.
 sed '0,/data-k="summary.avg_kiops" data-v="[^"]*"/s//data-k="summary.avg_kiops" data-v="1.5"/' \

@@ -95,20 +95,85 @@ print("ok   compare FILE: JSON compare block")
 PY
 
 # --- Real outputs of older fio (fio/SOURCES.md): 2.1.4 (no timestamp, no total_ios),
-# 2.17 (usec, KiB), 3.1 (ns, no clat N): accepted without a warning, text golden,
-# saved under the earliest start time that a run gives (2.1.4 gives none).
+# 2.17 (usec, KiB), 3.1 (ns, no clat N): their first fio group (2.1.4 and 2.17
+# ran several, one after the other), text golden, saved under the earliest start
+# time that a run gives (2.1.4 gives none). Three fio versions and other jobs:
+# accepted, each run that differs from the first said on stderr and in the text.
 old=(fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
 os=$work/old-state
-(cd "$fixtures" && "$bin" report --phase old --state-dir "$os" "${old[@]}") >"$work/o.out" 2>"$work/o.err"
+(cd "$fixtures" && "$bin" report --group 0 --phase old --state-dir "$os" "${old[@]}") >"$work/o.out" 2>"$work/o.err"
 rc=$?
 checks=$((checks + 1))
-[ "$rc" -eq 0 ] && [ "$(grep -vc '^scsitune: result set saved to ' "$work/o.err")" -eq 0 ] &&
-	pass "older fio outputs: exit 0, no warning" ||
+[ "$rc" -eq 0 ] && [ "$(grep -vc '^scsitune: result set saved to ' "$work/o.err")" -eq 2 ] &&
+	grep -qx "scsitune: warning: runs not comparable: run 2 (fio-2.17-randread-randwrite-2groups-json.json) against run 1 (fio-2.1.4-5groups-json.json): fio version fio-2.1.4 vs fio-2.17" "$work/o.err" &&
+	grep -qx "scsitune: warning: runs not comparable: run 3 (fio-3.1-randread-1job-json.json) against run 1 (fio-2.1.4-5groups-json.json): fio version fio-2.1.4 vs fio-3.1" "$work/o.err" &&
+	pass "older fio outputs, --group 0: exit 0, the other fio versions said" ||
 	fail "older fio outputs: exit $rc: $(head -3 "$work/o.err")"
 golden old-fio.txt "$work/o.out"
 checks=$((checks + 1))
 [ -f "$os/reports/old/20170928T004552Z.json" ] && pass "older fio outputs: saved as the 2.17 run's start" ||
 	fail "older fio outputs: not saved: $(find "$os" -type f)"
+
+# --- fio groups (a real fio 3.33 output with stonewall: randread, then randwrite).
+sw=fio-3.33-stonewall-2groups-json.json
+expect "stonewall groups refused" 1 "^scsitune: $fixtures/$sw: 2 fio groups ran one after the other \(stonewall or new_group\): 0 \(randread\), 1 \(randwrite\); their IOPS do not add up: report one group with --group N$" \
+	-- report --phase x --state-dir "$work/sw-state" "$fixtures/$sw"
+[ -e "$work/sw-state" ] && fail "stonewall refused: a state directory was written"
+expect "--group of none" 1 "^scsitune: $fixtures/$sw: no fio group 7 \(groups: 0 \(randread\), 1 \(randwrite\)\)$" \
+	-- report --group 7 "$fixtures/$sw"
+expect "--group not a number" 64 "--group" -- report --group x "$fixtures/$sw"
+rc=0
+"$bin" report -o json --group 1 "$fixtures/$sw" >"$work/sw.json" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && "$py" -c 'import json,sys
+r=json.load(open(sys.argv[1]))["runs"][0]
+assert r["group"]==1 and r["job_count"]==1 and [j["name"] for j in r["jobs"]]==["randwrite"], r["jobs"]
+assert r["read"]["iops"]==0 and r["iops"]==r["write"]["iops"]==r["jobs"][0]["write_iops"]>0, r["iops"]' "$work/sw.json" &&
+	pass "--group 1: the randwrite group alone" || fail "--group 1: exit $rc $(cat "$work/err")"
+
+# --- Runs that cannot be compared. The same content twice (under another name): exit 1,
+# one line naming both files, nothing saved.
+cp "$fixtures/fio-3.33-randread-2jobs-json.json" "$work/copy.json"
+expect "the same run twice" 1 "^scsitune: $work/copy.json: the same run as $fixtures/fio-3.33-randread-2jobs-json.json \(identical content\): give each run once$" \
+	-- report --phase x --state-dir "$work/dup-state" "$fixtures/fio-3.33-randread-2jobs-json.json" "$work/copy.json"
+[ -e "$work/dup-state" ] && fail "the same run twice: a state directory was written"
+# Another job in the set (numjobs 2 vs 1): exit 0, said on stderr, in the text and in the JSON.
+pair=("$fixtures/fio-3.33-randread-2jobs-json.json" "$fixtures/fio-3.33-randread-1job-jsonplus.json")
+rc=0
+"$bin" report -o json "${pair[@]}" >"$work/nc.json" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && grep -q "^scsitune: warning: runs not comparable: run 2 (.*1job-jsonplus.json) against run 1 (.*2jobs-json.json): numjobs 2 vs 1$" "$work/err" &&
+	"$py" -c 'import json,sys
+s=json.load(open(sys.argv[1]))["summary"]
+assert s["comparable"] is False and len(s["not_comparable"])==1 and s["not_comparable"][0].endswith("numjobs 2 vs 1"), s' "$work/nc.json" &&
+	pass "numjobs 2 vs 1 in one set: warned, summary.comparable false" || fail "numjobs 2 vs 1 in one set: exit $rc $(cat "$work/err")"
+"$bin" report -o json "$fixtures/fio-3.33-randread-2jobs-json.json" "$fixtures/fio-3.33-randread-2jobs-jsonplus.json" >"$work/c.json" 2>"$work/err"
+checks=$((checks + 1))
+[ ! -s "$work/err" ] && "$py" -c 'import json,sys
+s=json.load(open(sys.argv[1]))["summary"]; assert s["comparable"] is True and s["not_comparable"]==[], s' "$work/c.json" &&
+	pass "the same job in json and json+: comparable, no warning" || fail "the same job in json and json+: $(cat "$work/err")"
+# --compare across jobs: randread numjobs 2 saved, compared with the mixed job file and fio 3.1.
+cs=$work/noncomparable-state
+"$bin" report --phase base --state-dir "$cs" "$fixtures/fio-3.33-randread-2jobs-json.json" >/dev/null 2>&1 || fail "saving base"
+rc=0
+"$bin" report --state-dir "$cs" --compare base "$fixtures/fio-3.1-randread-1job-json.json" >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && grep -q "^scsitune: warning: --compare base: not comparable: fio version fio-3.33 vs fio-3.1$" "$work/err" &&
+	grep -q "^scsitune: warning: --compare base: not comparable: numjobs 2 vs 1$" "$work/err" &&
+	grep -q "^scsitune: warning: --compare base: not comparable: ioengine psync vs libaio$" "$work/err" &&
+	grep -q "^  WARNING: NOT COMPARABLE with base, the change means nothing:$" "$work/out" &&
+	pass "--compare another fio and job: warned in stderr and text" || fail "--compare another fio and job: exit $rc $(cat "$work/err")"
+"$bin" report -o json --state-dir "$cs" --compare base "$fixtures/fio-3.33-global-mixed-json.json" >"$work/cj.json" 2>/dev/null
+checks=$((checks + 1))
+"$py" -c 'import json,sys
+c=json.load(open(sys.argv[1]))["compare"]
+assert c["comparable"] is False and "numjobs 2 vs 1" in c["not_comparable"] and "jobs 1 (randread) vs 2 (randread, randrw)" in c["not_comparable"], c' "$work/cj.json" &&
+	pass "--compare with the mixed job file: compare.comparable false, the jobs named" || fail "--compare JSON: $(cat "$work/cj.json" | head -c 600)"
+"$bin" report -o json --state-dir "$cs" --compare base "$fixtures/fio-3.33-randread-2jobs-jsonplus.json" >"$work/cs.json" 2>"$work/err"
+checks=$((checks + 1))
+[ ! -s "$work/err" ] && "$py" -c 'import json,sys
+c=json.load(open(sys.argv[1]))["compare"]; assert c["comparable"] is True and c["not_comparable"]==[], c' "$work/cs.json" &&
+	pass "--compare the same job: comparable" || fail "--compare the same job: $(cat "$work/err")"
 
 # --- SPEC.md's seed table end to end: synthetic single-job runs with those totals.
 seed=$work/seed
@@ -171,7 +236,7 @@ expect "per-job error" 1 "^scsitune: $fixtures/fio-3.33-enospc-stdout-json.json:
 grep -q "warning: .*skipped 1 line of text before the JSON document" "$work/err" ||
 	fail "per-job error: no warning about the text before the JSON"
 expect "one bad among good" 1 "^scsitune: $bad/other.json: not fio output" \
-	-- report --phase x --state-dir "$bs" "$good" "$bad/other.json" "$good"
+	-- report --phase x --state-dir "$bs" "$good" "$bad/other.json" "$fixtures/fio-3.33-randread-2jobs-jsonplus.json"
 # Two bad files: one line each.
 rc=0
 "$bin" report "$bad/text.json" "$bad/truncated.json" >"$work/out" 2>"$work/err" || rc=$?
@@ -226,9 +291,28 @@ printf 'no-form-here\n' >"$work/form.auth"
 chmod 600 "$work/form.auth"
 printf '[upload]\nurl = http://127.0.0.1:1/write\n[server]\nurl = x\n' >"$work/bad.conf"
 : >"$work/empty.conf"
-expect "upload: not http" 1 "^scsitune: --upload ftp://h/w: not an http:// or https:// URL$" \
+# "-" is standard input: the same figures as the file; once only.
+"$bin" report -o json "$good" >"$work/file.json" 2>/dev/null
+rc=0
+"$bin" report -o json - <"$good" >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+assert a["runs"][0]["iops"] == b["runs"][0]["iops"], (a["runs"][0], b["runs"][0])' "$work/file.json" "$work/out" 2>"$work/py"; then
+	pass "report - reads standard input"
+else
+	fail "report - reads standard input: exit $rc $(cat "$work/err" "$work/py")"
+fi
+expect "'-' twice" 64 "^scsitune: report: '-' \(standard input\) given more than once$" -- report - - </dev/null
+rc=0
+echo garbage | "$bin" report - >"$work/out" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 1 ] && grep -q "^scsitune: stdin: not JSON" "$work/err" && pass "report - with garbage: one line naming stdin" ||
+	fail "report - with garbage: exit $rc $(cat "$work/err")"
+# A bad --upload URL is a usage error, like any bad value on the command line (64).
+expect "upload: not http" 64 "^scsitune: --upload ftp://h/w: not an http:// or https:// URL$" \
 	-- report --phase x --state-dir "$us" --upload ftp://h/w "$good"
-expect "upload: precision in the URL" 1 "^scsitune: --upload http://127.0.0.1:1/write\?precision=ns: sets precision= itself" \
+expect "upload: precision in the URL" 64 "^scsitune: --upload http://127.0.0.1:1/write\?precision=ns: sets precision= itself" \
 	-- report --phase x --state-dir "$us" --upload 'http://127.0.0.1:1/write?precision=ns' "$good"
 expect "upload: missing auth file" 1 "^scsitune: --auth-file $work/none.auth: No such file or directory$" \
 	-- report --phase x --state-dir "$us" --upload http://127.0.0.1:1/write --auth-file "$work/none.auth" "$good"
@@ -287,7 +371,7 @@ done
 expect "no file" 64 "report: no fio JSON file given" -- report
 expect "bad phase" 64 "--phase: invalid name '../x'" -- report --phase ../x "$good"
 expect "bad compare" 64 "--compare: 'a b' is neither a phase name nor a file" -- report --compare "a b" "$good"
-expect "unknown option" 64 "unrecognized option" -- report --frob "$good"
+expect "unknown option" 64 "^scsitune: report: unknown option '--frob'" -- report --frob "$good"
 
 # stdout that cannot be written.
 rc=0

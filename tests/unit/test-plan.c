@@ -519,6 +519,14 @@ static void test_persist(void)
 	CHECK(text && strstr(text, "\nBefore=irqbalance.service\n") && strstr(text, "\nWantedBy=multi-user.target"));
 	free(text);
 	text = NULL;
+	/* A profile named in the installed directory: its name, no --profile-dir; why udev-settle is said. */
+	CHECK(stune_persist_unit("/usr/local/sbin/scsitune", "numa", NULL, &text) == 0);
+	CHECK(text && strstr(text, "\nExecStart=\"/usr/local/sbin/scsitune\" apply --profile \"numa\" "
+				   "--state-dir /run/scsitune\n"));
+	CHECK(text && strstr(text, "\n# After systemd-udev-settle: ") &&
+	      strstr(text, "\nAfter=systemd-udev-settle.service local-fs.target\n"));
+	free(text);
+	text = NULL;
 	CHECK(stune_persist_unit("/usr/sbin/scsitune", "/p/a\"b", "/p", &text) == -EINVAL && !text);
 	stune_plan_free(plan);
 	stune_profile_free(p);

@@ -14,6 +14,7 @@
 #include "core/ctx.h"
 #include "core/strv.h"
 #include "detect/topology.h"
+#include "report/comparable.h"
 #include "report/fio.h"
 #include "report/resultset.h"
 #include "report/session.h"
@@ -77,6 +78,9 @@ static void test_ingest_stats_compare(struct stune_ctx *ctx, const char *fio, co
 	CHECK(ref && ref->n == 2 && cmp.cmp.avg_change == 0.0);
 	CHECK_STR(cmp.ref_label, "base");
 	CHECK_STR(cmp.cur_label, "base");
+	/* The minimal document knows neither fio version nor job options: nothing to tell apart. */
+	CHECK(cmp.n_mismatch == 0);
+	stune_report_compare_clear(&cmp);
 	stune_saved_set_free(ref);
 	ref = NULL;
 	stune_report_set_clear(&s);
@@ -97,6 +101,7 @@ static void test_ingest_stats_compare(struct stune_ctx *ctx, const char *fio, co
 	CHECK(stune_report_ingest(ctx, files, 2, &c, on_bad, NULL) == 0 && stune_report_set_stats(&c) == 0);
 	CHECK(stune_report_reference(state, "nosuch", &c, &ref, &cmp, &err) == -ENOENT);
 	CHECK(err && strstr(err, "no saved result set for phase 'nosuch'") && strstr(err, state));
+	stune_report_compare_clear(&cmp);
 	stune_saved_set_free(ref);
 	stune_report_set_clear(&c);
 	CHECK(stune_report_is_file_arg("x.json") && stune_report_is_file_arg("./x") &&
@@ -169,6 +174,155 @@ static void test_provenance(struct stune_ctx *ctx, const char *state)
 	CHECK_STR(p.host, "here"); /* the tree names no host: this machine's */
 }
 
+/* Options of a made-up run for stune_sig_build: jobs[i] is "key=value,key=value". */
+static const char *fake_opt(void *data, size_t job, const char *key)
+{
+	static char buf[64];
+	const char *const *jobs = data;
+	size_t kl = strlen(key);
+	for (const char *p = jobs[job]; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, sizeof(buf), "%.*s", (int)(l - kl - 1), p + kl + 1);
+			return buf;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return NULL;
+}
+
+static size_t sig_diffs(const char *va, const char *ja, const char *vb, const char *jb, char ***d)
+{
+	const char *a[] = {ja}, *b[] = {jb};
+	_cleanup_(stune_sig_clear) struct stune_sig sa = {0}, sb = {0};
+	size_t n = 0;
+	*d = NULL;
+	CHECK(stune_sig_build(va, 1, *ja != 0, fake_opt, a, &sa) == 0);
+	CHECK(stune_sig_build(vb, 1, *jb != 0, fake_opt, b, &sb) == 0);
+	CHECK(stune_sig_diff(&sa, &sb, d, &n) == 0);
+	return n;
+}
+
+static char *copy_to(const char *src, const char *dir, const char *name)
+{
+	char *dst = path_in(dir, name), *cmd = NULL;
+	CHECK(asprintf(&cmd, "cp '%s' '%s'", src, dst) > 0 && system(cmd) == 0);
+	free(cmd);
+	return dst;
+}
+
+static void test_comparable(struct stune_ctx *ctx, const char *fio, const char *state)
+{
+	char **d = NULL;
+	/* Sizes in bytes, unset is fio's default, aliases: the same job. */
+	CHECK(sig_diffs("fio-3.33", "rw=randread,bs=4k,iodepth=1", "fio-3.33", "readwrite=randread,blocksize=4096",
+			&d) == 0);
+	stune_strv_free(d);
+	/* Each difference named, the first run's value first. */
+	CHECK(sig_diffs("fio-3.33", "rw=randread,bs=4k,numjobs=1", "fio-3.1", "rw=randrw,bs=8k,numjobs=2,size=1g",
+			&d) == 5);
+	CHECK(d && d[0] && d[4]);
+	if (d && d[0] && d[4]) {
+		CHECK_STR(d[0], "fio version fio-3.33 vs fio-3.1");
+		CHECK_STR(d[1], "rw randread vs randrw");
+		CHECK_STR(d[2], "bs 4096 vs 8192");
+		CHECK_STR(d[3], "numjobs 1 vs 2");
+		CHECK_STR(d[4], "size unset vs 1073741824");
+	}
+	stune_strv_free(d);
+	/* Options unknown on one side (fio 2.1 records none): only the version is compared. */
+	CHECK(sig_diffs("fio-2.1.4", "", "fio-3.33", "rw=randwrite", &d) == 1);
+	stune_strv_free(d);
+	/* The fio version compared only where both are known. */
+	CHECK(sig_diffs(NULL, "rw=read", "fio-3.33", "rw=read", &d) == 0);
+	stune_strv_free(d);
+
+	_cleanup_free_ char *two = path_in(fio, "fio-3.33-randread-2jobs-json.json");
+	_cleanup_free_ char *two_plus = path_in(fio, "fio-3.33-randread-2jobs-jsonplus.json");
+	_cleanup_free_ char *one = path_in(fio, "fio-3.33-randread-1job-jsonplus.json");
+	_cleanup_free_ char *sw = path_in(fio, "fio-3.33-stonewall-2groups-json.json");
+	_cleanup_free_ char *copy = copy_to(two, state, "copy.json");
+
+	/* The same numjobs=2 job in json and json+: comparable. */
+	char *same[] = {two, two_plus};
+	struct stune_report_set s = {0};
+	CHECK(stune_report_ingest(ctx, same, 2, &s, on_bad, NULL) == 0 && s.n_mismatch == 0);
+	stune_report_set_clear(&s);
+
+	/* numjobs 2 vs 1: ingested (a warning, not an error), the mismatch names both files. */
+	char *diff[] = {two, one};
+	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, NULL) == 0 && s.n_mismatch == 1);
+	if (s.n_mismatch == 1)
+		CHECK(strstr(s.mismatch[0], "run 2 (") && strstr(s.mismatch[0], "1job-jsonplus.json") &&
+		      strstr(s.mismatch[0], "2jobs-json.json") && strstr(s.mismatch[0], "numjobs 2 vs 1"));
+	stune_report_set_clear(&s);
+	CHECK(s.mismatch == NULL && s.n_mismatch == 0);
+
+	/* The same content under two names: refused, naming both. */
+	int bad0 = n_bad;
+	char *dup[] = {two, copy};
+	CHECK(stune_report_ingest(ctx, dup, 2, &s, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
+	CHECK(strstr(last_bad, copy) && strstr(last_bad, two) && strstr(last_bad, "the same run as"));
+	stune_report_set_clear(&s);
+
+	/* Two stonewall groups (real fio 3.33): refused whole, naming the groups; one group kept. */
+	char *swf[] = {sw};
+	bad0 = n_bad;
+	CHECK(stune_report_ingest(ctx, swf, 1, &s, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
+	CHECK(strstr(last_bad, "2 fio groups") && strstr(last_bad, "0 (randread), 1 (randwrite)") &&
+	      strstr(last_bad, "--group N"));
+	stune_report_set_clear(&s);
+	struct stune_report_set g = {.group_set = true, .group = 1};
+	CHECK(stune_report_ingest(ctx, swf, 1, &g, on_bad, NULL) == 0 && g.n_runs == 1);
+	if (g.n_runs == 1 && g.runs[0]) {
+		const struct stune_fio_run *r = g.runs[0];
+		CHECK(r->n_jobs == 1 && r->group == 1 && r->n_groups == 1);
+		CHECK_STR(r->jobs[0].name, "randwrite");
+		CHECK(r->total[STUNE_FIO_READ].iops == 0 && r->iops == r->jobs[0].io[STUNE_FIO_WRITE].iops &&
+		      r->iops > 0);
+	}
+	stune_report_set_clear(&g);
+	struct stune_report_set g5 = {.group_set = true, .group = 5};
+	bad0 = n_bad;
+	CHECK(stune_report_ingest(ctx, swf, 1, &g5, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
+	CHECK(strstr(last_bad, "no fio group 5") && strstr(last_bad, "0 (randread), 1 (randwrite)"));
+	stune_report_set_clear(&g5);
+
+	/* --compare against a saved set of another job: the differences, reference first. */
+	char *cur[] = {one};
+	struct stune_report_set c = {0};
+	CHECK(stune_report_ingest(ctx, cur, 1, &c, on_bad, NULL) == 0 && stune_report_set_stats(&c) == 0);
+	_cleanup_free_ char *ref_path = path_in(state, "ref.json");
+	FILE *f = fopen(ref_path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("{\"schema_version\":2,\"phase\":\"old\",\"provenance\":{\"source\":\"run\",\"host\":\"other\"},"
+		      "\"runs\":[{\"kiops\":10,\"fio_version\":\"fio-3.1\",\"global_options\":{\"bs\":\"8k\","
+		      "\"ioengine\":\"psync\"},"
+		      "\"jobs\":[{\"options\":{\"rw\":\"randread\"}}]}]}",
+		      f);
+		fclose(f);
+	}
+	struct stune_provenance prov = {.host = "here"};
+	c.prov = &prov;
+	struct stune_saved_set *ref = NULL;
+	struct stune_report_compare cmp;
+	_cleanup_free_ char *err = NULL;
+	CHECK(stune_report_reference(state, ref_path, &c, &ref, &cmp, &err) == 0);
+	CHECK(cmp.n_mismatch == 5);
+	if (cmp.n_mismatch == 5) {
+		CHECK_STR(cmp.mismatch[0], "fio version fio-3.1 vs fio-3.33");
+		CHECK_STR(cmp.mismatch[1], "bs 8192 vs 4096");
+		CHECK_STR(cmp.mismatch[2], "size unset vs 8388608");
+		CHECK_STR(cmp.mismatch[3], "runtime unset vs 1");
+		CHECK_STR(cmp.mismatch[4], "host other vs here");
+	}
+	stune_report_compare_clear(&cmp);
+	stune_saved_set_free(ref);
+	stune_report_set_clear(&c);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -186,6 +340,7 @@ int main(int argc, char **argv)
 	test_ingest_stats_compare(ctx, argv[1], state);
 	test_spool_flush(ctx, argv[1], state);
 	test_provenance(ctx, state);
+	test_comparable(ctx, argv[1], state);
 	stune_ctx_free(ctx);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state);

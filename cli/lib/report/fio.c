@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ctx.h"
 #include "core/userfile.h"
@@ -562,7 +563,85 @@ static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *ru
 			return r;
 	}
 	run->old_keys = p->old_keys;
+	run->group = -1;
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = run->jobs[k].groupid == run->jobs[i].groupid;
+		run->n_groups += !seen;
+	}
 	return compute_totals(p, run);
+}
+
+char *stune_fio_run_groups(const struct stune_fio_run *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	size_t shown = 0;
+	for (size_t i = 0; i < r->n_jobs; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = r->jobs[k].groupid == r->jobs[i].groupid;
+		if (seen)
+			continue;
+		const char *rw = stune_fio_job_option(r, &r->jobs[i], "rw");
+		if (!rw)
+			rw = stune_fio_job_option(r, &r->jobs[i], "readwrite");
+		fprintf(m, "%s%" PRId64 " (%s)", shown++ ? ", " : "", r->jobs[i].groupid, rw ? rw : r->jobs[i].name);
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void job_clear(struct stune_fio_job *j)
+{
+	free(j->name);
+	kv_free(j->options, j->n_options);
+	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+		stune_hist_clear(&j->io[d].clat.bins);
+}
+
+int stune_fio_run_keep_group(struct stune_fio_run *r, int64_t group, char **err)
+{
+	*err = NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < r->n_jobs; i++)
+		k += r->jobs[i].groupid == group;
+	if (!k) {
+		*err = stune_fio_run_groups(r);
+		return -ENOENT;
+	}
+	for (size_t i = 0, w = 0; i < r->n_jobs; i++) {
+		if (r->jobs[i].groupid != group)
+			job_clear(&r->jobs[i]);
+		else
+			r->jobs[w++] = r->jobs[i];
+	}
+	r->n_jobs = k;
+	r->n_groups = 1;
+	r->group = group;
+	/* The totals again, from the jobs kept. */
+	for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
+		stune_hist_clear(&r->total[d].clat.bins);
+		r->total[d] = (struct stune_fio_io){0};
+	}
+	r->iops = r->bw_kib_s = 0;
+	r->n_failed = 0;
+	r->first_error = 0;
+	r->first_failed_job = 0;
+	r->json_plus = false;
+	struct parse p = {.path = r->path, .old_keys = r->old_keys};
+	int ret = compute_totals(&p, r);
+	if (ret < 0)
+		*err = steal_pointer(&p.err);
+	free(p.err);
+	return ret;
 }
 
 /* Length of the first line of s (at most max), for quoting it in a message. */
@@ -660,6 +739,11 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 		*err = p.err;
 		return r;
 	}
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+	run->content_hash = h;
+	run->content_len = len;
 	free(p.err);
 	*out = steal_pointer(&run);
 	return 0;
@@ -671,8 +755,13 @@ int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_f
 	size_t len = 0;
 
 	*err = NULL;
-	/* A regular file only: a FIFO would block, /dev/zero never end. */
-	int r = stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	/* "-": standard input, read to its end (fio ... | scsitune report -), named "stdin". A file
+	 * named on the command line: a regular file only (a FIFO would block, /dev/zero never end). */
+	bool in = !strcmp(path, "-");
+	int r = in ? stune_read_user_fd(STDIN_FILENO, FIO_MAX_FILE_BYTES, 0, &buf, &len)
+		   : stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	if (in)
+		path = "stdin";
 	if (r < 0) {
 		if (r == -STUNE_ENOTREG || r == -EFBIG) {
 			*err = strdup(stune_user_file_strerror(r, FIO_MAX_FILE_BYTES));

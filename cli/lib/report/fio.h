@@ -87,6 +87,13 @@ struct stune_fio_run {
 	size_t n_failed; /* jobs with error != 0 */
 	int first_error; /* the first failed job's error */
 	size_t first_failed_job;
+
+	/* fio's groups: jobs of different groups ran one after the other (stonewall, new_group). */
+	size_t n_groups;
+	int64_t group; /* -1: every group kept; else the one kept (stune_fio_run_keep_group) */
+	/* The file's bytes, for telling the same run given twice: FNV-1a 64 and length. */
+	uint64_t content_hash;
+	size_t content_len;
 };
 
 /*
@@ -99,6 +106,15 @@ int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_f
 /* The same on a buffer already read; path only names it. */
 int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf, size_t len,
 			struct stune_fio_run **out, char **err);
+/*
+ * Keep only the jobs of fio group `group` and compute the totals again: the
+ * IOPS of jobs in different groups do not add up (they ran one after the
+ * other). -ENOENT when the run has no such group; *err gets the groups there
+ * are ("0, 1").
+ */
+int stune_fio_run_keep_group(struct stune_fio_run *r, int64_t group, char **err);
+/* "0 (randread), 1 (randwrite)": the run's groups with their first job's rw; caller frees. */
+char *stune_fio_run_groups(const struct stune_fio_run *r);
 void stune_fio_run_free(struct stune_fio_run *r);
 DEFINE_CLEANUP_FUNC(struct stune_fio_run, stune_fio_run_free)
 

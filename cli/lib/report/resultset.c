@@ -110,7 +110,61 @@ void stune_saved_set_free(struct stune_saved_set *s)
 	free(s->path);
 	free(s->phase);
 	free(s->kiops);
+	stune_sig_clear(&s->sig);
+	free(s->host);
 	free(s);
+}
+
+/* A saved run's option for the signature: the job's own (jobs[i].options), else global_options. */
+struct saved_run {
+	json_object *jobs, *global;
+};
+
+static const char *json_opt(json_object *options, const char *key)
+{
+	json_object *v;
+	if (!options || !json_object_object_get_ex(options, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static const char *saved_opt(void *data, size_t job, const char *key)
+{
+	const struct saved_run *r = data;
+	json_object *j = json_object_array_get_idx(r->jobs, job), *o = NULL;
+	const char *v = j && json_object_object_get_ex(j, "options", &o) ? json_opt(o, key) : NULL;
+	return v ? v : json_opt(r->global, key);
+}
+
+/* The set's signature (its first run) and host, for --compare's comparability. */
+static int saved_sig(json_object *doc, json_object *run, struct stune_saved_set *s)
+{
+	json_object *v, *prov, *host;
+	struct saved_run r = {0};
+	const char *version =
+	    json_object_object_get_ex(run, "fio_version", &v) && json_object_is_type(v, json_type_string)
+		? json_object_get_string(v)
+		: NULL;
+	if (!json_object_object_get_ex(run, "jobs", &r.jobs) || !json_object_is_type(r.jobs, json_type_array))
+		r.jobs = NULL;
+	if (json_object_object_get_ex(run, "global_options", &r.global) &&
+	    !json_object_is_type(r.global, json_type_object))
+		r.global = NULL;
+	size_t n_jobs = r.jobs ? json_object_array_length(r.jobs) : 0;
+	/* Known when the run recorded any job option (its global ones or a job's own). */
+	bool known = r.global && json_object_object_length(r.global) > 0;
+	for (size_t i = 0; i < n_jobs && !known; i++) {
+		json_object *o;
+		known = json_object_object_get_ex(json_object_array_get_idx(r.jobs, i), "options", &o) &&
+			json_object_is_type(o, json_type_object) && json_object_object_length(o) > 0;
+	}
+	int ret = stune_sig_build(version, n_jobs, known, saved_opt, &r, &s->sig);
+	if (ret < 0)
+		return ret;
+	if (json_object_object_get_ex(doc, "provenance", &prov) && json_object_object_get_ex(prov, "host", &host) &&
+	    json_object_is_type(host, json_type_string) && !(s->host = strdup(json_object_get_string(host))))
+		return -ENOMEM;
+	return 0;
 }
 
 static int set_err(char **err, const char *msg, int r)
@@ -174,6 +228,8 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 		s->kiops[i] = json_object_get_double(v);
 	}
 	s->n = n;
+	if ((r = saved_sig(doc, json_object_array_get_idx(runs, 0), s)) < 0)
+		goto out;
 	*out = steal_pointer(&s);
 out:
 	json_object_put(doc);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/macro.h"
+#include "report/comparable.h"
 
 /* 2: a "provenance" object (report --run); 1 (without it) is still read. */
 #define STUNE_REPORT_SCHEMA_VERSION 2
@@ -26,6 +27,8 @@ struct stune_saved_set {
 	char *phase;   /* NULL when the set had none */
 	double *kiops; /* per run */
 	size_t n;
+	struct stune_sig sig; /* its first run's fio version and jobs */
+	char *host;	      /* provenance.host when the set had one */
 };
 
 void stune_saved_set_free(struct stune_saved_set *s);

@@ -3,6 +3,7 @@
 #include "report/internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "report/comparable.h"
 #include "report/fio.h"
 #include "report/lineproto.h"
 #include "report/resultset.h"
@@ -23,9 +25,18 @@ void stune_report_set_clear(struct stune_report_set *s)
 		stune_fio_run_free(s->runs[i]);
 	free(s->runs);
 	free(s->kiops);
+	stune_strv_free(s->mismatch);
 	s->runs = NULL;
 	s->kiops = NULL;
-	s->n_runs = 0;
+	s->mismatch = NULL;
+	s->n_runs = s->n_mismatch = 0;
+}
+
+void stune_report_compare_clear(struct stune_report_compare *c)
+{
+	stune_strv_free(c->mismatch);
+	c->mismatch = NULL;
+	c->n_mismatch = 0;
 }
 
 static void report_bad(void (*bad)(void *, const char *), void *data, const char *fmt, ...) _printf_(3, 4);
@@ -41,6 +52,58 @@ static void report_bad(void (*bad)(void *, const char *), void *data, const char
 		bad(data, msg ? msg : "out of memory");
 }
 
+/* fio groups: one kept (--group), or a file with several refused: their IOPS do not add up. */
+static bool one_group(struct stune_report_set *s, size_t i, const char *shown, void (*bad)(void *, const char *),
+		      void *data)
+{
+	struct stune_fio_run *run = s->runs[i];
+	if (s->group_set) {
+		_cleanup_free_ char *err = NULL;
+		int r = stune_fio_run_keep_group(run, s->group, &err);
+		if (r == -ENOENT)
+			report_bad(bad, data, "%s: no fio group %" PRId64 " (groups: %s)", shown, s->group,
+				   err ? err : "?");
+		else if (r < 0)
+			report_bad(bad, data, "%s: group %" PRId64 ": %s", shown, s->group, err ? err : strerror(-r));
+		return r == 0;
+	}
+	if (run->n_groups <= 1)
+		return true;
+	_cleanup_free_ char *groups = stune_fio_run_groups(run);
+	report_bad(bad, data,
+		   "%s: %zu fio groups ran one after the other (stonewall or new_group): %s; their IOPS do not add "
+		   "up: report one group with --group N",
+		   shown, run->n_groups, groups ? groups : "?");
+	return false;
+}
+
+/* The runs of a set that are not the same job as its first, into s->mismatch. */
+static int set_mismatch(struct stune_report_set *s, char *const *files)
+{
+	_cleanup_(stune_sig_clear) struct stune_sig first = {0};
+	int r = stune_sig_of_run(s->runs[0], &first);
+	for (size_t i = 1; r >= 0 && i < s->n_runs; i++) {
+		_cleanup_(stune_sig_clear) struct stune_sig sig = {0};
+		_cleanup_(stune_strv_freep) char **d = NULL;
+		size_t n = 0;
+		if ((r = stune_sig_of_run(s->runs[i], &sig)) < 0 || (r = stune_sig_diff(&first, &sig, &d, &n)) < 0 ||
+		    !n)
+			continue;
+		_cleanup_free_ char *joined = NULL;
+		for (size_t k = 0; k < n; k++) {
+			char *j = stune_strdupf("%s%s%s", joined ? joined : "", joined ? ", " : "", d[k]);
+			free(joined);
+			if (!(joined = j))
+				return -ENOMEM;
+		}
+		r = stune_strv_push(&s->mismatch, &s->n_mismatch,
+				    stune_strdupf("run %zu (%s) against run 1 (%s): %s", i + 1,
+						  strcmp(files[i], "-") ? files[i] : "stdin",
+						  strcmp(files[0], "-") ? files[0] : "stdin", joined));
+	}
+	return r;
+}
+
 int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, struct stune_report_set *s,
 			void (*bad)(void *data, const char *msg), void *data)
 {
@@ -51,22 +114,38 @@ int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, str
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *err = NULL;
+		const char *shown = strcmp(files[i], "-") ? files[i] : "stdin"; /* "-": standard input */
 		int r = stune_fio_parse_file(ctx, files[i], &s->runs[i], &err);
 		if (r < 0) {
-			report_bad(bad, data, "%s: %s", files[i], err ? err : strerror(-r));
+			report_bad(bad, data, "%s: %s", shown, err ? err : strerror(-r));
+			ok = false;
+			continue;
+		}
+		if (!one_group(s, i, shown, bad, data)) {
 			ok = false;
 			continue;
 		}
 		const struct stune_fio_run *run = s->runs[i];
+		/* The same run twice is not two runs (its spread would be 0 %). */
+		for (size_t k = 0; k < i; k++)
+			if (s->runs[k] && s->runs[k]->content_len == run->content_len &&
+			    s->runs[k]->content_hash == run->content_hash) {
+				report_bad(bad, data, "%s: the same run as %s (identical content): give each run once",
+					   shown, strcmp(files[k], "-") ? files[k] : "stdin");
+				ok = false;
+				break;
+			}
 		if (run->n_failed > 0) {
 			const struct stune_fio_job *j = &run->jobs[run->first_failed_job];
-			report_bad(bad, data, "%s: fio job %zu '%s' failed with error %d (%s)%s", files[i],
+			report_bad(bad, data, "%s: fio job %zu '%s' failed with error %d (%s)%s", shown,
 				   run->first_failed_job, j->name, j->error, strerror(j->error),
 				   run->n_failed > 1 ? ", and more jobs failed" : "");
 			ok = false;
 		}
 	}
-	return ok ? 0 : -EINVAL;
+	if (!ok)
+		return -EINVAL;
+	return n > 1 ? set_mismatch(s, files) : 0;
 }
 
 int stune_report_set_stats(struct stune_report_set *s)
@@ -112,6 +191,15 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 		return stune_errf(err, r, "--compare %s: %s: reference has no usable runs", compare, (*ref)->path);
 	c->ref_label = (*ref)->phase ? (*ref)->phase : (*ref)->path;
 	c->ref_source = (*ref)->path;
+	/* Comparable only with the same fio and job, on the same host (when both sets know theirs). */
+	_cleanup_(stune_sig_clear) struct stune_sig cur = {0};
+	if ((r = stune_sig_of_run(s->runs[0], &cur)) < 0 ||
+	    (r = stune_sig_diff(&(*ref)->sig, &cur, &c->mismatch, &c->n_mismatch)) < 0)
+		return stune_errf(err, r, "out of memory");
+	const char *host = s->prov ? s->prov->host : NULL;
+	if (host && (*ref)->host && strcmp(host, (*ref)->host) &&
+	    (r = stune_strv_push(&c->mismatch, &c->n_mismatch, stune_strdupf("host %s vs %s", (*ref)->host, host))) < 0)
+		return stune_errf(err, r, "out of memory");
 	return 0;
 }
 

@@ -26,10 +26,16 @@ struct stune_upload;
 struct stune_report_set {
 	const char *phase;		     /* NULL: unlabelled */
 	const struct stune_provenance *prov; /* NULL: fio files ingested */
-	struct stune_fio_run **runs;	     /* owned: stune_report_set_clear */
+	bool group_set;			     /* --group: keep fio group `group` of each file */
+	int64_t group;
+	struct stune_fio_run **runs; /* owned: stune_report_set_clear */
 	size_t n_runs;
 	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */
 	struct stune_stats stats; /* over kiops */
+	/* Runs that are not the same job as the first (fio version, job options): "run 2 (b.json): bs 4k vs
+	 * 8k". The statistics across them compare different things. */
+	char **mismatch;
+	size_t n_mismatch;
 };
 void stune_report_set_clear(struct stune_report_set *s);
 
@@ -40,12 +46,18 @@ struct stune_report_compare {
 	struct stune_stats ref;
 	const char *cur_label;
 	struct stune_stats_cmp cmp;
+	/* How this set differs from the reference (fio version, job options, host): not comparable. */
+	char **mismatch;
+	size_t n_mismatch;
 };
+void stune_report_compare_clear(struct stune_report_compare *c);
 
 /*
- * Parse every file into s (n runs). Each bad file (unparsable, or a fio job
- * that failed) is reported through bad(data, message naming the file), and
- * the others are still read; -EINVAL when any was bad.
+ * Parse every file into s (n runs). Each bad file (unparsable, a fio job that
+ * failed, several fio groups without s->group_set, no such group, the same
+ * run as an earlier file) is reported through bad(data, message naming the
+ * file), and the others are still read; -EINVAL when any was bad. Runs that
+ * are not the same job as the first go to s->mismatch (not an error).
  */
 int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, struct stune_report_set *s,
 			void (*bad)(void *data, const char *msg), void *data);

@@ -192,10 +192,17 @@ int stune_persist_modprobe(const struct stune_plan *plan, char **out)
 
 int stune_persist_unit(const char *bin, const char *profile, const char *profile_dir, char **out)
 {
-	if (strpbrk(bin, "\"\\\n") || strpbrk(profile, "\"\\\n") || strpbrk(profile_dir, "\"\\\n"))
+	if (strpbrk(bin, "\"\\\n") || strpbrk(profile, "\"\\\n") || (profile_dir && strpbrk(profile_dir, "\"\\\n")))
 		return -EINVAL;
+	_cleanup_free_ char *dir_opt = profile_dir ? stune_strdupf(" --profile-dir \"%s\"", profile_dir) : strdup("");
+	if (!dir_opt)
+		return -ENOMEM;
 	*out = stune_strdupf("# Written by scsitune apply --persist; scsitune revert removes it.\n"
 			     "# IRQ numbers change between boots: the plan is made again on the booted host.\n"
+			     "# After systemd-udev-settle: the plan needs the HBAs' disks with their udev\n"
+			     "# properties (the stable keys), and settle is the one point where the boot's\n"
+			     "# coldplug events are done (deprecated by systemd, still in Debian 12's 252; a\n"
+			     "# disk found later gets its queue settings from 90-scsitune.rules).\n"
 			     "[Unit]\n"
 			     "Description=scsitune: apply tuning profile %s at boot\n"
 			     "Documentation=man:scsitune-apply(8)\n"
@@ -206,11 +213,11 @@ int stune_persist_unit(const char *bin, const char *profile, const char *profile
 			     "[Service]\n"
 			     "Type=oneshot\n"
 			     "RemainAfterExit=yes\n"
-			     "ExecStart=\"%s\" apply --profile \"%s\" --profile-dir \"%s\" --state-dir %s\n"
+			     "ExecStart=\"%s\" apply --profile \"%s\"%s --state-dir %s\n"
 			     "\n"
 			     "[Install]\n"
 			     "WantedBy=multi-user.target",
-			     profile, bin, profile, profile_dir, STUNE_PERSIST_BOOT_STATE);
+			     profile, bin, profile, dir_opt, STUNE_PERSIST_BOOT_STATE);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -248,14 +255,28 @@ int stune_persist_plan(struct stune_ctx *ctx, struct stune_plan *plan, const str
 	if ((r = stune_persist_udev_rules(plan, t, &rules)) < 0 || (r = stune_persist_modprobe(plan, &modprobe)) < 0 ||
 	    (r = stune_persist_unit(bin, profile, profile_dir, &unit)) < 0)
 		return r;
+	/* The unit runs the installed scsitune: not there (in the root), it would fail at every boot. */
+	_cleanup_free_ char *no_bin = NULL;
+	if (*bin != '/' || !stune_root_exists(ctx->root, bin + 1))
+		if (!(no_bin = stune_strdupf("%s is not installed here (the boot unit runs it): install scsitune "
+					     "(cmake --install, or the package), then apply --persist again",
+					     bin)))
+			return -ENOMEM;
 	if ((r = persist_row(ctx, plan, "persist:udev-rules", STUNE_PERSIST_RULES, false, rules,
 			     "udev applies the disks' queue settings on every add and change event (hotplug, "
 			     "rescan, revalidate)")) < 0 ||
-	    (r = persist_row(ctx, plan, "persist:boot-unit", STUNE_PERSIST_UNIT, false, unit,
-			     "a oneshot unit runs this apply again at boot (IRQ numbers change between boots); its "
-			     "journal goes to " STUNE_PERSIST_BOOT_STATE)) < 0 ||
-	    (r = persist_row(ctx, plan, "persist:boot-unit-enable", STUNE_PERSIST_WANTS, true, STUNE_PERSIST_UNIT_AT,
-			     "enabled as systemctl enable would (multi-user.target.wants)")) < 0 ||
+	    (r = no_bin
+		     ? stune_plan_add_row(plan, STUNE_OBJ_PERSIST, "persist:boot-unit", "file", STUNE_PERSIST_UNIT,
+					  NULL, unit, STUNE_NOT_APPLICABLE, no_bin)
+		     : persist_row(ctx, plan, "persist:boot-unit", STUNE_PERSIST_UNIT, false, unit,
+				   "a oneshot unit runs this apply again at boot (IRQ numbers change between boots); "
+				   "its journal goes to " STUNE_PERSIST_BOOT_STATE)) < 0 ||
+	    (r = no_bin ? stune_plan_add_row(plan, STUNE_OBJ_PERSIST, "persist:boot-unit-enable", "symlink",
+					     STUNE_PERSIST_WANTS, NULL, STUNE_PERSIST_UNIT_AT, STUNE_NOT_APPLICABLE,
+					     no_bin)
+			: persist_row(ctx, plan, "persist:boot-unit-enable", STUNE_PERSIST_WANTS, true,
+				      STUNE_PERSIST_UNIT_AT,
+				      "enabled as systemctl enable would (multi-user.target.wants)")) < 0 ||
 	    (r = persist_row(ctx, plan, "persist:modprobe", STUNE_PERSIST_MODPROBE, false, modprobe,
 			     "load-time driver parameters: take effect when the driver loads; a driver in the "
 			     "initramfs (the boot disk's HBA) needs update-initramfs -u")) < 0)

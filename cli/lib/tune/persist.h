@@ -11,11 +11,14 @@
  *       and name no sdX (kernel names change between boots, and verify
  *       compares the file's text);
  *   etc/systemd/system/scsitune-apply.service and its enabling link in
- *   multi-user.target.wants/
+ *       multi-user.target.wants/
  *       a oneshot unit that runs `scsitune apply` of the same profile at boot,
  *       after udev settles and before irqbalance: IRQ numbers change between
  *       boots, so IRQ placement is planned again on the booted host; its
- *       journal goes to /run/scsitune (gone at the next boot);
+ *       journal goes to /run/scsitune (gone at the next boot). It runs the
+ *       installed scsitune (CMake's $sbindir/scsitune of this build: the
+ *       package's /usr/sbin, cmake --install's /usr/local/sbin), which must
+ *       exist in the root, else both rows are not applicable;
  *   etc/modprobe.d/scsitune.conf
  *       "options DRIVER key=value" for the profile's [module:DRIVER]
  *       parameters (load time only; an HBA the boot disk sits behind loads
@@ -42,7 +45,11 @@
 int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_topology *t, char **out);
 /* The modprobe.d file for the plan's module rows; *out NULL when there are none. */
 int stune_persist_modprobe(const struct stune_plan *plan, char **out);
-/* The boot unit: bin is scsitune's installed path, profile and profile_dir absolute. */
+/*
+ * The boot unit: bin is scsitune's installed path; profile as the boot's apply
+ * takes it (a name in the installed directory, or an absolute path);
+ * profile_dir absolute, or NULL for the installed one (left out).
+ */
 int stune_persist_unit(const char *bin, const char *profile, const char *profile_dir, char **out);
 
 /* Append the persist rows to plan (reads the current files under ctx's root). */
