@@ -108,7 +108,8 @@ static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, s
 int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *profile_dir, bool persist,
 	     struct stune_topology **t, struct stune_plan **plan)
 {
-	int r = stune_topology_scan_for_plan(ctx, t);
+	/* Of the disks' tunables, the host is read for those the profile sets. */
+	int r = stune_topology_scan_for_plan_attrs(ctx, stune_plan_disk_attrs(p), t);
 	if (r < 0) {
 		error_msg("reading the host failed: %s", strerror(-r));
 		return r;

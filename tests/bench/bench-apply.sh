@@ -3,23 +3,29 @@
 # `revert` of the whole plan on a large host (4 mpi3mr HBAs, 4,096 SAS disks,
 # 64 CPUs on 2 nodes, built by tests/fixtures/mkfixture.py; Debian 12's
 # /etc/default/irqbalance in it), next to the floor: the same writes done by
-# a shell loop (no reads, no journal, no checks) in the same run.
+# a minimal C program (bench-writer: open, write, close per setting, paths
+# and values from the dry-run's JSON; no reads, journal or checks) and
+# `detect` on the same tree, in the same run.
 #
 #   tests/bench/bench-apply.sh [--hbas N] [--disks N] [--runs N] [--dir DIR] [--keep]
 #                              [--root TREE]
 # --root: an existing tree from bench-tree.sh (same --hbas and --disks); it is
 # left as it was found (every run is reverted and checked byte-identical).
 #
-# SCSITUNE names the binary (default ./build/scsitune). Prints wall time per
-# run (median), syscalls per setting (strace -c -f of one apply), peak RSS,
-# and the goal (apply of the whole plan under one second) as met / not met.
-# Never fails on speed: exits 1 only when a command fails or a result is
-# wrong (apply not all applied, verify not 0 after apply, the tree not
-# byte-identical after revert), 64 on bad usage.
+# SCSITUNE names the binary (default ./build/scsitune), BENCH_WRITER the
+# floor (default ./build/tests/bench-writer). Prints median wall time (and CPU)
+# of each step over --runs runs (default 5), syscalls per setting (strace -c
+# -f), peak RSS (/usr/bin/time %M, -v's "Maximum resident set size"), and the
+# goals of issue 12 as met / not met: apply within 1.5 x the C writer, at most
+# 6 syscalls per setting, apply peak RSS under 64 MB, verify no slower than
+# detect. Never fails on speed: exits 1 only when a command fails or a result
+# is wrong (apply not all applied, verify not 0 after apply, the writer not
+# writing every change, the tree not byte-identical after a revert or after
+# the floor is undone), 64 on bad usage.
 set -euo pipefail
 export LC_ALL=C
 
-hbas=4 disks=4096 runs=3 dir=${BENCH_DIR:-} keep='' given_root=''
+hbas=4 disks=4096 runs=5 dir=${BENCH_DIR:-} keep='' given_root=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hbas) hbas=${2:?}; shift 2 ;;
@@ -28,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--dir) dir=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--root) given_root=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
 	*) echo "bench-apply.sh: unknown argument $1" >&2; exit 64 ;;
 	esac
 done
@@ -41,6 +47,8 @@ here=$top/tests/bench
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-apply.sh: FAIL: $*" >&2; exit 1; }
 [ -x "$scsitune" ] || die "no scsitune binary at $scsitune (build it or set SCSITUNE)"
+writer=${BENCH_WRITER:-$top/build/tests/bench-writer}
+[ -x "$writer" ] || die "no bench-writer at $writer (cmake --build build, or set BENCH_WRITER)"
 for tool in python3 strace; do
 	command -v "$tool" >/dev/null || die "$tool is not installed"
 done
@@ -58,11 +66,17 @@ cleanup() {
 }
 trap cleanup EXIT
 state=$work/state
+restore_tree() {
+	[ ! -e "$state/journal.json" ] || "$scsitune" --sysroot "$root" revert --force --state-dir "$state" >/dev/null 2>&1 || true
+	[ ! -e "$work/floored" ] || unfloor || true
+}
 if [ -n "$given_root" ]; then
 	root=$(readlink -f "$given_root")
 	[ -d "$root/sys/block" ] || die "--root $given_root: not a bench tree (no sys/block)"
 	[ ! -e "$root/etc/default/irqbalance" ] || die "--root $given_root: already has etc/default/irqbalance (a run left behind?)"
-	trap 'rm -f "$root/etc/default/irqbalance"; cleanup' EXIT
+	# A run cut short leaves the tree as it found it: what apply wrote is reverted
+	# (its journal), what the floor wrote is put back (saved.json).
+	trap 'restore_tree; rm -f "$root/etc/default/irqbalance"; cleanup' EXIT
 else
 	BENCH_DIR=$dir "$top/tests/bench/bench-tree.sh" make "$tree" --hbas "$hbas" --disks "$disks" >/dev/null ||
 		die "making the bench tree failed"
@@ -102,27 +116,48 @@ st apply "${profile[@]}" --dry-run -o json >"$work/plan.json" || die "apply --dr
 read -r n_change n_rows < <(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); print(d["summary"]["change"], len(d["changes"]))' "$work/plan.json")
 [ "$n_change" -ge "$disks" ] || die "the plan has $n_change changes for $disks disks"
-# The floor's input: path and value of every change.
-python3 -c 'import json,sys
-for c in json.load(open(sys.argv[1]))["changes"]:
-    if c["state"] == "change" and c["path"].startswith(("/sys/", "/proc/")): print(c["path"], c["desired"])' \
-	"$work/plan.json" >"$work/writes.txt"
+# The floor: what the writer changes (the files' text: a scheduler list becomes one word), kept to put back.
+python3 - "$work/plan.json" "$root" "$work/saved.json" <<'PY'
+import json, sys
+plan, root, saved = sys.argv[1:]
+paths = [c["path"] for c in json.load(open(plan))["changes"]
+         if c["state"] == "change" and c["path"].startswith(("/sys/", "/proc/"))]
+json.dump({p: open(root + p).read() for p in paths}, open(saved, "w"))
+PY
+n_writes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/saved.json")
+unfloor() {
+	python3 -c 'import json,sys
+for p, v in json.load(open(sys.argv[2])).items(): open(sys.argv[1] + p, "w").write(v)' "$root" "$work/saved.json"
+}
 
-timed() { # NAME EXPECTED_RC CMD...: wall ms and peak RSS KiB appended to $work/NAME
+timed() { # NAME EXPECTED_RC CMD...: wall ms, peak RSS KiB and CPU ms appended to $work/NAME
 	local name=$1 want=$2 rc=0
 	shift 2
-	/usr/bin/time -f '%e %M' -o "$work/time.1" "$@" >"$work/out" 2>"$work/err" || rc=$?
+	/usr/bin/time -f '%e %M %U %S' -o "$work/time.1" "$@" >"$work/out" 2>"$work/err" || rc=$?
 	[ "$rc" -eq "$want" ] || die "$name exited $rc, want $want: $(head -3 "$work/err")"
-	awk '{ printf "%d %d\n", $1 * 1000, $2 }' "$work/time.1" >>"$work/$name"
+	awk '{ printf "%d %d %d\n", $1 * 1000, $2, ($3 + $4) * 1000 }' "$work/time.1" >>"$work/$name"
 }
+# Warm-up: one of each, unrecorded.
+"$scsitune" --sysroot "$root" detect -o json >/dev/null 2>&1 || die "detect failed"
+touch "$work/floored"
+"$writer" "$work/plan.json" "$root" >/dev/null || die "bench-writer failed"
+unfloor
 for ((i = 0; i < runs; i++)); do
 	timed apply 0 "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state"
 	grep -q "^Applied $n_change of $n_change; 0 failed" <(head -3 "$work/out") || die "apply: not every change applied: $(head -3 "$work/out")"
 	timed verify 0 "$scsitune" --sysroot "$root" verify --state-dir "$state"
 	timed revert 0 "$scsitune" --sysroot "$root" revert --state-dir "$state"
 	[ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (run $i)"
+	timed detect 0 "$scsitune" --sysroot "$root" detect -o json
+	touch "$work/floored"
+	timed floor 0 "$writer" "$work/plan.json" "$root"
+	grep -q "^$n_writes writes" "$work/out" || die "bench-writer: not $n_writes writes: $(cat "$work/out")"
+	awk '{ printf "%d 0 0\n", $5 }' "$work/out" >>"$work/floor-writes"
+	unfloor
+	rm -f "$work/floored"
+	[ "$(snap)" = "$before" ] || die "the tree is not byte-identical after the floor was undone (run $i)"
 done
-# Syscalls per setting: one apply under strace, then revert.
+# Syscalls per setting: one apply under strace, then revert; and the floor's.
 rc=0
 strace -f -c -o "$work/strace" "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state" \
 	>"$work/out" 2>"$work/err" || rc=$?
@@ -130,33 +165,37 @@ strace -f -c -o "$work/strace" "$scsitune" --sysroot "$root" apply "${profile[@]
 calls=$(awk '$NF == "total" { print $(NF-2) }' "$work/strace")
 st revert --state-dir "$state" >/dev/null || die "revert after the strace run failed"
 [ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (strace run)"
-# The floor: the same writes from a shell loop.
-floor() { while read -r p v; do printf '%s\n' "$v" >"$root$p"; done <"$work/writes.txt"; }
-for ((i = 0; i < runs; i++)); do
-	a=$(date +%s%N)
-	floor
-	b=$(date +%s%N)
-	echo "$(((b - a) / 1000000)) 0" >>"$work/floor"
-	st revert --state-dir "$state" >/dev/null 2>&1 || true # no journal: nothing to do
-	python3 -c 'import json,sys
-for c in json.load(open(sys.argv[1]))["changes"]:
-    if c["state"] == "change" and c["path"].startswith(("/sys/", "/proc/")): print(c["path"], c["current"])' \
-		"$work/plan.json" | while read -r p v; do printf '%s\n' "$v" >"$root$p"; done
-done
+touch "$work/floored"
+strace -f -c -o "$work/strace.floor" "$writer" "$work/plan.json" "$root" >/dev/null 2>&1 || die "bench-writer under strace failed"
+unfloor
+rm -f "$work/floored"
+floor_calls=$(awk '$NF == "total" { print $(NF-2) }' "$work/strace.floor")
 
-med() { sort -n "$work/$1" | awk '{ a[NR] = $1; m = ($2 > m ? $2 : m) } END { printf "%d %d\n", a[int((NR + 1) / 2)], m }'; }
-echo "bench host: $hbas mpi3mr HBAs, $disks disks; plan: $n_rows rows, $n_change changes; $runs runs each (median wall, peak RSS)"
-printf '%-22s %10s %12s\n' step "wall ms" "peak RSS"
-for s in apply verify revert; do
-	read -r ms kb < <(med "$s")
-	printf '%-22s %10d %9.1f MB\n' "scsitune $s" "$ms" "$(echo "$kb" | awk '{ print $1 / 1024 }')"
+med() { # NAME: median wall ms, peak RSS KiB (the largest), median CPU ms
+	python3 -c 'import statistics,sys
+t = [[int(x) for x in l.split()] for l in open(sys.argv[1]) if l.strip()]
+print(int(statistics.median(x[0] for x in t)), max(x[1] for x in t), int(statistics.median(x[2] for x in t)))' "$work/$1"
+}
+echo "bench host: $hbas mpi3mr HBAs, $disks disks; plan: $n_rows rows, $n_change changes ($n_writes kernel attributes); $runs runs each (median wall and CPU, peak RSS); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-26s %9s %9s %12s\n' step "wall ms" "CPU ms" "peak RSS"
+for s in apply verify revert detect floor; do
+	read -r ms kb cpu < <(med "$s")
+	label="scsitune $s"
+	[ "$s" != floor ] || label="floor (C writer, whole)"
+	printf '%-26s %9d %9d %9.1f MB\n' "$label" "$ms" "$cpu" "$(echo "$kb" | awk '{ print $1 / 1024 }')"
 done
+read -r fw _ < <(med floor-writes)
+printf '%-26s %9d %9s %12s\n' "floor (its writes alone)" "$fw" - -
+read -r ams akb _ < <(med apply)
+read -r vms _ < <(med verify)
+read -r dms _ < <(med detect)
 read -r fms _ < <(med floor)
-printf '%-22s %10d %12s\n' "floor (shell writes)" "$fms" "-"
-read -r ams akb < <(med apply)
-awk -v c="$calls" -v n="$n_change" -v ms="$ams" -v f="$fms" -v kb="$akb" 'BEGIN {
-	printf "apply: %.1f syscalls per setting (%d in all, strace -c -f)\n", c / n, c
-	printf "apply/floor ratio %.2f (the floor writes only; apply also reads the host, journals, reads back)\n", ms / (f > 0 ? f : 1)
-	printf "apply of the whole plan %d ms   goal < 1000 ms: %s\n", ms, (ms < 1000 ? "met" : "NOT MET")
-	printf "apply peak RSS %.1f MB         (context: detect alone on this tree, tests/bench/bench-detect.sh)\n", kb / 1024
+awk -v c="$calls" -v fc="$floor_calls" -v n="$n_change" -v nw="$n_writes" -v ms="$ams" -v f="$fms" -v fw="$fw" \
+	-v kb="$akb" -v v="$vms" -v d="$dms" 'BEGIN {
+	f = f > 0 ? f : 1; fw = fw > 0 ? fw : 1
+	printf "goals (issue 12):\n"
+	printf "  apply / C writer    %5.2f x  goal <= 1.5 x: %s   (apply / the writes alone %.2f x)\n", ms / f, (ms / f <= 1.5 ? "met" : "NOT MET"), ms / fw
+	printf "  syscalls per setting %5.1f   goal <= 6: %s   (%d in all, strace -c -f; the writer %.1f per write)\n", c / n, (c / n <= 6 ? "met" : "NOT MET"), c, fc / nw
+	printf "  apply peak RSS   %6.1f MB  goal < 64 MB: %s\n", kb / 1024, (kb / 1024 < 64 ? "met" : "NOT MET")
+	printf "  verify / detect     %5.2f x  goal <= 1.0 x: %s   (%d ms vs %d ms)\n", v / d, (v <= d ? "met" : "NOT MET"), v, d
 }'

@@ -10,9 +10,11 @@
 # --disks), read and left in place; otherwise one is made and removed.
 #
 # SCSITUNE names the binary (default ./build/scsitune). Prints figures and the
-# goals (no slower than lsscsi; peak RSS < 64 MB) as met / not met, but never
-# fails on speed: it exits 1 only when a command fails or an output is wrong
-# (disk counts, HBA count, warnings on a clean tree), 64 on bad usage.
+# goal of issue 12 (detect -o json no slower than lsscsi -k -y, with its pool
+# of threads and with one thread) as met / not met, with CPU time and
+# syscalls per disk beside; never fails on speed: it exits 1 only when a
+# command fails or an output is wrong (each tool's disks, names and H:C:T:L
+# the same, HBA count, WWNs, warnings on a clean tree), 64 on bad usage.
 set -euo pipefail
 export LC_ALL=C
 
@@ -80,74 +82,102 @@ cmd_lsscsi="lsscsi -k -y $root/sys"
 cmd_lsblk="lsblk --sysroot $root -J"
 cmd_scsitune="$scsitune --sysroot $root detect -o json"
 
-n=$($cmd_lsscsi | grep -c ' disk ') || die "lsscsi failed"
-[ "$n" -eq "$disks" ] || die "lsscsi lists $n disks, want $disks"
+$cmd_lsscsi >"$work/lsscsi.txt" || die "lsscsi failed"
 $cmd_lsblk >"$work/lsblk.json" || die "lsblk failed"
-n=$(python3 -c 'import json,sys
-print(sum(1 for d in json.load(open(sys.argv[1]))["blockdevices"] if d["name"].startswith("sd")))' "$work/lsblk.json")
-[ "$n" -eq "$disks" ] || die "lsblk lists $n sd disks, want $disks"
 if [ -n "$with_scsitune" ]; then
 	$cmd_scsitune >"$work/detect.json" 2>"$work/detect.stderr" ||
 		die "scsitune detect -o json failed: $(head -5 "$work/detect.stderr")"
 	[ ! -s "$work/detect.stderr" ] ||
 		die "scsitune warned on a clean tree: $(head -5 "$work/detect.stderr")"
-	python3 - "$work/detect.json" "$disks" "$hbas" <<'EOF' || die "scsitune JSON is wrong"
+	SCSITUNE_THREADS=1 $cmd_scsitune >"$work/detect1.json" 2>&1 || die "scsitune detect (1 thread) failed"
+	cmp -s "$work/detect.json" "$work/detect1.json" || die "scsitune detect: 1 thread and the pool differ"
+else
+	echo '{"hbas": []}' >"$work/detect.json"
+fi
+# The same facts from each tool: every disk, by name, with its H:C:T:L (and
+# vendor and model from lsscsi); scsitune's HBAs and a WWN per disk.
+python3 - "$work/lsscsi.txt" "$work/lsblk.json" "$work/detect.json" "$disks" "$hbas" "$with_scsitune" <<'EOF' || die "the tools disagree (see above)"
 import json, sys
-doc = json.load(open(sys.argv[1]))
-want_disks, want_hbas = int(sys.argv[2]), int(sys.argv[3])
-hbas = [h for h in doc["hbas"] if h.get("driver") == "mpi3mr"]
-disks = [d for h in doc["hbas"] for s in h["scsi_hosts"] for d in s["disks"]]
-names = {d["name"] for d in disks}
+lsscsi_txt, lsblk_json, detect_json, want_disks, want_hbas, with_st = sys.argv[1:]
+want_disks, want_hbas = int(want_disks), int(want_hbas)
 errors = []
-if len(hbas) != want_hbas:
-    errors.append("%d mpi3mr HBAs, want %d" % (len(hbas), want_hbas))
-if len(disks) != want_disks or len(names) != want_disks:
-    errors.append("%d disks (%d names), want %d" % (len(disks), len(names), want_disks))
-if any(not d.get("wwn") for d in disks):
-    errors.append("a disk without its WWN")
+ls = {}
+for line in open(lsscsi_txt):
+    f = line.split()
+    if len(f) >= 6 and f[1] == "disk":
+        ls[f[-1].rsplit("/", 1)[-1]] = (f[0].strip("[]"), f[2], f[3])
+blk = {d["name"]: d.get("hctl") for d in json.load(open(lsblk_json))["blockdevices"] if d["name"].startswith("sd")}
+if len(ls) != want_disks:
+    errors.append("lsscsi lists %d disks, want %d" % (len(ls), want_disks))
+if set(blk) != set(ls):
+    errors.append("lsblk lists %d sd disks, lsscsi %d: not the same names" % (len(blk), len(ls)))
+if with_st:
+    doc = json.load(open(detect_json))
+    hbas = [h for h in doc["hbas"] if h.get("driver") == "mpi3mr"]
+    disks = [d for h in doc["hbas"] for s in h["scsi_hosts"] for d in s["disks"]]
+    st = {d["name"]: (d.get("hctl"), d.get("vendor"), d.get("model")) for d in disks}
+    if len(hbas) != want_hbas:
+        errors.append("scsitune: %d mpi3mr HBAs, want %d" % (len(hbas), want_hbas))
+    if len(disks) != want_disks or len(st) != want_disks:
+        errors.append("scsitune: %d disks (%d names), want %d" % (len(disks), len(st), want_disks))
+    if any(not d.get("wwn") for d in disks):
+        errors.append("scsitune: a disk without its WWN")
+    diff = [n for n in ls if st.get(n) != ls[n]]
+    if set(st) != set(ls) or diff:
+        errors.append("scsitune and lsscsi differ (name, H:C:T:L, vendor, model), e.g. %s: %s vs %s"
+                      % (diff[0], st.get(diff[0]), ls[diff[0]]) if diff else "scsitune and lsscsi list other names")
+    bad = [n for n in blk if blk[n] is not None and blk[n] != st.get(n, (None,))[0]]
+    if bad:
+        errors.append("scsitune and lsblk differ on H:C:T:L, e.g. %s" % bad[0])
 for e in errors:
-    print("scsitune JSON: " + e, file=sys.stderr)
+    print(e, file=sys.stderr)
 sys.exit(1 if errors else 0)
 EOF
+if [ -n "$with_scsitune" ]; then
 	$scsitune --sysroot "$root" detect >/dev/null 2>&1 || die "scsitune detect (text) failed"
 fi
 
 # --- timing ------------------------------------------------------------------
+# scsitune with its pool (one thread per usable CPU) and with one thread: on 2
+# cores the goal is to hold at both.
 names=(lsscsi lsblk)
 cmds=("$cmd_lsscsi" "$cmd_lsblk")
 if [ -n "$with_scsitune" ]; then
-	names=(scsitune "${names[@]}")
-	cmds=("$cmd_scsitune" "${cmds[@]}")
+	names=(scsitune scsitune-1 "${names[@]}")
+	cmds=("$cmd_scsitune" "env SCSITUNE_THREADS=1 $cmd_scsitune" "${cmds[@]}")
 fi
-declare -A median mean sd
+declare -A median mean sd cpu
 if command -v hyperfine >/dev/null; then
 	timer=hyperfine
 	hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/times.json" \
 		--style none "${cmds[@]}" >/dev/null
-	while read -r i med avg dev; do
-		median[${names[$i]}]=$med mean[${names[$i]}]=$avg sd[${names[$i]}]=$dev
+	while read -r i med avg dev c; do
+		median[${names[$i]}]=$med mean[${names[$i]}]=$avg sd[${names[$i]}]=$dev cpu[${names[$i]}]=$c
 	done < <(python3 -c 'import json,sys
 for i, r in enumerate(json.load(open(sys.argv[1]))["results"]):
-    print(i, r["median"] * 1e3, r["mean"] * 1e3, (r.get("stddev") or 0) * 1e3)' "$work/times.json")
+    print(i, r["median"] * 1e3, r["mean"] * 1e3, (r.get("stddev") or 0) * 1e3, (r["user"] + r["system"]) * 1e3)' "$work/times.json")
 else
-	timer="date +%s%N loop"
+	timer="/usr/bin/time loop"
+	[ -x /usr/bin/time ] || die "neither hyperfine nor /usr/bin/time (package time) is installed"
 	for i in "${!cmds[@]}"; do
 		for _ in 1 2; do ${cmds[$i]} >/dev/null 2>&1; done # warm-up
 		: >"$work/t.$i"
 		for ((r = 0; r < runs; r++)); do
-			a=$(date +%s%N)
-			${cmds[$i]} >/dev/null 2>&1 || die "${names[$i]} failed while timing"
-			b=$(date +%s%N)
-			echo $((b - a)) >>"$work/t.$i"
+			# shellcheck disable=SC2086 # the command lines are split on purpose
+			/usr/bin/time -f '%e %U %S' -a -o "$work/t.$i" ${cmds[$i]} >/dev/null 2>&1 ||
+				die "${names[$i]} failed while timing"
 		done
-		read -r med avg dev < <(python3 -c 'import statistics,sys
-t = [int(l) / 1e6 for l in open(sys.argv[1])]
-print(statistics.median(t), statistics.mean(t), statistics.stdev(t) if len(t) > 1 else 0)' "$work/t.$i")
-		median[${names[$i]}]=$med mean[${names[$i]}]=$avg sd[${names[$i]}]=$dev
+		read -r med avg dev c < <(python3 -c 'import statistics,sys
+t = [[float(x) for x in l.split()] for l in open(sys.argv[1]) if l[0].isdigit()]
+w = [x[0] * 1e3 for x in t]
+print(statistics.median(w), statistics.mean(w), statistics.stdev(w) if len(w) > 1 else 0,
+      statistics.mean((x[1] + x[2]) * 1e3 for x in t))' "$work/t.$i")
+		median[${names[$i]}]=$med mean[${names[$i]}]=$avg sd[${names[$i]}]=$dev cpu[${names[$i]}]=$c
 	done
 fi
 
-# --- peak RSS (max resident set, KiB) ----------------------------------------
+# --- peak RSS (max resident set, KiB: /usr/bin/time's %M, what -v prints as
+# "Maximum resident set size") and syscalls per disk (strace -c -f, one run) ---
 rss() {
 	if [ -x /usr/bin/time ]; then
 		/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || return 1
@@ -158,27 +188,33 @@ subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNUL
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 	fi
 }
-declare -A peak
+declare -A peak calls
 for i in "${!cmds[@]}"; do
 	# shellcheck disable=SC2086 # the command lines are split on purpose
 	peak[${names[$i]}]=$(rss ${cmds[$i]}) || die "${names[$i]} failed under the RSS probe"
+	calls[${names[$i]}]=-
+	if command -v strace >/dev/null; then
+		# shellcheck disable=SC2086
+		strace -f -c -o "$work/strace.$i" ${cmds[$i]} >/dev/null 2>&1 || die "${names[$i]} failed under strace"
+		calls[${names[$i]}]=$(awk -v n="$disks" '$NF == "total" { printf "%.1f", $(NF-2) / n }' "$work/strace.$i")
+	fi
 done
 
 # --- report --------------------------------------------------------------------
-echo "timer: $timer, $runs runs after 2 warm-ups; times in ms"
-printf '%-10s %10s %10s %9s %12s  %s\n' tool median mean stddev "peak RSS" command
+echo "timer: $timer, $runs runs after 2 warm-ups; times in ms (CPU: user + system, mean); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-11s %9s %9s %8s %9s %11s %9s  %s\n' tool median mean stddev "CPU" "peak RSS" "sysc/disk" command
 for i in "${!cmds[@]}"; do
 	t=${names[$i]}
-	printf '%-10s %10.1f %10.1f %9.1f %9.1f MB  %s\n' "$t" "${median[$t]}" "${mean[$t]}" \
-		"${sd[$t]}" "$(echo "${peak[$t]}" | awk '{ print $1 / 1024 }')" "${cmds[$i]}"
+	printf '%-11s %9.1f %9.1f %8.1f %9.1f %8.1f MB %9s  %s\n' "$t" "${median[$t]}" "${mean[$t]}" \
+		"${sd[$t]}" "${cpu[$t]}" "$(echo "${peak[$t]}" | awk '{ print $1 / 1024 }')" "${calls[$t]}" "${cmds[$i]}"
 done
 if [ -n "$with_scsitune" ]; then
-	awk -v s="${median[scsitune]}" -v l="${median[lsscsi]}" -v b="${median[lsblk]}" \
-		-v rss="${peak[scsitune]}" 'BEGIN {
-		r = s / l
-		printf "scsitune/lsscsi median ratio %.2f   goal <= 1.00 (no slower than lsscsi): %s\n", r, (r <= 1 ? "met" : "NOT MET")
-		printf "scsitune/lsblk  median ratio %.2f   (context, no goal)\n", s / b
-		mb = rss / 1024
-		printf "scsitune peak RSS %.1f MB        goal < 64 MB: %s\n", mb, (mb < 64 ? "met" : "NOT MET")
+	awk -v s="${median[scsitune]}" -v s1="${median[scsitune-1]}" -v l="${median[lsscsi]}" -v b="${median[lsblk]}" \
+		-v c="${cpu[scsitune]}" -v c1="${cpu[scsitune-1]}" -v cl="${cpu[lsscsi]}" -v rss="${peak[scsitune]}" \
+		-v n="$disks" 'BEGIN {
+		printf "goal (issue 12): detect -o json no slower than lsscsi -k -y on the same tree\n"
+		printf "  pool of threads: median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s / l, (s / l <= 1 ? "met" : "NOT MET"), c / cl
+		printf "  one thread:      median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s1 / l, (s1 / l <= 1 ? "met" : "NOT MET"), c1 / cl
+		printf "scsitune/lsblk median ratio %.2f (context, no goal); scsitune %.3f ms and %.1f KB peak RSS per disk\n", s / b, s / n, rss / n
 	}'
 fi

@@ -52,6 +52,116 @@ static char *bad(const char *text, int *rc)
 	return err;
 }
 
+static bool same_lat(const struct stune_lat *a, const struct stune_lat *b)
+{
+	if (a->samples != b->samples || a->min_ns != b->min_ns || a->max_ns != b->max_ns || a->mean_ns != b->mean_ns ||
+	    a->pct_source != b->pct_source || a->bins.n != b->bins.n)
+		return false;
+	for (int k = 0; k < STUNE_N_PCT; k++)
+		if (a->pct_set[k] != b->pct_set[k] || a->pct_ns[k] != b->pct_ns[k])
+			return false;
+	for (size_t i = 0; i < a->bins.n; i++)
+		if (a->bins.value_ns[i] != b->bins.value_ns[i] || a->bins.count[i] != b->bins.count[i])
+			return false;
+	return true;
+}
+
+static bool same_io(const struct stune_fio_io *a, const struct stune_fio_io *b)
+{
+	return a->io_bytes == b->io_bytes && a->total_ios == b->total_ios && a->bw_kib_s == b->bw_kib_s &&
+	       a->iops == b->iops && a->runtime_ms == b->runtime_ms && same_lat(&a->clat, &b->clat);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static bool same_kv(const struct stune_kv *a, size_t na, const struct stune_kv *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (!same_str(a[i].key, b[i].key) || !same_str(a[i].value, b[i].value))
+			return false;
+	return true;
+}
+
+/* Every field of two models. */
+static bool same_run(const struct stune_fio_run *a, const struct stune_fio_run *b)
+{
+	if (!a || !b || !same_str(a->fio_version, b->fio_version) || a->timestamp_ms != b->timestamp_ms ||
+	    !same_str(a->time, b->time) || a->old_keys != b->old_keys || a->json_plus != b->json_plus ||
+	    !same_kv(a->global_options, a->n_global_options, b->global_options, b->n_global_options) ||
+	    a->n_jobs != b->n_jobs || a->iops != b->iops || a->bw_kib_s != b->bw_kib_s || a->n_failed != b->n_failed ||
+	    a->first_error != b->first_error || a->first_failed_job != b->first_failed_job)
+		return false;
+	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+		if (!same_io(&a->total[d], &b->total[d]))
+			return false;
+	for (size_t i = 0; i < a->n_jobs; i++) {
+		const struct stune_fio_job *x = &a->jobs[i], *y = &b->jobs[i];
+		if (!same_str(x->name, y->name) || x->groupid != y->groupid || x->error != y->error ||
+		    !same_kv(x->options, x->n_options, y->options, y->n_options))
+			return false;
+		for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+			if (!same_io(&x->io[d], &y->io[d]))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * The strict tokenizer and json-c (forced) give the same model, warnings and
+ * errors. via_json_c: json-c reads it anyway (the tokenizer leaves it).
+ */
+static void both_ways(const char *name, const char *text, bool via_json_c)
+{
+	struct stune_fio_run *a = NULL, *b = NULL;
+	char *ea = NULL, *eb = NULL;
+	size_t len = strlen(text);
+	unsigned long before = stune_fio_json_c_reads();
+	n_warnings = 0;
+	int ra = stune_fio_parse_buf(&ctx, name, text, len, &a, &ea);
+	unsigned wa = n_warnings;
+	CHECK((stune_fio_json_c_reads() > before) == via_json_c);
+	if ((stune_fio_json_c_reads() > before) != via_json_c)
+		fprintf(stderr, "  %s: %s json-c\n", name, via_json_c ? "not read by" : "read by");
+	stune_fio_force_json_c(true);
+	n_warnings = 0;
+	int rb = stune_fio_parse_buf(&ctx, name, text, len, &b, &eb);
+	stune_fio_force_json_c(false);
+	CHECK(ra == rb && wa == n_warnings && same_str(ea, eb));
+	if (ra == 0)
+		CHECK(same_run(a, b));
+	if (ra != rb || wa != n_warnings || !same_str(ea, eb) || (ra == 0 && !same_run(a, b)))
+		fprintf(stderr, "  %s: tokenizer and json-c differ (%d/%d, %u/%u warnings, '%s'/'%s')\n", name, ra, rb,
+			wa, n_warnings, ea ? ea : "", eb ? eb : "");
+	stune_fio_run_free(a);
+	stune_fio_run_free(b);
+	free(ea);
+	free(eb);
+}
+
+static char *slurp(const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[65536];
+	size_t k;
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, k, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
 static bool contains(const char *s, const char *sub)
 {
 	return s && strstr(s, sub);
@@ -248,6 +358,74 @@ int main(int argc, char **argv)
 	if (o) {
 		CHECK(o->iops == 2);
 		stune_fio_run_free(o);
+	}
+
+	/* The tokenizer (what fio writes) and json-c give one model: every real output (fio 2.17
+	 * repeats "filename" in its global options: json-c keeps one, so json-c reads that file)... */
+	static const struct {
+		const char *name;
+		bool via_json_c;
+	} files[] = {
+	    {"fio-2.1.4-5groups-json.json", false},	  {"fio-2.17-randread-randwrite-2groups-json.json", true},
+	    {"fio-3.1-randread-1job-json.json", false},	  {"fio-3.33-enospc-stdout-json.json", false},
+	    {"fio-3.33-global-mixed-json.json", false},	  {"fio-3.33-randread-1job-jsonplus.json", false},
+	    {"fio-3.33-randread-2jobs-json.json", false}, {"fio-3.33-randread-2jobs-jsonplus.json", false},
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *text = slurp(files[i].name);
+		CHECK(text != NULL);
+		if (text)
+			both_ways(files[i].name, text, files[i].via_json_c);
+		free(text);
+	}
+	/* ...and what the tokenizer leaves to json-c: \u escapes, several documents, text after, a
+	 * key twice where order counts (options, bins), bins out of order, an option that is an
+	 * object, a number beyond int64, a leading zero, NaN, deep nesting, bad JSON. */
+#define JOB(x) "{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1" x "}}]}"
+	static const struct {
+		const char *text;
+		bool via_json_c;
+	} docs[] = {
+	    {JOB(""), false},
+	    {"{\"fio version\": \"fio-3\\n\\\"x\\\"\\/\\t\", \"jobs\": [{\"jobname\": \"a\\\\b\", \"read\": "
+	     "{\"io_bytes\": 1, \"bw\": 1e2, \"iops\": -0}}]}",
+	     false},
+	    {JOB(", \"clat_ns\": {\"N\": 3, \"min\": 1, \"max\": 3.5, \"mean\": 2, \"bins\": {\"1\": 1, \"2\": 1, "
+		 "\"3\": 1}}"),
+	     false},
+	    {JOB(", \"clat_ns\": {\"N\": 2, \"mean\": 2, \"bins\": {\"2\": 1, \"1\": 1}}"), true},
+	    {JOB(", \"clat_ns\": {\"N\": 2, \"mean\": 2, \"bins\": {\"2\": 1, \"2\": 7}}"), true},
+	    {JOB(", \"clat_ns\": {\"N\": 2, \"mean\": 2, \"bins\": {\"0x2\": 1, \"3\": 7}}"), false},
+	    {JOB(", \"clat_ns\": {\"N\": 2, \"mean\": 2, \"bins\": {\"x\": 1}}"), false},
+	    {JOB(", \"clat_ns\": {\"N\": null, \"mean\": 2}"), false},
+	    {"{\"global options\": {\"rw\": \"read\", \"bs\": 4096, \"x\": 1.50, \"y\": true, \"z\": null}, \"jobs\": "
+	     "[{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}]}",
+	     false},
+	    {"{\"global options\": {\"rw\": \"read\", \"rw\": \"write\"}, \"jobs\": [{\"jobname\": \"a\", \"read\": "
+	     "{\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}]}",
+	     true},
+	    {"{\"global options\": {\"o\": {\"k\": [1, 2]}}, \"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": "
+	     "1, \"bw\": 1, \"iops\": 1}}]}",
+	     true},
+	    {"{\"jobs\": [{\"jobname\": \"\\u00e9\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}]}", true},
+	    {JOB(", \"runtime\": 99999999999999999999"), true},
+	    {JOB(", \"runtime\": 012"), true},
+	    {JOB(", \"runtime\": NaN"), true},
+	    {"{\"jobs\": [{\"jobname\": \"a\", \"error\": 99999999999, \"read\": {\"io_bytes\": 1, \"bw\": 1, "
+	     "\"iops\": 1, \"iops\": 5}}]}",
+	     false},
+	    {JOB("") "\n" JOB(""), true},
+	    {JOB("") "\ntrailing words\n", true},
+	    {"{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], \"jobs\": []}", true},
+	    {"{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, \"bw\": 1, \"iops\": 1}}}", true},
+	    {"{\"jobs\": [{\"jobname\": \"a\" \"read\": 1}]}", true},
+	    {"{\"jobs\": 5}", false},
+	};
+#undef JOB
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "doc%zu.json", i);
+		both_ways(name, docs[i].text, docs[i].via_json_c);
 	}
 
 	/* Missing file and directory: -errno, no message. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The root layer and attribute readers, on a temporary tree (never the host). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,48 @@ static void rdir_checks(bool by_hand)
 	stune_root_free(r);
 }
 
+static int open_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 4096; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/*
+ * Batched closes: every file read is closed by the end of the batch, and
+ * descriptors opened in between by someone else (interleaved numbers, a run
+ * broken by them) stay open.
+ */
+static void batch_checks(void)
+{
+	struct stune_root *r = NULL;
+	struct stune_rdir d = STUNE_RDIR_INIT;
+	CHECK(stune_root_new(dir, &r) == 0);
+	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0);
+	int base = open_fds(), foreign[40], n_foreign = 0, reads_ok = 0;
+	stune_root_batch(r, true);
+	for (int i = 0; i < 100; i++) {
+		char *s = NULL;
+		reads_ok += stune_root_read_at(r, &d, "numa_node", &s) == 0 && s && !strcmp(s, "-1");
+		free(s);
+		if (i % 3 == 0 && n_foreign < 40)
+			foreign[n_foreign++] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	stune_root_batch(r, false);
+	CHECK(reads_ok == 100);
+	bool all_open = true;
+	for (int i = 0; i < n_foreign; i++)
+		all_open = all_open && foreign[i] >= 0 && fcntl(foreign[i], F_GETFD) >= 0;
+	CHECK(all_open);
+	CHECK(open_fds() == base + n_foreign);
+	for (int i = 0; i < n_foreign; i++)
+		close(foreign[i]);
+	CHECK(open_fds() == base);
+	stune_root_dir_close(&d);
+	stune_root_free(r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -279,6 +322,7 @@ int main(void)
 
 	rdir_checks(false);
 	rdir_checks(true);
+	batch_checks();
 
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

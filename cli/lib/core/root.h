@@ -89,6 +89,16 @@ int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir
 			     const char *value, char **back);
 /* readlink of the entry rel of dir (the link itself, not followed). */
 int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
+/*
+ * On (per thread): files read, and attributes written through a directory
+ * (stune_root_write_read_at: the store() ran in write()), are closed
+ * together, a close_range() per run of consecutive descriptors, when 32 are
+ * open or at off; for a scan or an apply of many small files (a syscall
+ * each saved). Off closes what is left. Under a sysroot only: the live root
+ * closes one by one through libc (an LD_PRELOAD sysfs sees every close). r
+ * may be NULL to turn it off.
+ */
+void stune_root_batch(const struct stune_root *r, bool on);
 /* Tests: behave as on a kernel without openat2 (every path resolved by hand). */
 void stune_root_force_resolve_by_hand(struct stune_root *r);
 

@@ -51,6 +51,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 	if ((r = stune_root_dir_open_canonical(ctx->root, dir, &cls)) < 0 && !(cls.path = strdup(dir)))
 		return -ENOMEM;
 	r = 0;
+	stune_root_batch(ctx->root, true);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -74,6 +75,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 		if ((r = stune_strv_push(out, n, resolved)) < 0)
 			break;
 	}
+	stune_root_batch(ctx->root, false);
 	stune_root_dir_close(&cls);
 	return r;
 }

@@ -190,17 +190,22 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 	if ((r = parse_scheduler(ctx, &bd, d, plan)) < 0)
 		return r;
 	stune_attr_num_at(ctx, &bd, &d->rotational, 0, "queue/rotational");
-	stune_attr_num_raw_at(ctx, &bd, &d->nr_requests, plan ? &d->raw[STUNE_RAW_NR_REQUESTS] : NULL, 0,
-			      "queue/nr_requests");
-	stune_attr_num_raw_at(ctx, &bd, &d->rq_affinity, plan ? &d->raw[STUNE_RAW_RQ_AFFINITY] : NULL, 0,
-			      "queue/rq_affinity");
-	stune_attr_num_raw_at(ctx, &bd, &d->nomerges, plan ? &d->raw[STUNE_RAW_NOMERGES] : NULL, 0, "queue/nomerges");
-	stune_attr_num_raw_at(ctx, &bd, &d->read_ahead_kb, plan ? &d->raw[STUNE_RAW_READ_AHEAD_KB] : NULL, 0,
-			      "queue/read_ahead_kb");
-	stune_attr_num_raw_at(ctx, &bd, &d->add_random, plan ? &d->raw[STUNE_RAW_ADD_RANDOM] : NULL, 0,
-			      "queue/add_random");
-	stune_attr_num_raw_at(ctx, &bd, &d->io_poll, plan ? &d->raw[STUNE_RAW_IO_POLL] : NULL, STUNE_ATTR_OPTIONAL,
-			      "queue/io_poll");
+	/* The plan's scan reads the tunables its profile sets (plan_attrs). */
+	static const struct {
+		enum stune_disk_raw raw;
+		unsigned flags;
+		const char *rel;
+	} queue_attrs[] = {
+	    {STUNE_RAW_NR_REQUESTS, 0, "queue/nr_requests"}, {STUNE_RAW_RQ_AFFINITY, 0, "queue/rq_affinity"},
+	    {STUNE_RAW_NOMERGES, 0, "queue/nomerges"},	     {STUNE_RAW_READ_AHEAD_KB, 0, "queue/read_ahead_kb"},
+	    {STUNE_RAW_ADD_RANDOM, 0, "queue/add_random"},   {STUNE_RAW_IO_POLL, STUNE_ATTR_OPTIONAL, "queue/io_poll"},
+	};
+	struct stune_num *queue_nums[ELEMENTSOF(queue_attrs)] = {&d->nr_requests,   &d->rq_affinity, &d->nomerges,
+								 &d->read_ahead_kb, &d->add_random,  &d->io_poll};
+	for (size_t i = 0; i < ELEMENTSOF(queue_attrs); i++)
+		if (t->plan_attrs & (1u << queue_attrs[i].raw))
+			stune_attr_num_raw_at(ctx, &bd, queue_nums[i], plan ? &d->raw[queue_attrs[i].raw] : NULL,
+					      queue_attrs[i].flags, queue_attrs[i].rel);
 
 	if (!plan) {
 		stune_attr_str_at(ctx, &sd, &d->vendor, 0, "vendor");
@@ -211,8 +216,9 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 		trim(d->rev);
 		stune_attr_num_at(ctx, &sd, &d->scsi_type, STUNE_ATTR_OPTIONAL, "type");
 	}
-	stune_attr_num_raw_at(ctx, &sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
-			      "queue_depth");
+	if (t->plan_attrs & (1u << STUNE_RAW_QUEUE_DEPTH))
+		stune_attr_num_raw_at(ctx, &sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
+				      "queue_depth");
 	if (!plan) {
 		stune_attr_str_at(ctx, &sd, &d->state, STUNE_ATTR_OPTIONAL, "state");
 		stune_attr_num_at(ctx, &sd, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "iocounterbits");
@@ -305,9 +311,26 @@ static void *disk_worker(void *arg)
 			return NULL;
 		struct disk_job *j = &p->jobs[i];
 		stune_log_capture(&j->log);
+		stune_root_batch(p->ctx->root, true);
 		j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
+		stune_root_batch(p->ctx->root, false);
 		stune_log_capture(NULL);
 	}
+}
+
+/*
+ * A worker thread with its own copy of the descriptor table: the files it
+ * opens get consecutive numbers (its batched closes take them in one
+ * close_range), and the kernel skips the reference counting a shared
+ * table needs on every read. It opens and closes only its own files; the
+ * root's directory is in the copy. Under a sysroot; not possible: the shared table, as before.
+ */
+static void *disk_worker_thread(void *arg)
+{
+	const struct disk_pool *p = arg;
+	if (!stune_root_is_live(p->ctx->root)) /* live: one table, as an LD_PRELOAD sysfs expects */
+		(void)unshare(CLONE_FILES);
+	return disk_worker(arg);
 }
 
 /*
@@ -333,7 +356,7 @@ static void run_disk_pool(struct disk_pool *p, unsigned threads)
 	size_t started = 0;
 
 	for (size_t k = 1; k < want; k++) {
-		if (pthread_create(&tid[started], NULL, disk_worker, p) != 0)
+		if (pthread_create(&tid[started], NULL, disk_worker_thread, p) != 0)
 			break; /* fewer threads is fine: the caller works too */
 		started++;
 	}

@@ -18,3 +18,6 @@ int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
  * only what they use is read, and the disks' raw tunables are kept
  * (topology.plan_scope). */
 int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out);
+/* The same, reading of the disks' tunables only those in attrs (1 << enum stune_disk_raw; the plan
+ * says which: stune_plan_disk_attrs), and always rotational and the scheduler. */
+int stune_topology_scan_for_plan_attrs(struct stune_ctx *ctx, unsigned attrs, struct stune_topology **out);

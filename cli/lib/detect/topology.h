@@ -185,9 +185,11 @@ struct stune_topology {
 	 * The plan's scan (stune_topology_scan_for_plan): only what the plan,
 	 * apply, verify and report's provenance use is read, and the disks'
 	 * raw tunables are kept. Left unset per disk: size_bytes, vendor, model,
-	 * rev, scsi_type, state, iocounterbits and the I/O counters.
+	 * rev, scsi_type, state, iocounterbits and the I/O counters; and of the
+	 * tunables after rotational and the scheduler, only those in plan_attrs.
 	 */
 	bool plan_scope;
+	unsigned plan_attrs; /* 1 << enum stune_disk_raw: the tunables the plan's scan reads */
 };
 
 void stune_topology_free(struct stune_topology *t);
@@ -209,5 +211,6 @@ enum stune_placement stune_irq_placement(const struct stune_topology *t, const s
 					 const struct stune_cpuset *cpus);
 const char *stune_placement_name(enum stune_placement p);
 
+#define STUNE_RAW_ALL ((1u << _STUNE_RAW_MAX) - 1)
 /* The raw text the plan's scan kept for a disk's setting ("queue/scheduler", "device/queue_depth"), or NULL. */
 const char *stune_disk_raw_value(const struct stune_disk *d, const char *setting);

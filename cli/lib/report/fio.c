@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/ctx.h"
+#include "core/strv.h"
 #include "core/userfile.h"
 
 /* fio's JSON is a few MB at most (json+ with 16 jobs is ~1 MB); refuse absurd files. */
@@ -49,10 +50,9 @@ static void kv_free(struct stune_kv *kv, size_t n)
 	free(kv);
 }
 
-void stune_fio_run_free(struct stune_fio_run *r)
+/* Free what a run owns (not the run itself). */
+static void run_clear(struct stune_fio_run *r)
 {
-	if (!r)
-		return;
 	for (size_t i = 0; i < r->n_jobs; i++) {
 		struct stune_fio_job *j = &r->jobs[i];
 		free(j->name);
@@ -67,6 +67,13 @@ void stune_fio_run_free(struct stune_fio_run *r)
 	free(r->path);
 	free(r->fio_version);
 	free(r->time);
+}
+
+void stune_fio_run_free(struct stune_fio_run *r)
+{
+	if (!r)
+		return;
+	run_clear(r);
 	free(r);
 }
 
@@ -81,12 +88,362 @@ const char *stune_fio_job_option(const struct stune_fio_run *r, const struct stu
 	return NULL;
 }
 
+/*
+ * The document as a flat array of tokens (no tree, no allocation per value):
+ * an object is its token, then each member's key (a string) and value; an
+ * array is its token, then its elements; every token knows where the value
+ * after it starts (next), so skipping a value is O(1). A file is read by a
+ * strict tokenizer straight from its buffer (strings without escapes point
+ * into it); what it does not take (escapes \u, non-strict syntax, numbers
+ * beyond int64, several documents, text after the document, duplicate keys
+ * where order or count matters) is read by json-c as before and turned into
+ * the same tokens, so both give one model, one set of messages.
+ */
+enum jt { JT_NULL, JT_BOOL, JT_INT, JT_BIG, JT_DOUBLE, JT_STRING, JT_OBJECT, JT_ARRAY };
+
+struct jtok {
+	unsigned char type; /* enum jt; JT_BIG: a json-c integer above INT64_MAX (d holds it) */
+	bool b;
+	uint32_t len;  /* JT_STRING: bytes; JT_DOUBLE from the tokenizer: the number's text */
+	uint32_t n;    /* JT_OBJECT: members; JT_ARRAY: elements */
+	uint32_t next; /* the first token after this value and all inside it */
+	const char *s; /* JT_STRING (not NUL-terminated), JT_DOUBLE's text */
+	union {
+		int64_t i; /* JT_INT */
+		double d;  /* JT_BIG, JT_DOUBLE */
+	};
+	json_object *jc; /* the json-c value it stands for (documents json-c read), else NULL */
+};
+
+#define JNONE SIZE_MAX
+/* Not an error: the tokenizer or the fast reading leaves this document to json-c. */
+#define JSON_C_READS (-EAGAIN)
+/* json-c's default nesting limit is 32; deeper documents go to json-c for its message. */
+#define JDEPTH_MAX 30
+
+struct jdoc {
+	struct jtok *t;
+	size_t n, cap;
+	char *arena; /* strings with escapes, decoded (never longer than the input) */
+	size_t arena_used;
+};
+
+static void jdoc_clear(struct jdoc *d)
+{
+	free(d->t);
+	free(d->arena);
+	*d = (struct jdoc){0};
+}
+
+static int jpush(struct jdoc *d, size_t *idx)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 1024;
+		struct jtok *nt = realloc(d->t, cap * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		d->t = nt;
+		d->cap = cap;
+	}
+	*idx = d->n++;
+	d->t[*idx] = (struct jtok){.next = (uint32_t)d->n};
+	return 0;
+}
+
+static size_t skip_ws(const char *buf, size_t len, size_t pos)
+{
+	while (pos < len && (buf[pos] == ' ' || buf[pos] == '\n' || buf[pos] == '\t' || buf[pos] == '\r'))
+		pos++;
+	return pos;
+}
+
+/* A string at buf[pos] == '"': its token; *pos after the closing quote. */
+static int tok_string(struct jdoc *d, const char *buf, size_t len, size_t *pos, size_t ti)
+{
+	size_t start = ++*pos, i = start;
+	while (i < len && buf[i] != '"' && buf[i] != '\\' && (unsigned char)buf[i] >= 0x20)
+		i++;
+	if (i >= len || (unsigned char)buf[i] < 0x20)
+		return JSON_C_READS;
+	if (buf[i] == '"') {
+		d->t[ti] = (struct jtok){
+		    .type = JT_STRING, .s = buf + start, .len = (uint32_t)(i - start), .next = (uint32_t)ti + 1};
+		*pos = i + 1;
+		return 0;
+	}
+	/* Escapes: decoded into the arena (simple ones; \u is json-c's). */
+	if (!d->arena && !(d->arena = malloc(len + 1)))
+		return -ENOMEM;
+	char *out = d->arena + d->arena_used, *o = out;
+	memcpy(o, buf + start, i - start);
+	o += i - start;
+	for (;;) {
+		if (i >= len)
+			return JSON_C_READS;
+		char c = buf[i];
+		if (c == '"')
+			break;
+		if ((unsigned char)c < 0x20)
+			return JSON_C_READS;
+		if (c != '\\') {
+			*o++ = c;
+			i++;
+			continue;
+		}
+		if (i + 1 >= len)
+			return JSON_C_READS;
+		switch (buf[i + 1]) {
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = buf[i + 1];
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		default:
+			return JSON_C_READS;
+		}
+		i += 2;
+	}
+	d->arena_used += (size_t)(o - out);
+	d->t[ti] = (struct jtok){.type = JT_STRING, .s = out, .len = (uint32_t)(o - out), .next = (uint32_t)ti + 1};
+	*pos = i + 1;
+	return 0;
+}
+
+/* A number (strict JSON) at buf[pos]: JT_INT when it has no '.', 'e' or 'E' and fits int64 (json-c's rule). */
+static int tok_number(struct jdoc *d, const char *buf, size_t len, size_t *pos, size_t ti)
+{
+	size_t i = *pos, start = i;
+	bool dbl = false;
+	if (buf[i] == '-')
+		i++;
+	if (i >= len || buf[i] < '0' || buf[i] > '9')
+		return JSON_C_READS;
+	if (buf[i] == '0' && i + 1 < len && buf[i + 1] >= '0' && buf[i + 1] <= '9')
+		return JSON_C_READS; /* a leading zero */
+	while (i < len && buf[i] >= '0' && buf[i] <= '9')
+		i++;
+	if (i < len && buf[i] == '.') {
+		dbl = true;
+		if (++i >= len || buf[i] < '0' || buf[i] > '9')
+			return JSON_C_READS;
+		while (i < len && buf[i] >= '0' && buf[i] <= '9')
+			i++;
+	}
+	if (i < len && (buf[i] == 'e' || buf[i] == 'E')) {
+		dbl = true;
+		if (++i < len && (buf[i] == '+' || buf[i] == '-'))
+			i++;
+		if (i >= len || buf[i] < '0' || buf[i] > '9')
+			return JSON_C_READS;
+		while (i < len && buf[i] >= '0' && buf[i] <= '9')
+			i++;
+	}
+	char text[64];
+	if (i - start >= sizeof(text))
+		return JSON_C_READS;
+	memcpy(text, buf + start, i - start);
+	text[i - start] = '\0';
+	struct jtok *t = &d->t[ti];
+	*t = (struct jtok){.type = dbl ? JT_DOUBLE : JT_INT, .next = (uint32_t)ti + 1};
+	if (dbl) {
+		t->d = strtod(text, NULL); /* json-c: strtod, out-of-range values kept as strtod gives them */
+		t->s = buf + start;
+		t->len = (uint32_t)(i - start);
+	} else {
+		errno = 0;
+		t->i = strtoll(text, NULL, 10);
+		if (errno)
+			return JSON_C_READS; /* beyond int64: json-c keeps it as uint64 */
+	}
+	*pos = i;
+	return 0;
+}
+
+/* One JSON document at buf (strict), into d; *end: where it ends. JSON_C_READS: not for this tokenizer. */
+static int tokenize(struct jdoc *d, const char *buf, size_t len, size_t *end)
+{
+	size_t stack[JDEPTH_MAX];
+	int depth = 0, r;
+	size_t pos = skip_ws(buf, len, 0), ti;
+
+	for (;;) {
+		/* A value at pos. */
+		if (pos >= len)
+			return JSON_C_READS;
+		if ((r = jpush(d, &ti)) < 0)
+			return r;
+		if (depth > 0 && d->t[stack[depth - 1]].type == JT_ARRAY)
+			d->t[stack[depth - 1]].n++;
+		char c = buf[pos];
+		bool open = false;
+		if (c == '{' || c == '[') {
+			if (depth == JDEPTH_MAX)
+				return JSON_C_READS;
+			d->t[ti].type = c == '{' ? JT_OBJECT : JT_ARRAY;
+			stack[depth++] = ti;
+			pos = skip_ws(buf, len, pos + 1);
+			if (pos < len && buf[pos] == (c == '{' ? '}' : ']')) {
+				d->t[ti].next = (uint32_t)d->n;
+				depth--;
+				pos++;
+			} else if (c == '{') {
+				/* The first key. */
+				if (pos >= len || buf[pos] != '"' || (r = jpush(d, &ti)) < 0 ||
+				    (r = tok_string(d, buf, len, &pos, ti)) < 0)
+					return r < 0 ? r : JSON_C_READS;
+				d->t[stack[depth - 1]].n++;
+				pos = skip_ws(buf, len, pos);
+				if (pos >= len || buf[pos] != ':')
+					return JSON_C_READS;
+				pos = skip_ws(buf, len, pos + 1);
+				open = true;
+			} else
+				open = true;
+		} else if (c == '"') {
+			if ((r = tok_string(d, buf, len, &pos, ti)) < 0)
+				return r;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			if ((r = tok_number(d, buf, len, &pos, ti)) < 0)
+				return r;
+		} else if (len - pos >= 4 && !memcmp(buf + pos, "true", 4)) {
+			d->t[ti].type = JT_BOOL;
+			d->t[ti].b = true;
+			pos += 4;
+		} else if (len - pos >= 5 && !memcmp(buf + pos, "false", 5)) {
+			d->t[ti].type = JT_BOOL;
+			pos += 5;
+		} else if (len - pos >= 4 && !memcmp(buf + pos, "null", 4)) {
+			d->t[ti].type = JT_NULL;
+			pos += 4;
+		} else
+			return JSON_C_READS;
+		if (open)
+			continue;
+		/* After a value: the next member or element, or the end of containers. */
+		for (;;) {
+			if (depth == 0) {
+				*end = pos;
+				return 0;
+			}
+			pos = skip_ws(buf, len, pos);
+			if (pos >= len)
+				return JSON_C_READS;
+			size_t top = stack[depth - 1];
+			bool obj = d->t[top].type == JT_OBJECT;
+			if (buf[pos] == (obj ? '}' : ']')) {
+				d->t[top].next = (uint32_t)d->n;
+				depth--;
+				pos++;
+				continue;
+			}
+			if (buf[pos] != ',')
+				return JSON_C_READS;
+			pos = skip_ws(buf, len, pos + 1);
+			if (obj) {
+				if (pos >= len || buf[pos] != '"' || (r = jpush(d, &ti)) < 0 ||
+				    (r = tok_string(d, buf, len, &pos, ti)) < 0)
+					return r < 0 ? r : JSON_C_READS;
+				d->t[top].n++;
+				pos = skip_ws(buf, len, pos);
+				if (pos >= len || buf[pos] != ':')
+					return JSON_C_READS;
+				pos = skip_ws(buf, len, pos + 1);
+			}
+			break;
+		}
+	}
+}
+
+/* A document json-c read, as tokens (json-c's order of members, its values). */
+static int from_json_c(struct jdoc *d, json_object *o)
+{
+	size_t ti;
+	int r = jpush(d, &ti);
+	if (r < 0)
+		return r;
+	struct jtok *t = &d->t[ti];
+	t->jc = o;
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		t->type = JT_NULL;
+		break;
+	case json_type_boolean:
+		t->type = JT_BOOL;
+		t->b = json_object_get_boolean(o);
+		break;
+	case json_type_int:
+		if (json_object_get_int64(o) == INT64_MAX && json_object_get_double(o) > (double)INT64_MAX) {
+			t->type = JT_BIG;
+			t->d = json_object_get_double(o);
+		} else {
+			t->type = JT_INT;
+			t->i = json_object_get_int64(o);
+		}
+		break;
+	case json_type_double:
+		t->type = JT_DOUBLE;
+		t->d = json_object_get_double(o);
+		break;
+	case json_type_string:
+		t->type = JT_STRING;
+		t->s = json_object_get_string(o);
+		t->len = (uint32_t)json_object_get_string_len(o);
+		break;
+	case json_type_object: {
+		t->type = JT_OBJECT;
+		t->n = (uint32_t)json_object_object_length(o);
+		json_object_object_foreach(o, key, val)
+		{
+			size_t ki;
+			if ((r = jpush(d, &ki)) < 0)
+				return r;
+			d->t[ki].type = JT_STRING;
+			d->t[ki].s = key;
+			d->t[ki].len = (uint32_t)strlen(key);
+			if ((r = from_json_c(d, val)) < 0)
+				return r;
+		}
+		break;
+	}
+	case json_type_array: {
+		size_t n = json_object_array_length(o);
+		t->type = JT_ARRAY;
+		t->n = (uint32_t)n;
+		/* t moves when the array grows: not used below. */
+		for (size_t k = 0; k < n; k++)
+			if ((r = from_json_c(d, json_object_array_get_idx(o, k))) < 0)
+				return r;
+		break;
+	}
+	}
+	d->t[ti].next = (uint32_t)d->n;
+	return 0;
+}
+
 /* Parse state: the error message is set once, by the innermost failure. */
 struct parse {
 	struct stune_ctx *ctx;
 	const char *path;
 	char *err;
 	bool old_keys;
+	const struct jdoc *doc;
+	char **warnings; /* kept until the document is read: a fast reading given up says nothing */
+	size_t n_warnings;
 };
 
 static int fail(struct parse *p, const char *fmt, ...) _printf_(2, 3);
@@ -114,28 +471,95 @@ static void warn(struct parse *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	int r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (r >= 0)
-		stune_log(p->ctx, STUNE_LOG_WARNING, p->path, "%s", msg);
+	if (r < 0 || stune_grow(&p->warnings, p->n_warnings, sizeof(*p->warnings)) < 0)
+		return;
+	p->warnings[p->n_warnings++] = steal_pointer(&msg);
 }
 
-static bool is_num(json_object *v)
+/* Send the warnings kept, in order. */
+static void warnings_flush(struct parse *p)
 {
-	return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+	for (size_t i = 0; i < p->n_warnings; i++) {
+		stune_log(p->ctx, STUNE_LOG_WARNING, p->path, "%s", p->warnings[i]);
+		free(p->warnings[i]);
+	}
+	free(p->warnings);
+	p->warnings = NULL;
+	p->n_warnings = 0;
+}
+
+static const struct jtok *jt(const struct parse *p, size_t v)
+{
+	return &p->doc->t[v];
+}
+
+static bool jis(const struct parse *p, size_t v, enum jt type)
+{
+	return v != JNONE && p->doc->t[v].type == type;
+}
+
+/* json_object_is_type(v, json_type_int): JT_BIG is an integer too. */
+static bool jis_int(const struct parse *p, size_t v)
+{
+	return jis(p, v, JT_INT) || jis(p, v, JT_BIG);
+}
+
+/* The value of member key of object obj (the last of that name: json-c keeps the last), JNONE if none. */
+static size_t jget(const struct parse *p, size_t obj, const char *key)
+{
+	const struct jdoc *d = p->doc;
+	if (!jis(p, obj, JT_OBJECT))
+		return JNONE;
+	size_t klen = strlen(key), found = JNONE, k = obj + 1;
+	for (uint32_t m = 0; m < d->t[obj].n; m++) {
+		if (d->t[k].len == klen && !memcmp(d->t[k].s, key, klen))
+			found = k + 1;
+		k = d->t[k + 1].next;
+	}
+	return found;
+}
+
+static double jnum(const struct parse *p, size_t v)
+{
+	const struct jtok *t = jt(p, v);
+	return t->type == JT_INT ? (double)t->i : t->d;
+}
+
+static int64_t jint64(const struct parse *p, size_t v)
+{
+	return jt(p, v)->type == JT_BIG ? INT64_MAX : jt(p, v)->i;
+}
+
+/* json_object_get_int: int64 clamped to int. */
+static int jint(const struct parse *p, size_t v)
+{
+	int64_t x = jint64(p, v);
+	return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int)x;
+}
+
+static char *jstrdup(const struct parse *p, size_t v)
+{
+	return strndup(jt(p, v)->s, jt(p, v)->len);
+}
+
+static bool is_num(const struct parse *p, size_t v)
+{
+	return jis_int(p, v) || jis(p, v, JT_DOUBLE);
 }
 
 /* A number under key; absent: *out = 0 unless required. Negative values are refused. */
-static int get_num(struct parse *p, json_object *obj, const char *key, const char *where, bool required, double *out)
+static int get_num(struct parse *p, size_t obj, const char *key, const char *where, bool required, double *out)
 {
-	json_object *v;
+	size_t v = jget(p, obj, key);
 	*out = 0;
-	if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null)) {
+	if (v == JNONE || jis(p, v, JT_NULL)) {
 		if (required)
 			return fail(p, "%s: no '%s'", where, key);
 		return 0;
 	}
-	if (!is_num(v))
+	if (!is_num(p, v))
 		return fail(p, "%s: '%s' is not a number", where, key);
-	double x = json_object_get_double(v);
+	double x = jnum(p, v);
 	if (!isfinite(x) || x < 0)
 		return fail(p, "%s: '%s' is negative or not finite", where, key);
 	*out = x;
@@ -153,7 +577,7 @@ static int out_of_range(struct parse *p, const char *where, const char *key, dou
 }
 
 /* An integer field: a number from 0 to 2^63 - 1 (fractions are cut). */
-static int get_u64(struct parse *p, json_object *obj, const char *key, const char *where, bool required, uint64_t *out)
+static int get_u64(struct parse *p, size_t obj, const char *key, const char *where, bool required, uint64_t *out)
 {
 	double x;
 	int r = get_num(p, obj, key, where, required, &x);
@@ -191,29 +615,45 @@ static int scaled(struct parse *p, const char *where, const char *key, double *x
 	return 0;
 }
 
-static int dup_str(const char *s, char **out)
+/* A value other than a string, as json-c writes it (json_object_to_json_string). */
+static char *json_text(const struct parse *p, size_t v)
 {
-	*out = strdup(s);
-	return *out ? 0 : -ENOMEM;
+	const struct jtok *t = jt(p, v);
+	if (t->jc || t->type == JT_NULL)
+		return strdup(t->jc ? json_object_to_json_string(t->jc) : "null");
+	if (t->type == JT_BOOL)
+		return strdup(t->b ? "true" : "false");
+	if (t->type == JT_INT)
+		return stune_strdupf("%" PRId64, t->i);
+	if (t->type == JT_DOUBLE) /* json-c writes a parsed double as it was written */
+		return strndup(t->s, t->len);
+	return NULL; /* an object or array: json-c's spacing, json-c writes it */
 }
 
 /* An object of strings ("job options", "global options"); non-strings are written as JSON. */
-static int parse_options(struct parse *p, json_object *obj, const char *where, struct stune_kv **out, size_t *n_out)
+static int parse_options(struct parse *p, size_t obj, const char *where, struct stune_kv **out, size_t *n_out)
 {
-	if (!json_object_is_type(obj, json_type_object))
+	if (!jis(p, obj, JT_OBJECT))
 		return fail(p, "%s is not an object", where);
-	size_t n = (size_t)json_object_object_length(obj), k = 0;
+	size_t n = jt(p, obj)->n, k = 0;
 	if (n == 0)
 		return 0;
+	if (!jt(p, obj)->jc) /* a key twice: json-c keeps one, at the first place */
+		for (size_t a = obj + 1, i = 0; i < n; a = jt(p, a + 1)->next, i++)
+			for (size_t b = obj + 1, j = 0; j < i; b = jt(p, b + 1)->next, j++)
+				if (jt(p, a)->len == jt(p, b)->len && !memcmp(jt(p, a)->s, jt(p, b)->s, jt(p, a)->len))
+					return JSON_C_READS;
 	struct stune_kv *kv = calloc(n, sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;
-	json_object_object_foreach(obj, key, val)
-	{
-		const char *s = json_object_is_type(val, json_type_string) ? json_object_get_string(val)
-									   : json_object_to_json_string(val);
-		kv[k].key = strdup(key);
-		kv[k].value = strdup(s ? s : "");
+	for (size_t key = obj + 1, i = 0; i < n; key = jt(p, key + 1)->next, i++) {
+		size_t val = key + 1;
+		if (!jis(p, val, JT_STRING) && !jt(p, val)->jc && (jis(p, val, JT_OBJECT) || jis(p, val, JT_ARRAY))) {
+			kv_free(kv, k);
+			return JSON_C_READS;
+		}
+		kv[k].key = jstrdup(p, key);
+		kv[k].value = jis(p, val, JT_STRING) ? jstrdup(p, val) : json_text(p, val);
 		if (!kv[k].key || !kv[k++].value) {
 			kv_free(kv, k);
 			return -ENOMEM;
@@ -235,35 +675,52 @@ static int cmp_bin(const void *a, const void *b)
 }
 
 /* json+ bins: {"<value>": count}; values in ns (usec for old fio). 1: unknown layout, ignored. */
-static int parse_bins(struct parse *p, json_object *bins, double scale, const char *where, struct stune_hist *h)
+static int parse_bins(struct parse *p, size_t bins, double scale, const char *where, struct stune_hist *h)
 {
-	if (!json_object_is_type(bins, json_type_object))
+	if (!jis(p, bins, JT_OBJECT))
 		return fail(p, "%s: 'bins' is not an object", where);
-	size_t n = (size_t)json_object_object_length(bins), k = 0;
+	size_t n = jt(p, bins)->n, k = 0;
 	if (n == 0)
 		return 0;
 	_cleanup_free_ struct bin *b = calloc(n, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	uint64_t total = 0;
-	json_object_object_foreach(bins, key, val)
-	{
+	bool sorted = true, strict = true;
+	uint64_t prev_key = 0, total = 0;
+	for (size_t key = bins + 1, i = 0; i < n; key = jt(p, key + 1)->next, i++) {
+		size_t val = key + 1;
+		char kbuf[32];
+		_cleanup_free_ char *kheap = NULL;
+		const char *ks = kbuf;
+		if (jt(p, key)->len < sizeof(kbuf)) {
+			memcpy(kbuf, jt(p, key)->s, jt(p, key)->len);
+			kbuf[jt(p, key)->len] = '\0';
+		} else if (!(ks = kheap = jstrdup(p, key)))
+			return -ENOMEM;
 		uint64_t v;
-		if (stune_parse_uint64(key, &v) < 0 || !json_object_is_type(val, json_type_int) ||
-		    json_object_get_int64(val) < 0) {
-			warn(p, "%s: clat bins in an unknown layout (key '%s'), ignored", where, key);
+		if (stune_parse_uint64(ks, &v) < 0 || !jis_int(p, val) || jint64(p, val) < 0) {
+			warn(p, "%s: clat bins in an unknown layout (key '%s'), ignored", where, ks);
 			return 1;
 		}
+		/* fio writes them ascending; a key twice (one entry in json-c) or out of order: json-c reads it. */
+		if (i > 0 && v <= prev_key)
+			strict = false;
+		prev_key = v;
 		double ns = (double)v * scale;
 		if (!(ns < FIO_INT_LIMIT))
-			return fail(p, "%s: clat 'bins' value '%s' is out of range", where, key);
+			return fail(p, "%s: clat 'bins' value '%s' is out of range", where, ks);
 		b[k].v = (uint64_t)ns;
-		b[k].c = (uint64_t)json_object_get_int64(val);
+		b[k].c = (uint64_t)jint64(p, val);
 		if (total + b[k].c < total || total + b[k].c >= (uint64_t)1 << 63)
 			return fail(p, "%s: clat 'bins' counts sum out of range", where);
 		total += b[k++].c;
+		if (k > 1 && b[k - 1].v < b[k - 2].v)
+			sorted = false;
 	}
-	qsort(b, k, sizeof(*b), cmp_bin);
+	if (!strict && !jt(p, bins)->jc)
+		return JSON_C_READS;
+	if (!sorted)
+		qsort(b, k, sizeof(*b), cmp_bin);
 	h->value_ns = malloc(k * sizeof(uint64_t));
 	h->count = malloc(k * sizeof(uint64_t));
 	if (!h->value_ns || !h->count) {
@@ -284,24 +741,23 @@ static int parse_bins(struct parse *p, json_object *bins, double scale, const ch
 }
 
 /* fallback_samples: the I/O count of the direction, for a clat without "N" (fio 2.x, early 3.x). */
-static int parse_lat(struct parse *p, json_object *dir, const char *where, uint64_t fallback_samples,
-		     struct stune_lat *lat)
+static int parse_lat(struct parse *p, size_t dir, const char *where, uint64_t fallback_samples, struct stune_lat *lat)
 {
-	json_object *c;
+	size_t c = jget(p, dir, "clat_ns");
 	double scale = 1;
-	if (!json_object_object_get_ex(dir, "clat_ns", &c)) {
-		if (!json_object_object_get_ex(dir, "clat", &c))
+	if (c == JNONE) {
+		if ((c = jget(p, dir, "clat")) == JNONE)
 			return 0; /* no latency: not an error, just unknown */
 		scale = 1000;	  /* fio < 2.99: usec */
 		p->old_keys = true;
 	}
-	if (!json_object_is_type(c, json_type_object))
+	if (!jis(p, c, JT_OBJECT))
 		return fail(p, "%s: clat is not an object", where);
 	int r;
 	uint64_t n = 0;
 	if ((r = get_u64(p, c, "N", where, false, &n)) < 0)
 		return r;
-	lat->samples = json_object_object_get_ex(c, "N", NULL) ? n : fallback_samples;
+	lat->samples = jget(p, c, "N") != JNONE ? n : fallback_samples;
 	if ((r = get_num(p, c, "min", where, false, &lat->min_ns)) < 0 ||
 	    (r = get_num(p, c, "max", where, false, &lat->max_ns)) < 0 ||
 	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0 ||
@@ -315,14 +771,14 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, uint6
 	if (lat->samples == 0)
 		return 0;
 
-	json_object *pct;
-	if (json_object_object_get_ex(c, "percentile", &pct) && json_object_is_type(pct, json_type_object)) {
+	size_t pct = jget(p, c, "percentile");
+	if (jis(p, pct, JT_OBJECT)) {
 		for (int i = 0; i < STUNE_N_PCT; i++) {
 			char key[32];
-			json_object *v;
 			snprintf(key, sizeof(key), "%f", stune_pct_levels[i]);
-			if (json_object_object_get_ex(pct, key, &v) && is_num(v)) {
-				double x = json_object_get_double(v);
+			size_t v = jget(p, pct, key);
+			if (v != JNONE && is_num(p, v)) {
+				double x = jnum(p, v);
 				if (!(x >= 0 && isfinite(x * scale)))
 					return fail(p, "%s: clat percentile '%s' is out of range (%g)", where, key, x);
 				lat->pct_set[i] = true;
@@ -331,8 +787,8 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, uint6
 			}
 		}
 	}
-	json_object *bins;
-	if (json_object_object_get_ex(c, "bins", &bins)) {
+	size_t bins = jget(p, c, "bins");
+	if (bins != JNONE) {
 		r = parse_bins(p, bins, scale, where, &lat->bins);
 		if (r < 0)
 			return r;
@@ -340,15 +796,14 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, uint6
 	return 0;
 }
 
-static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, const char *jwhere,
-		    struct stune_fio_io *io)
+static int parse_io(struct parse *p, size_t job, enum stune_fio_dir d, const char *jwhere, struct stune_fio_io *io)
 {
-	json_object *dir;
 	char where[256];
-	if (!json_object_object_get_ex(job, stune_fio_dir_name(d), &dir))
+	size_t dir = jget(p, job, stune_fio_dir_name(d));
+	if (dir == JNONE)
 		return 0;
 	snprintf(where, sizeof(where), "%s.%s", jwhere, stune_fio_dir_name(d));
-	if (!json_object_is_type(dir, json_type_object))
+	if (!jis(p, dir, JT_OBJECT))
 		return fail(p, "%s is not an object", where);
 	int r;
 	if ((r = get_u64(p, dir, "io_bytes", where, true, &io->io_bytes)) < 0 ||
@@ -360,7 +815,7 @@ static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, con
 	/* fio 2.x and early 3.x (3.1) write no clat "N": every completed I/O is a sample, so total_ios
 	 * is N (fio 2.1, without total_ios: IOPS x runtime, rounded). */
 	uint64_t fallback = io->total_ios;
-	if (!json_object_object_get_ex(dir, "total_ios", NULL)) {
+	if (jget(p, dir, "total_ios") == JNONE) {
 		double ios = round(io->iops * (double)io->runtime_ms / 1000.0);
 		if (!(ios < FIO_INT_LIMIT))
 			return fail(p, "%s: 'iops' x 'runtime' (the I/O count) is out of range (%g)", where, ios);
@@ -369,7 +824,7 @@ static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, con
 	if ((r = parse_lat(p, dir, where, fallback, &io->clat)) < 0)
 		return r;
 	/* fio < 2.99 wrote io_bytes in KiB and had no io_kbytes. */
-	if (p->old_keys && !json_object_object_get_ex(dir, "io_kbytes", NULL)) {
+	if (p->old_keys && jget(p, dir, "io_kbytes") == JNONE) {
 		if (io->io_bytes > (UINT64_C(1) << 63) / 1024 - 1)
 			return fail(p, "%s: 'io_bytes' (KiB in fio < 2.99) is out of range (%" PRIu64 ")", where,
 				    io->io_bytes);
@@ -378,33 +833,33 @@ static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, con
 	return 0;
 }
 
-static int parse_job(struct parse *p, json_object *job, size_t idx, struct stune_fio_job *j)
+static int parse_job(struct parse *p, size_t job, size_t idx, struct stune_fio_job *j)
 {
 	char where[128];
-	json_object *v;
+	size_t v;
 	int r;
 
 	snprintf(where, sizeof(where), "jobs[%zu]", idx);
-	if (!json_object_is_type(job, json_type_object))
+	if (!jis(p, job, JT_OBJECT))
 		return fail(p, "%s is not an object", where);
-	if (!json_object_object_get_ex(job, "jobname", &v) || !json_object_is_type(v, json_type_string))
+	if (!jis(p, v = jget(p, job, "jobname"), JT_STRING))
 		return fail(p, "%s: no 'jobname'", where);
-	if ((r = dup_str(json_object_get_string(v), &j->name)) < 0)
-		return r;
+	if (!(j->name = jstrdup(p, v)))
+		return -ENOMEM;
 	snprintf(where, sizeof(where), "jobs[%zu] '%.80s'", idx, j->name);
 	uint64_t gid = 0;
 	if ((r = get_u64(p, job, "groupid", where, false, &gid)) < 0)
 		return r;
 	j->groupid = (int64_t)gid;
-	if (json_object_object_get_ex(job, "error", &v)) {
-		if (!json_object_is_type(v, json_type_int))
+	if ((v = jget(p, job, "error")) != JNONE) {
+		if (!jis_int(p, v))
 			return fail(p, "%s: 'error' is not an integer", where);
-		j->error = (int)json_object_get_int(v);
+		j->error = jint(p, v);
 	}
-	if (json_object_object_get_ex(job, "job options", &v) &&
+	if ((v = jget(p, job, "job options")) != JNONE &&
 	    (r = parse_options(p, v, "'job options'", &j->options, &j->n_options)) < 0)
 		return r;
-	if (!json_object_object_get_ex(job, "read", NULL) && !json_object_object_get_ex(job, "write", NULL))
+	if (jget(p, job, "read") == JNONE && jget(p, job, "write") == JNONE)
 		return fail(p, "%s: no 'read' or 'write' section", where);
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
 		if ((r = parse_io(p, job, d, where, &j->io[d])) < 0)
@@ -516,50 +971,49 @@ static int compute_totals(struct parse *p, struct stune_fio_run *run)
 	return 0;
 }
 
-static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *run)
+static int parse_doc(struct parse *p, size_t doc, struct stune_fio_run *run)
 {
-	json_object *v, *jobs;
+	size_t v, jobs;
 	int r;
 
-	if (!json_object_is_type(doc, json_type_object))
+	if (!jis(p, doc, JT_OBJECT))
 		return fail(p, "not fio output: the JSON document is not an object");
-	if (!json_object_object_get_ex(doc, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array)) {
-		if (json_object_object_get_ex(doc, "client_stats", NULL))
+	if (!jis(p, jobs = jget(p, doc, "jobs"), JT_ARRAY)) {
+		if (jget(p, doc, "client_stats") != JNONE)
 			return fail(p, "fio client/server output ('client_stats', fio --client) is not supported: "
 				       "run fio on the host itself");
 		return fail(p, "not fio output: no 'jobs' array");
 	}
-	size_t n = json_object_array_length(jobs);
+	size_t n = jt(p, jobs)->n;
 	if (n == 0)
 		return fail(p, "fio output without jobs: 'jobs' is empty");
-	if (json_object_object_get_ex(doc, "fio version", &v) && json_object_is_type(v, json_type_string) &&
-	    (r = dup_str(json_object_get_string(v), &run->fio_version)) < 0)
-		return r;
+	if (jis(p, v = jget(p, doc, "fio version"), JT_STRING) && !(run->fio_version = jstrdup(p, v)))
+		return -ENOMEM;
 	/* Seconds or ms since 1970, before the year 10000 (ISO 8601's four digits): never negative, and
 	 * x 1000 cannot overflow. */
-	if (json_object_object_get_ex(doc, "timestamp_ms", &v) && json_object_is_type(v, json_type_int)) {
-		run->timestamp_ms = json_object_get_int64(v);
+	if (jis_int(p, v = jget(p, doc, "timestamp_ms"))) {
+		run->timestamp_ms = jint64(p, v);
 		if (run->timestamp_ms < 0 || run->timestamp_ms >= FIO_YEAR_10000_S * 1000)
 			return fail(p, "'timestamp_ms' is out of range (%" PRId64 ")", run->timestamp_ms);
-	} else if (json_object_object_get_ex(doc, "timestamp", &v) && json_object_is_type(v, json_type_int)) {
-		int64_t sec = json_object_get_int64(v);
+	} else if (jis_int(p, v = jget(p, doc, "timestamp"))) {
+		int64_t sec = jint64(p, v);
 		if (sec < 0 || sec >= FIO_YEAR_10000_S)
 			return fail(p, "'timestamp' is out of range (%" PRId64 " s)", sec);
 		run->timestamp_ms = sec * 1000;
 	}
-	if (json_object_object_get_ex(doc, "time", &v) && json_object_is_type(v, json_type_string) &&
-	    (r = dup_str(json_object_get_string(v), &run->time)) < 0)
-		return r;
-	if (json_object_object_get_ex(doc, "global options", &v) &&
+	if (jis(p, v = jget(p, doc, "time"), JT_STRING) && !(run->time = jstrdup(p, v)))
+		return -ENOMEM;
+	if ((v = jget(p, doc, "global options")) != JNONE &&
 	    (r = parse_options(p, v, "'global options'", &run->global_options, &run->n_global_options)) < 0)
 		return r;
 
 	run->jobs = calloc(n, sizeof(*run->jobs));
 	if (!run->jobs)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	size_t job = jobs + 1;
+	for (size_t i = 0; i < n; i++, job = jt(p, job)->next) {
 		run->n_jobs = i + 1; /* freed as far as filled */
-		if ((r = parse_job(p, json_object_array_get_idx(jobs, i), i, &run->jobs[i])) < 0)
+		if ((r = parse_job(p, job, i, &run->jobs[i])) < 0)
 			return r;
 	}
 	run->old_keys = p->old_keys;
@@ -660,32 +1114,32 @@ static size_t skip_space(const char *buf, size_t len, size_t off)
 	return off;
 }
 
-static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_fio_run *run)
+/* What a reading given up left in run: everything but its path. */
+static void run_reset(struct stune_fio_run *run)
+{
+	char *path = steal_pointer(&run->path);
+	run_clear(run);
+	*run = (struct stune_fio_run){.path = path};
+}
+
+static bool force_json_c;
+static unsigned long json_c_reads;
+
+void stune_fio_force_json_c(bool on)
+{
+	force_json_c = on;
+}
+
+unsigned long stune_fio_json_c_reads(void)
+{
+	return json_c_reads;
+}
+
+/* The document from start as json-c reads it (several, text after...), then the same reading. */
+static int parse_json_c(struct parse *p, const char *buf, size_t len, size_t start, struct stune_fio_run *run)
 {
 	int r;
-
-	/* fio prints error lines on stdout before the JSON (fio#731): start at the first line that opens with '{'. */
-	size_t start = skip_space(buf, len, 0);
-	if (start >= len)
-		return fail(p, "empty file, no JSON document");
-	if (buf[start] != '{') {
-		const char *brace = NULL;
-		for (const char *s = buf; (s = memchr(s, '\n', len - (size_t)(s - buf))); s++)
-			if (s + 1 < buf + len && s[1] == '{') {
-				brace = s + 1;
-				break;
-			}
-		if (!brace)
-			return fail(p, "not JSON: no line starts with '{' (begins \"%.*s\")",
-				    line_len(buf + start, len - start, 60), buf + start);
-		size_t lines = 0;
-		for (const char *s = buf; s < brace; s++)
-			lines += *s == '\n';
-		warn(p, "skipped %zu line%s of text before the JSON document (fio prints errors there): \"%.*s\"",
-		     lines, lines == 1 ? "" : "s", line_len(buf + start, len - start, 100), buf + start);
-		start = (size_t)(brace - buf);
-	}
-
+	json_c_reads++;
 	/* One document, or several concatenated (--status-interval): the last is the final result. */
 	json_object *doc = NULL;
 	size_t n_docs = 0, off = start;
@@ -720,9 +1174,66 @@ static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_
 	if (n_docs > 1)
 		warn(p, "%zu concatenated JSON documents (--status-interval?): using the last", n_docs);
 
-	r = parse_doc(p, doc, run);
+	struct jdoc d = {0};
+	r = from_json_c(&d, doc);
+	if (r == 0) {
+		p->doc = &d;
+		r = parse_doc(p, 0, run);
+		p->doc = NULL;
+	}
+	jdoc_clear(&d);
 	json_object_put(doc);
 	return r;
+}
+
+static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_fio_run *run)
+{
+	int r;
+
+	/* fio prints error lines on stdout before the JSON (fio#731): start at the first line that opens with '{'. */
+	size_t start = skip_space(buf, len, 0);
+	if (start >= len)
+		return fail(p, "empty file, no JSON document");
+	if (buf[start] != '{') {
+		const char *brace = NULL;
+		for (const char *s = buf; (s = memchr(s, '\n', len - (size_t)(s - buf))); s++)
+			if (s + 1 < buf + len && s[1] == '{') {
+				brace = s + 1;
+				break;
+			}
+		if (!brace)
+			return fail(p, "not JSON: no line starts with '{' (begins \"%.*s\")",
+				    line_len(buf + start, len - start, 60), buf + start);
+		size_t lines = 0;
+		for (const char *s = buf; s < brace; s++)
+			lines += *s == '\n';
+		warn(p, "skipped %zu line%s of text before the JSON document (fio prints errors there): \"%.*s\"",
+		     lines, lines == 1 ? "" : "s", line_len(buf + start, len - start, 100), buf + start);
+		start = (size_t)(brace - buf);
+	}
+
+	/* One strict document and nothing after it (what fio writes): the tokenizer, straight from buf. */
+	struct jdoc d = {.cap = 0};
+	size_t end = 0, kept = p->n_warnings;
+	r = force_json_c ? JSON_C_READS : tokenize(&d, buf + start, len - start, &end);
+	if (r == 0 && skip_space(buf, len, start + end) == len) {
+		p->doc = &d;
+		r = parse_doc(p, 0, run);
+		p->doc = NULL;
+	} else if (r == 0)
+		r = JSON_C_READS;
+	jdoc_clear(&d);
+	if (r != JSON_C_READS)
+		return r;
+	/* Given up: nothing of it stays (warnings, error, model), json-c reads it all. */
+	for (size_t i = kept; i < p->n_warnings; i++)
+		free(p->warnings[i]);
+	p->n_warnings = kept;
+	free(p->err);
+	p->err = NULL;
+	p->old_keys = false;
+	run_reset(run);
+	return parse_json_c(p, buf, len, start, run);
 }
 
 int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf, size_t len,
@@ -735,6 +1246,7 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 	if (!run || !(run->path = strdup(path)))
 		return -ENOMEM;
 	int r = parse_buf(&p, buf, len, run);
+	warnings_flush(&p);
 	if (r < 0) {
 		*err = p.err;
 		return r;

@@ -118,5 +118,12 @@ char *stune_fio_run_groups(const struct stune_fio_run *r);
 void stune_fio_run_free(struct stune_fio_run *r);
 DEFINE_CLEANUP_FUNC(struct stune_fio_run, stune_fio_run_free)
 
+/*
+ * Tests: read every document through json-c (on), as the strict tokenizer
+ * leaves to it what it does not take; and how many documents json-c read.
+ */
+void stune_fio_force_json_c(bool on);
+unsigned long stune_fio_json_c_reads(void);
+
 /* Value of a job option: the job's own, else the global one, else NULL. */
 const char *stune_fio_job_option(const struct stune_fio_run *r, const struct stune_fio_job *j, const char *key);

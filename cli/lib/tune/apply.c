@@ -176,13 +176,52 @@ static void rdir_closep(struct stune_rdir *d)
 	stune_root_dir_close(d);
 }
 
+static void batch_endp(bool *on)
+{
+	if (*on)
+		stune_root_batch(NULL, false);
+}
+
+/* Is path in directory dir? */
+static bool in_dir(const struct stune_rdir *dir, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	return dir->path && strlen(dir->path) == len && !strncmp(dir->path, path, len);
+}
+
+/*
+ * The side effects of object (the writes to it are done) read again
+ * (e->after): through dir when it is theirs, else by path. Done in reread.
+ */
+static void reread_recorded(const struct stune_root *root, struct stune_journal *j, const char *object,
+			    const struct stune_rdir *dir, size_t *recorded, size_t *n, bool *reread, size_t first)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < *n; k++) {
+		struct stune_jentry *e = &j->entries[recorded[k]];
+		if (!object || strcmp(e->object, object)) {
+			recorded[kept++] = recorded[k];
+			continue;
+		}
+		free(e->after);
+		int rd = dir->fd >= 0 && in_dir(dir, e->path)
+			     ? stune_root_read_at(root, dir, stune_path_basename(e->path), &e->after)
+			     : stune_root_read(root, e->path, &e->after);
+		if (rd < 0)
+			e->after = NULL;
+		reread[recorded[k] - first] = true;
+	}
+	*n = kept;
+}
+
 /* dir: path's directory, opened unless it already is (not there: left closed,
  * the write then fails as a full-path one would). */
 static int enter_dir(const struct stune_root *root, const char *path, struct stune_rdir *dir)
 {
 	const char *slash = strrchr(path, '/');
 	size_t len = slash ? (size_t)(slash - path) : 0;
-	if (dir->path && strlen(dir->path) == len && !strncmp(dir->path, path, len))
+	if (in_dir(dir, path))
 		return 0;
 	stune_root_dir_close(dir);
 	_cleanup_free_ char *d = strndup(path, len);
@@ -243,12 +282,28 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		return r;
 
 	/* 2. The writes, in plan order, each outcome appended to the log; a
-	 * directory's attributes (a disk's queue/) through one open of it. */
+	 * directory's attributes (a disk's queue/) through one open of it, their
+	 * files closed together (stune_root_batch). A side effect (RECORDED: a
+	 * disk's nr_requests after its scheduler switch) is read again through
+	 * its directory when the writes there are done. */
 	_cleanup_(rdir_closep) struct stune_rdir dir = STUNE_RDIR_INIT;
+	_cleanup_free_ bool *reread = calloc(j->n - first + 1, sizeof(bool));
+	_cleanup_free_ size_t *recorded = calloc(j->n - first + 1, sizeof(size_t));
+	size_t n_recorded = 0;
+	if (!reread || !recorded)
+		return -ENOMEM;
+	_cleanup_(batch_endp) bool batch = true;
+	stune_root_batch(ctx->root, true);
+	const char *object = NULL; /* of the last write: a disk's writes are consecutive */
 	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
+		if (e->state == STUNE_J_RECORDED)
+			recorded[n_recorded++] = i;
 		if (e->state != STUNE_J_PENDING)
 			continue;
+		if (object && strcmp(object, e->object))
+			reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
+		object = e->object;
 		if (e->kind == STUNE_JK_VALUE && (r = enter_dir(ctx->root, e->path, &dir)) < 0)
 			return r;
 		int w = stune_apply_write_at(ctx->root, &dir, e->kind, e->path, e->desired, &e->after);
@@ -260,6 +315,9 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		if ((r = stune_journal_log_entry(log, j, i)) < 0)
 			return r;
 	}
+	reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
+	stune_root_batch(ctx->root, false);
+	batch = false;
 
 	/* 3. In effect? Each written file was read back right after its write
 	 * (the plan writes a disk's scheduler before its nr_requests, the one
@@ -268,6 +326,8 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state == STUNE_J_RECORDED) {
+			if (reread[i - first])
+				continue;
 			/* Read again: the scheduler switch may have changed it. */
 			free(e->after);
 			if (stune_root_read(ctx->root, e->path, &e->after) < 0)

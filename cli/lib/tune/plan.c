@@ -739,6 +739,31 @@ int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, con
 	return add(plan, &dr);
 }
 
+unsigned stune_plan_disk_attrs(const struct stune_profile *p)
+{
+	static const struct {
+		enum stune_pclass cls;
+		const char *key;
+		enum stune_disk_raw raw;
+	} keys[] = {
+	    {STUNE_PC_QUEUE, "nr_requests", STUNE_RAW_NR_REQUESTS},
+	    {STUNE_PC_QUEUE, "rq_affinity", STUNE_RAW_RQ_AFFINITY},
+	    {STUNE_PC_QUEUE, "nomerges", STUNE_RAW_NOMERGES},
+	    {STUNE_PC_QUEUE, "read_ahead_kb", STUNE_RAW_READ_AHEAD_KB},
+	    {STUNE_PC_QUEUE, "add_random", STUNE_RAW_ADD_RANDOM},
+	    {STUNE_PC_QUEUE, "io_poll", STUNE_RAW_IO_POLL},
+	    {STUNE_PC_SCSI_DEVICE, "queue_depth", STUNE_RAW_QUEUE_DEPTH},
+	    /* A scheduler switch resets nr_requests: apply journals its old value. */
+	    {STUNE_PC_QUEUE, "scheduler", STUNE_RAW_NR_REQUESTS},
+	};
+	unsigned attrs = 1u << STUNE_RAW_SCHEDULER;
+	for (size_t i = 0; i < p->n_rules; i++)
+		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+			if (p->rules[i].cls == keys[k].cls && stune_prule_get(&p->rules[i], keys[k].key))
+				attrs |= 1u << keys[k].raw;
+	return attrs;
+}
+
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out)
 {
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = calloc(1, sizeof(*plan));

@@ -61,6 +61,9 @@ struct stune_plan {
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
+/* The disks' tunables (1 << enum stune_disk_raw) the plan of p reads: the scan of the host need read no other
+ * (stune_topology_scan_for_plan_attrs). */
+unsigned stune_plan_disk_attrs(const struct stune_profile *p);
 void stune_plan_free(struct stune_plan *plan);
 DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
 
