@@ -2,7 +2,8 @@
 /*
  * scsitune report --query URL: options -> engine (report/query.c asks the
  * service and builds the fleet view, report/gate.c judges it) ->
- * render-query.c -> exit code (0, 1 no answer or a bad one, 4 gate failed).
+ * render-query.c (and render-report-html.c for --html) -> exit code (0, 1 no answer or a bad
+ * one, 4 gate failed).
  */
 #include "cmd-report-query.h"
 
@@ -22,6 +23,7 @@
 #include "report/session.h"
 #include "report/upload.h"
 #include "render-query.h"
+#include "render-report-html.h"
 
 /* The window's end is this far past now: a host's clock may be ahead of ours. */
 #define QUERY_END_SLACK_MS (15 * 60 * 1000LL)
@@ -222,15 +224,30 @@ static bool load_auth(const char *auth_file, const char *ca_file, struct stune_a
 	return true;
 }
 
-/* Print the view; the gate decides the exit code. */
+struct fleet_html {
+	const struct stune_fleet *f;
+	const struct fleet_meta *m;
+	const struct stune_gate *gate;
+	const struct stune_gate_result *gr;
+};
+
+static int fleet_html_fill(FILE *out, void *data)
+{
+	const struct fleet_html *d = data;
+	return render_fleet_html(out, d->f, d->m, d->gate, d->gr);
+}
+
+/* Write --html FILE (before anything is printed), print the view; the gate decides the exit code. */
 static int show(const struct global_opts *g, const struct stune_fleet *f, const struct fleet_meta *m,
-		const struct stune_gate *gate)
+		const struct stune_gate *gate, const char *html)
 {
 	_cleanup_(stune_gate_result_freep) struct stune_gate_result *gr = NULL;
 	if (gate && stune_gate_eval(gate, f, &gr) < 0) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
+	if (html && !report_html_write(html, fleet_html_fill, &(struct fleet_html){f, m, gate, gr}))
+		return EXIT_ERROR;
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
@@ -285,6 +302,8 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;
 	if (!load_auth(auth_file, ca_file, &auth))
 		return EXIT_ERROR;
+	if (q->html && !report_html_check(q->html))
+		return EXIT_ERROR;
 
 	int64_t now = (int64_t)time(NULL) * 1000;
 	struct stune_query sq = {.url = q->url,
@@ -314,5 +333,5 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 			       .end_ms = sq.end_ms,
 			       .hosts_asked = n_asked,
 			       .hosts_given = asked != NULL};
-	return show(g, f, &m, gate);
+	return show(g, f, &m, gate, q->html);
 }

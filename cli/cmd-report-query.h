@@ -15,9 +15,15 @@ struct query_opts {
 	const char *gate;	/* --gate */
 	char **hosts;		/* --hosts, split at ',' (NULL-terminated) */
 	size_t n_hosts;
-	long timeout_s; /* --query-timeout; 0: the settings file's, else 30 */
-	bool any;	/* one of the options above given */
+	long timeout_s;	  /* --query-timeout; 0: the settings file's, else 30 */
+	bool any;	  /* one of the options above given */
+	const char *html; /* --html FILE (report's option, shared) */
 };
+
+/* --html FILE (cmd-report.c): its directory there and writable, FILE no directory; else the error is printed. */
+bool report_html_check(const char *path);
+/* --html FILE written atomically by fill(f, data); the error printed, or the file named on stderr. */
+bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void *data);
 
 /* --hosts LIST: appended to q->hosts. -1 to go on, else the exit code (usage error printed). */
 int query_hosts_opt(struct query_opts *q, const char *arg);

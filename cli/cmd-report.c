@@ -15,6 +15,7 @@
 
 #include "core/userfile.h"
 #include "core/config.h"
+#include "core/statefile.h"
 #include "core/root.h"
 #include "core/strv.h"
 #include "report/fio.h"
@@ -24,6 +25,7 @@
 #include "report/upload.h"
 #include "tune/journal.h"
 #include "cmd-report-query.h"
+#include "render-report-html.h"
 #include "render-report.h"
 #include "scsitune.h"
 
@@ -65,6 +67,9 @@ void help_report(FILE *f)
 	      "      --upload-timeout S   seconds one upload attempt may take (default 30; 3 tries)\n"
 	      "      --config FILE        settings file (default " STUNE_CONFIG_DEFAULT " inside the\n"
 	      "                           --sysroot tree, or $SCSITUNE_CONFIG)\n"
+	      "      --html FILE          also write the report (or with --query the fleet view)\n"
+	      "                           as one self-contained HTML file (inline charts, no\n"
+	      "                           script; written atomically)\n"
 	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
 	      "                           record its provenance (host, kernel, HBA, payload,\n"
 	      "                           profile and verify_state) as --run does\n"
@@ -111,6 +116,7 @@ struct report_opts {
 	const char *auth_file;
 	const char *ca_file;
 	const char *config;
+	const char *html;      /* --html FILE */
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
 	bool host_facts; /* --host-facts: the FILEs were made on this host */
@@ -394,7 +400,8 @@ enum {
 	OPT_SINCE,
 	OPT_GATE,
 	OPT_QUERY_TIMEOUT,
-	OPT_GROUP
+	OPT_GROUP,
+	OPT_HTML
 };
 static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"phase", required_argument, NULL, OPT_PHASE},
@@ -427,6 +434,7 @@ static const struct option longopts[] = {GLOBAL_LONGOPTS,
 					 {"gate", required_argument, NULL, OPT_GATE},
 					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
 					 {"group", required_argument, NULL, OPT_GROUP},
+					 {"html", required_argument, NULL, OPT_HTML},
 					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
@@ -609,6 +617,13 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_HOST_FACTS:
 		ro->host_facts = true;
 		return -1;
+	case OPT_HTML:
+		if (!*arg || strchr(arg, '\n')) {
+			usage_error("report", "--html: empty or multi-line file name");
+			return EXIT_USAGE;
+		}
+		ro->html = arg;
+		return -1;
 	case OPT_QUERY:
 	case OPT_QUERY_API:
 	case OPT_HOSTS:
@@ -699,8 +714,8 @@ static int check_flush(const struct report_opts *ro, int argc)
 		usage_error("report", "--flush: no --upload URL (nor url= in [upload] of the settings file)");
 		return EXIT_USAGE;
 	}
-	if (ro->phase || ro->compare) {
-		usage_error("report", "--flush: no --phase or --compare");
+	if (ro->phase || ro->compare || ro->html) {
+		usage_error("report", "--flush: no --phase, --compare or --html");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -730,6 +745,69 @@ static int render_saved(const struct stune_report_set *set, char **doc)
 	if (fclose(m) != 0 && r == 0)
 		r = -ENOMEM;
 	return r;
+}
+
+/* --html FILE split into its directory and name. False after printing the error. */
+static bool html_split(const char *path, char **dir, char **name)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		error_msg("--html %s: %s", path, strerror(EISDIR));
+		return false;
+	}
+	*dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	*name = strdup(base);
+	if (!*dir || !*name) {
+		error_msg("out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* Before anything runs or is saved: the HTML file's directory is there and writable, FILE is no directory. */
+bool report_html_check(const char *path)
+{
+	_cleanup_free_ char *dir = NULL, *name = NULL;
+	struct stat st;
+	if (!html_split(path, &dir, &name))
+		return false;
+	if (stat(dir, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) || access(dir, W_OK) < 0) {
+		error_msg("--html %s: %s: %s", path, dir, strerror(errno));
+		return false;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		error_msg("--html %s: %s", path, strerror(EISDIR));
+		return false;
+	}
+	return true;
+}
+
+struct html_doc {
+	const struct stune_report_set *set;
+	const struct stune_report_compare *cmp;
+	const struct stune_saved_set *ref;
+};
+
+static int html_fill(FILE *f, void *data)
+{
+	const struct html_doc *d = data;
+	return render_report_html(f, d->set, d->cmp, d->ref);
+}
+
+/* --html FILE: rendered into a temporary file next to it, fsynced, renamed over it. */
+bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void *data)
+{
+	_cleanup_free_ char *dir = NULL, *name = NULL;
+	if (!html_split(path, &dir, &name))
+		return false;
+	int r = stune_write_atomic_fn(dir, name, 0644, fill, data, NULL);
+	if (r < 0) {
+		error_msg("--html %s: %s", path, strerror(-r));
+		return false;
+	}
+	fprintf(stderr, "scsitune: HTML report written to %s\n", path);
+	return true;
 }
 
 /*
@@ -763,6 +841,10 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		note_msg("warning: runs not comparable: %s", set.mismatch[i]);
 	for (size_t i = 0; i < cmp.n_mismatch; i++)
 		note_msg("warning: --compare %s: not comparable: %s", ro->compare, cmp.mismatch[i]);
+	/* The HTML file first: when it cannot be written, nothing is saved or spooled. */
+	if (ro->html &&
+	    !report_html_write(ro->html, html_fill, &(struct html_doc){&set, ro->compare ? &cmp : NULL, ref}))
+		return EXIT_ERROR;
 	if (ro->phase) {
 		if ((r = render_saved(&set, &doc)) < 0 ||
 		    (r = stune_report_save(ro->state_dir, &set, doc, &saved)) < 0) {
@@ -845,6 +927,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
+	ro.q.html = ro.html;
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro, argc)) != -1)
@@ -859,6 +942,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 			usage_error("report", "report: '-' (standard input) given more than once");
 			return EXIT_USAGE;
 		}
+	if (ro.html && !ro.flush && !report_html_check(ro.html))
+		return EXIT_ERROR;
 	_cleanup_(stune_auth_freep) struct stune_auth *auth = NULL;
 	if (ro.upload && !upload_prepare(&ro, &auth))
 		return EXIT_ERROR;

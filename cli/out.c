@@ -419,29 +419,37 @@ void out_fmt_dbl(char *buf, size_t size, double v, int decimals)
 	buf[k] = '\0';
 }
 
+bool out_fmt_json_dbl(char *buf, size_t size, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, size, "null");
+		return false;
+	}
+	/* Three decimals, trailing zeros dropped: stable output, no 17-digit noise. */
+	snprintf(buf, size, "%.3f", v);
+	char *dot = strchr(buf, '.');
+	if (dot) {
+		char *e = buf + strlen(buf) - 1;
+		while (e > dot && *e == '0')
+			*e-- = '\0';
+		if (e == dot)
+			*e = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		snprintf(buf, size, "0");
+	return true;
+}
+
 void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals)
 {
 	char buf[80];
 	if (o->fmt == OUT_JSON) {
 		if (!takes(o, key))
 			return;
-		if (!isfinite(v)) {
+		if (!out_fmt_json_dbl(buf, sizeof(buf), v))
 			stune_jsonw_null(&o->w, key);
-			return;
-		}
-		/* Three decimals, trailing zeros dropped: stable output, no 17-digit noise. */
-		snprintf(buf, sizeof(buf), "%.3f", v);
-		char *dot = strchr(buf, '.');
-		if (dot) {
-			char *e = buf + strlen(buf) - 1;
-			while (e > dot && *e == '0')
-				*e-- = '\0';
-			if (e == dot)
-				*e = '\0';
-		}
-		if (!strcmp(buf, "-0"))
-			strcpy(buf, "0");
-		stune_jsonw_raw(&o->w, key, buf);
+		else
+			stune_jsonw_raw(&o->w, key, buf);
 		return;
 	}
 	out_fmt_dbl(buf, sizeof(buf), v, decimals);

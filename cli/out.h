@@ -80,3 +80,7 @@ void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap) 
 void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals);
 /* The text out_dbl prints, into buf. */
 void out_fmt_dbl(char *buf, size_t size, double v, int decimals);
+/* The number out_dbl puts in JSON (3 decimals, trailing zeros dropped), into buf;
+ * "null" and false when v is not finite. The HTML report (render-report-html.c)
+ * shows these digits, so that its numbers are the JSON's. */
+bool out_fmt_json_dbl(char *buf, size_t size, double v);

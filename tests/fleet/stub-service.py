@@ -11,6 +11,7 @@ LOG as one JSON line (path, Authorization header, form body).
   /503/...       503                          /400/...      400 with a message
   /dup/...       one sample sent twice        /phase/...    only another phase
   /auth/...      401 unless "Bearer tok-q"    /vector/...   a Prometheus vector
+  /outlier/...   6 hosts, +10 to +20 %, one +100 % (named h<6>&: markup in a tag)
 
 Usage: stub-service.py PORT LOG
 """
@@ -75,6 +76,10 @@ class H(http.server.BaseHTTPRequestHandler):
         elif mode == "dup":
             extra = line("h1", "tuned", 50.0, NOW - 3600000)
             self.answer(200, GOOD + extra + "\n")
+        elif mode == "outlier":
+            tuned = {"h1": 44.0, "h2": 45.0, "h3": 46.0, "h4": 47.0, "h5": 48.0, "h<6>&": 80.0}
+            self.answer(200, "".join(line(h, "baseline", 40.0, NOW - 7200000) + "\n" +
+                                     line(h, "tuned", v, NOW - 3600000) + "\n" for h, v in tuned.items()))
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")
         elif mode == "auth":

@@ -12,6 +12,10 @@
 #    baseline does not count); a drifted, a not applied and a not comparable
 #    host shown apart, never averaged in; a host of another firmware in its
 #    own cohort; re-sent runs still one copy; text within 80 columns;
+#  - --html: the view as HTML (tests/report/check-html.py: well-formed,
+#    self-contained, the numbers of -o json), written on a failed gate too,
+#    a bad path refused; 6 hosts from the stub: the +100 % one named as the
+#    outlier, its name with markup shown as text;
 #  - --gate: passes, fails on a condition naming the hosts (exit 4), the
 #    implicit missing=0, --hosts-file; bad expressions and options (exit 64);
 #  - a stub service for what the real ones never do: empty, not JSON,
@@ -22,7 +26,7 @@
 #  - the service down: exit 1 after the retries, the gate not passed;
 #  - every document valid against schema/report-query.schema.json, which
 #    names the same keys as cli/render-query.c and rejects broken copies;
-#  - valgrind-clean on a query and a gate ($SCSITUNE_VALGRIND, plain build).
+#  - valgrind-clean on a query and a gate, --html ($SCSITUNE_VALGRIND, plain build).
 # Fails (never skips) when a server is not installed.
 # Usage: test-query.sh SCSITUNE SRCDIR
 set -uo pipefail
@@ -165,6 +169,16 @@ for s in ("stor-q4: apart\n  drifted: its tuned runs", "Shown apart, not average
 print("%d lines, none over 80 columns" % len(text.splitlines()))
 PY
 
+# --- The view as HTML (--html): well-formed, self-contained, the numbers of -o json (report/check-html.py).
+q 0 "HTML report written to $T/view.html" --query "$vm" "${cmp_args[@]}" -o json --html "$T/view.html"
+cp "$T/out" "$T/view-html.json"
+check "HTML view: numbers equal -o json, change per host drawn" \
+	"$py" "$src/tests/report/check-html.py" "$T/view.html" "$T/view-html.json"
+q 4 'gate failed' --query "$vm" "${cmp_args[@]}" --gate 'kiops>=+5%,drifted=0' --html "$T/gate.html"
+check "HTML view of a failed gate: written, says FAILED" grep -q 'FAILED (exit 4)' "$T/gate.html"
+q 1 "^scsitune: --html $T/nodir/v.html: $T/nodir: No such file or directory\$" --query "$vm" "${cmp_args[@]}" \
+	--html "$T/nodir/v.html"
+
 # --- The gate.
 good=(--hosts stor-q1,stor-q2 --hosts stor-q3)
 q 0 'gate passed: kiops>=\+5%,spread<=15%,drifted=0 \(3 host\(s\) compared\)' --query "$vm" "${cmp_args[@]}" \
@@ -238,6 +252,36 @@ checks=$((checks + 1))
 q 1 'HTTP 400: .*stub says the query is bad' --query "$stub/400/api/v1/query" "${cmp_args[@]}" "${gate[@]}"
 checks=$((checks + 1))
 [ "$(wc -l <"$T/stub.log")" -eq 1 ] && pass "400: one try" || fail "400: $(wc -l <"$T/stub.log") tries"
+# The HTML view names the outlier among 6 compared hosts; a host name with markup is text.
+q 0 "HTML report written to $T/outlier.html" --query "$stub/outlier/api/v1/export" "${cmp_args[@]}" -o json \
+	--html "$T/outlier.html"
+cp "$T/out" "$T/outlier.json"
+check "HTML view of 6 hosts: numbers equal -o json" "$py" "$src/tests/report/check-html.py" "$T/outlier.html" \
+	"$T/outlier.json"
+check "HTML view: the +100 % host named as the one outlier, its name '<6>&' as text" "$py" - "$T/outlier.html" <<'PY'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.warn, self.in_warn = [], "", False
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.in_warn = tag == "p" and dict(attrs).get("class") == "note warn"
+    def handle_endtag(self, tag):
+        if tag == "p":
+            self.in_warn = False
+    def handle_data(self, data):
+        if self.in_warn:
+            self.warn += data
+p = P()
+p.feed(open(sys.argv[1], encoding="utf-8").read())
+assert "6" not in p.tags, "an element made from the host name"
+assert p.warn.startswith("Outliers") and "h<6>& (+100.0 %)" in p.warn, p.warn
+assert not any(f"h{i} " in p.warn for i in range(1, 6)), p.warn
+print(p.warn)
+PY
+: >"$T/stub.log"
 : >"$T/stub.log"
 q 0 'gate passed' --query "$stub/dup/api/v1/export" "${cmp_args[@]}" --hosts h1 "${gate[@]}"
 check "a duplicate sample dropped, counted; the request's form" "$py" - "$T/out" "$T/stub.log" <<'PY'
@@ -265,10 +309,11 @@ checks=$((checks + 1))
 [ "$(grep -c '"auth": "Bearer tok-q"' "$T/stub.log")" -eq 1 ] && pass "auth: Authorization sent, a readable auth file never used" ||
 	fail "auth: $(cat "$T/stub.log")"
 
-# --- valgrind on a view with a gate, and on a bad answer (plain build only).
+# --- valgrind on a view with a gate and --html, the outlier view's --html, and on a bad answer (plain build only).
 if [ -n "${SCSITUNE_VALGRIND:-}" ]; then
 	vg=("$SCSITUNE_VALGRIND" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
-	for args in "--query $vm --phase tuned --compare baseline --gate kiops>=+5%,drifted=0 -o json" \
+	for args in "--query $vm --phase tuned --compare baseline --gate kiops>=+5%,drifted=0 -o json --html $T/vg.html" \
+		"--query $stub/outlier/api/v1/export --phase tuned --compare baseline --html $T/vg2.html" \
 		"--query $stub/truncjson/api/v1/export --phase tuned --compare baseline --gate spread<=15%"; do
 		rc=0
 		# shellcheck disable=SC2086

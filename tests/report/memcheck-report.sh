@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# report under valgrind: ingest (text, JSON, json+ merges), save, compare, and
+# report under valgrind: ingest (text, JSON, json+ merges), save, compare, --html, and
 # the error paths (truncated, not fio, failed job, unwritable state dir,
-# unknown phase). Any valgrind error or leak fails; exit codes are checked too.
+# unknown phase, --html paths). Any valgrind error or leak fails; exit codes are checked too.
 # Usage: memcheck-report.sh VALGRIND SCSITUNE FIO_FIXTURES
 set -uo pipefail
 valgrind=$1 bin=$2 fx=$3
@@ -29,6 +29,9 @@ run 0 report "${all[@]}"
 run 0 report -o json --phase base --state-dir "$work/st" "${all[@]}"
 run 0 report --phase tuned --state-dir "$work/st" --compare base "${all[1]}" "${all[2]}"
 run 0 report -o json --state-dir "$work/st" --compare tuned "${all[0]}"
+run 0 report --state-dir "$work/st" --compare tuned --html "$work/r.html" "${all[@]}"
+run 1 report --html "$work/nodir/r.html" "${all[0]}"
+run 1 report --html "$work/$(printf 'h%.0s' $(seq 1 250))" "${all[0]}"
 run 1 report "$work/truncated.json" "$work/other.json" "$work/missing.json"
 run 1 report "$fx/fio-3.33-enospc-stdout-json.json"
 run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
