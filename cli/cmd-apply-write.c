@@ -13,7 +13,13 @@
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
 #include "tune/plan.h"
+#include "core/strv.h"
+#include "rows.h"
 #include "scsitune.h"
+#include "wrap.h"
+
+#define NB    WRAP_NBSP
+#define VLIST " (-v" NB "lists" NB "them)"
 
 #define STUNE_APPLY_SCHEMA_VERSION 1
 
@@ -115,27 +121,24 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 	return 0;
 }
 
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist)
+/*
+ * The journal this apply appends to: a journal left by an earlier apply
+ * stays, its entries first, so revert undoes this apply, then that one, back
+ * to the original values. The profile fields say this apply's profile.
+ * -1 after printing the error.
+ */
+static int journal_begin(const struct stune_plan *plan, const char *profile_dir, const char *state_dir, bool persist,
+			 struct stune_journal **out)
 {
 	const struct stune_profile *p = plan->profile;
-	_cleanup_free_ char *state_dir = NULL;
-	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
-		return EXIT_ERROR;
-	int r;
-
-	/* A journal left by an earlier apply stays: its entries come first, so
-	 * revert undoes this apply, then that one, back to the original values. */
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	r = stune_journal_load(state_dir, &j);
+	int r = stune_journal_load(state_dir, &j);
 	if (r == -ENOENT)
 		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
 	if (r < 0) {
 		error_msg("%s/journal.json: %s", state_dir, r == -EBADMSG ? "not a scsitune journal" : strerror(-r));
-		return EXIT_ERROR;
+		return -1;
 	}
-	size_t first = j->n;
 	free(j->profile);
 	free(j->profile_path);
 	free(j->profile_dir);
@@ -149,17 +152,19 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	j->digest = NULL;
 	j->started = (long long)time(NULL);
 	j->persist = j->persist || persist;
-	if (!j->profile || !j->profile_path || !j->profile_dir || (r = stune_profile_digest(p, &j->digest)) < 0) {
+	if (!j->profile || !j->profile_path || !j->profile_dir || stune_profile_digest(p, &j->digest) < 0) {
 		error_msg("out of memory");
-		return EXIT_ERROR;
+		return -1;
 	}
-	size_t counts[4];
-	stune_plan_count(plan, counts);
-	if (counts[STUNE_CHANGE] && (r = stune_apply_plan(ctx, plan, state_dir, j)) < 0) {
-		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
-		return EXIT_ERROR;
-	}
-	/* irqbalance reads its defaults only when it starts: restart a running one under systemd. */
+	*out = steal_pointer(&j);
+	return 0;
+}
+
+/* irqbalance reads its defaults only when it starts: restart a running one
+ * under systemd when this apply changed them. What happened, or NULL. */
+static const char *restart_irqbalance(struct stune_ctx *ctx, const struct stune_topology *t,
+				      const struct stune_journal *j, size_t first)
+{
 	const char *restart = NULL;
 	for (size_t i = first; i < j->n; i++) {
 		const struct stune_jentry *e = &j->entries[i];
@@ -173,71 +178,127 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 			      : "systemctl try-restart irqbalance.service failed: restart it by hand for the "
 				"bans to take effect";
 	}
-	_cleanup_(jindex_free) struct jindex jx = {0};
-	if (jindex_build(j, first, &jx) < 0) {
-		error_msg("out of memory");
-		return EXIT_ERROR;
-	}
+	return restart;
+}
 
-	size_t n_applied = 0, n_failed = 0, n_already = counts[STUNE_ALREADY], n_skipped = counts[STUNE_NOT_SETTABLE];
-	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
-	if (!o) {
-		error_msg("out of memory");
-		return EXIT_ERROR;
+/* One row's outcome, from the plan and this apply's journal entries. */
+struct outcome {
+	const char *result, *why;
+	int err;
+	char buf[256];
+};
+
+struct tally {
+	size_t counts[4];
+	size_t applied, failed, already, skipped;
+};
+
+static void outcome_of(const struct stune_change *c, const struct jindex *jx, const char *restart, struct outcome *x,
+		       struct tally *n)
+{
+	x->result = "not-applicable";
+	x->why = c->note;
+	switch (c->state) {
+	case STUNE_ALREADY:
+		x->result = "already";
+		return;
+	case STUNE_NOT_SETTABLE:
+		x->result = "skipped";
+		return;
+	case STUNE_NOT_APPLICABLE:
+		return;
+	case STUNE_CHANGE:
+		break;
 	}
-	out_obj_begin(o, NULL);
-	out_int(o, "schema_version", NULL, STUNE_APPLY_SCHEMA_VERSION);
-	out_obj_begin(o, "profile");
-	out_str(o, "name", "Profile %s", p->name);
-	out_str(o, "digest", NULL, j->digest);
-	out_obj_end(o);
-	out_bool(o, "dry_run", NULL, STUNE_NO);
-	out_str(o, "journal", NULL, counts[STUNE_CHANGE] ? state_dir : NULL);
-	out_text(o, "\n");
+	const struct stune_jentry *e = jindex_find(jx, c->object, c->setting);
+	if (!e || e->state == STUNE_J_SKIPPED) {
+		x->result = "failed";
+		x->err = e ? e->err : 0;
+		x->why = "could not read the old value: not written";
+		n->failed++;
+	} else if (e->state == STUNE_J_APPLIED) {
+		x->result = "applied";
+		n->applied++;
+		if (c->kind == STUNE_OBJ_IRQBALANCE && restart)
+			x->why = restart;
+	} else if (e->state == STUNE_J_IGNORED) {
+		x->result = "ignored";
+		snprintf(x->buf, sizeof(x->buf),
+			 "the kernel accepted the write but it is not in effect (reads back '%s')",
+			 e->after ? e->after : "?");
+		x->why = x->buf;
+		n->failed++;
+	} else {
+		x->err = e->err;
+		x->result = x->err == EINVAL ? "rejected" : x->err == EIO ? "not-settable" : "failed";
+		snprintf(x->buf, sizeof(x->buf), "%s: %s", errno_name(x->err), strerror(x->err));
+		x->why = x->buf;
+		n->failed++;
+	}
+}
+
+/* Text: the counts and the scope line. */
+static void render_counts(struct out *o, const struct global_opts *g, const struct stune_topology *t,
+			  const struct stune_plan *plan, const struct tally *n)
+{
+	out_text(o,
+		 "Applied %zu" NB "of" NB "%zu; %zu" NB "failed, %zu" NB "already" NB "right, %zu" NB "skipped" NB
+		 "(not" NB "settable), %zu" NB "not" NB "applicable%s\n",
+		 n->applied, n->counts[STUNE_CHANGE], n->failed, n->already, n->skipped,
+		 n->counts[STUNE_NOT_APPLICABLE],
+		 g->verbose || n->already + n->skipped + n->counts[STUNE_NOT_APPLICABLE] == 0 ? "" : VLIST);
+	if (out_is_json(o))
+		return;
+	size_t in = 0;
+	for (size_t i = 0; i < plan->n_hbas; i++)
+		in += plan->hbas[i].in_scope;
+	out_text(o, "Scope: %zu of %zu HBA%s" WRAP_LIST, in, plan->n_hbas, plan->n_hbas == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < plan->n_hbas; i++) {
+		char buf[512];
+		if (plan->hbas[i].in_scope)
+			out_str(o, NULL, k++ ? ", %s" : ": %s",
+				cli_hba_name(&t->hbas[plan->hbas[i].index], buf, sizeof(buf)));
+	}
+	out_text(o, "%s\n", g->verbose ? "" : " (apply --dry-run says why)");
+}
+
+/* Text: a row per object and result (written rows; -v all). */
+static void render_rows(struct out *o, const struct global_opts *g, const struct stune_plan *plan,
+			const struct outcome *res, const char *restart)
+{
+	struct rows rows = {0};
+	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
+		const struct stune_change *c = &plan->changes[i];
+		const struct outcome *x = &res[i];
+		if (c->state != STUNE_CHANGE && !g->verbose)
+			continue;
+		_cleanup_free_ char *dev = plan_row_device(c);
+		char *text = plan_row_text(c, c->state == STUNE_CHANGE);
+		/* A failed write says why on its row; other notes go below it. */
+		bool inline_why = x->why && c->state == STUNE_CHANGE && strcmp(x->result, "applied");
+		if (inline_why && text) {
+			char *n = stune_strdupf("%s (%s)", text, x->why);
+			free(text);
+			text = n;
+		}
+		const char *note = inline_why								       ? NULL
+				   : c->state == STUNE_CHANGE && !(c->kind == STUNE_OBJ_IRQBALANCE && restart) ? NULL
+													       : x->why;
+		if (rows_add(&rows, x->result, dev, c->object, text, note) < 0)
+			break;
+	}
+	rows_print(o, &rows, "RESULT");
+	rows_free(&rows);
+}
+
+/* JSON: every row with its result, and the summary. */
+static void render_changes(struct out *o, const struct stune_plan *plan, const struct outcome *res,
+			   const struct tally *n)
+{
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		const char *result = "not-applicable", *why = c->note;
-		const struct stune_jentry *e = NULL;
-		char buf[256];
-		int err = 0;
-		switch (c->state) {
-		case STUNE_ALREADY:
-			result = "already";
-			break;
-		case STUNE_NOT_SETTABLE:
-			result = "skipped";
-			break;
-		case STUNE_NOT_APPLICABLE:
-			break;
-		case STUNE_CHANGE:
-			e = jindex_find(&jx, c->object, c->setting);
-			if (!e || e->state == STUNE_J_SKIPPED) {
-				result = "failed";
-				err = e ? e->err : 0;
-				why = "could not read the old value: not written";
-				n_failed++;
-			} else if (e->state == STUNE_J_APPLIED) {
-				result = "applied";
-				n_applied++;
-				if (c->kind == STUNE_OBJ_IRQBALANCE && restart)
-					why = restart;
-			} else if (e->state == STUNE_J_IGNORED) {
-				result = "ignored";
-				snprintf(buf, sizeof(buf),
-					 "the kernel accepted the write but it is not in effect (reads back '%s')",
-					 e->after ? e->after : "?");
-				why = buf;
-				n_failed++;
-			} else {
-				err = e->err;
-				result = err == EINVAL ? "rejected" : err == EIO ? "not-settable" : "failed";
-				snprintf(buf, sizeof(buf), "%s: %s", errno_name(err), strerror(err));
-				why = buf;
-				n_failed++;
-			}
-			break;
-		}
+		const struct outcome *x = &res[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "object", NULL, c->object);
 		out_str(o, "device", NULL, c->device);
@@ -245,39 +306,77 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		out_rootpath(o, "path", NULL, c->path);
 		out_str(o, "old", NULL, c->current);
 		out_str(o, "desired", NULL, c->desired);
-		out_str(o, "result", NULL, result);
-		out_num(o, "errno", NULL, err ? STUNE_NUM(err) : (struct stune_num){0});
-		out_str(o, "why", NULL, why);
+		out_str(o, "result", NULL, x->result);
+		out_num(o, "errno", NULL, x->err ? STUNE_NUM(x->err) : (struct stune_num){0});
+		out_str(o, "why", NULL, x->why);
 		out_obj_end(o);
-		if (c->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
-			continue;
-		bool inline_why = why && c->state == STUNE_CHANGE && c->kind != STUNE_OBJ_IRQBALANCE;
-		char b1[32], b2[32];
-		const char *cur = stune_change_display(c, false, b1, sizeof(b1)),
-			   *want = stune_change_display(c, true, b2, sizeof(b2));
-		if (c->state == STUNE_ALREADY) {
-			out_text(o, "%-14s %s %s: %s\n", result, c->object, c->setting, cur ? cur : "-");
-			continue;
-		}
-		out_text(o, "%-14s %s %s: %s -> %s%s%s\n", result, c->object, c->setting, cur ? cur : "-",
-			 want ? want : "-", inline_why ? ": " : "", inline_why ? why : "");
-		if (why && (c->state != STUNE_CHANGE || c->kind == STUNE_OBJ_IRQBALANCE))
-			out_text(o, "               (%s)\n", why);
 	}
 	out_arr_end(o);
 	out_obj_begin(o, "summary");
-	out_int(o, "applied", "\n%s applied", (long long)n_applied);
-	out_int(o, "already", ", %s already right", (long long)n_already);
-	out_int(o, "skipped", ", %s skipped (not settable)", (long long)n_skipped);
-	out_int(o, "failed", ", %s failed", (long long)n_failed);
-	out_int(o, "not_applicable", ", %s not applicable\n", (long long)counts[STUNE_NOT_APPLICABLE]);
+	out_int(o, "applied", NULL, (long long)n->applied);
+	out_int(o, "already", NULL, (long long)n->already);
+	out_int(o, "skipped", NULL, (long long)n->skipped);
+	out_int(o, "failed", NULL, (long long)n->failed);
+	out_int(o, "not_applicable", NULL, (long long)n->counts[STUNE_NOT_APPLICABLE]);
 	out_obj_end(o);
-	if (counts[STUNE_CHANGE])
-		out_text(o, "Journal: %s/journal.json ('scsitune revert' undoes this)\n", state_dir);
+}
+
+int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist)
+{
+	const struct stune_profile *p = plan->profile;
+	_cleanup_free_ char *state_dir = NULL;
+	_cleanup_close_ int lock = -1;
+	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
+		return EXIT_ERROR;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	if (journal_begin(plan, profile_dir, state_dir, persist, &j) < 0)
+		return EXIT_ERROR;
+	size_t first = j->n;
+	struct tally n = {0};
+	stune_plan_count(plan, n.counts);
+	n.already = n.counts[STUNE_ALREADY];
+	n.skipped = n.counts[STUNE_NOT_SETTABLE];
+	int r;
+	if (n.counts[STUNE_CHANGE] && (r = stune_apply_plan(ctx, plan, state_dir, j)) < 0) {
+		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
+		return EXIT_ERROR;
+	}
+	const char *restart = restart_irqbalance(ctx, t, j, first);
+	_cleanup_(jindex_free) struct jindex jx = {0};
+	/* Each row's outcome first: the text prints its counts before the rows. */
+	_cleanup_free_ struct outcome *res = calloc(plan->n_changes ? plan->n_changes : 1, sizeof(*res));
+	if (!res || jindex_build(j, first, &jx) < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	for (size_t i = 0; i < plan->n_changes; i++)
+		outcome_of(&plan->changes[i], &jx, restart, &res[i], &n);
+
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_APPLY_SCHEMA_VERSION);
+	render_profile_text(o, p, j->digest);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", NULL, p->name);
+	out_str(o, "digest", NULL, j->digest);
+	out_obj_end(o);
+	out_bool(o, "dry_run", NULL, STUNE_NO);
+	out_str(o, "journal", NULL, n.counts[STUNE_CHANGE] ? state_dir : NULL);
+	render_counts(o, g, t, plan, &n);
+	render_rows(o, g, plan, res, restart);
+	render_changes(o, plan, res, &n);
+	if (n.counts[STUNE_CHANGE])
+		out_str(o, NULL, "\nJournal: %s/journal.json ('scsitune revert' undoes this)\n", state_dir);
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	return n_failed ? EXIT_ERROR : EXIT_OK;
+	return n.failed ? EXIT_ERROR : EXIT_OK;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "tune/apply.h"
@@ -18,13 +19,18 @@
 #include "tune/plan.h"
 #include "tune/profile.h"
 #include "detect/scan.h"
+#include "core/strv.h"
+#include "rows.h"
 #include "scsitune.h"
+#include "wrap.h"
 
 #ifndef SCSITUNE_PROFILE_DIR
 #define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
 #endif
 
 #define STUNE_PLAN_SCHEMA_VERSION 1
+#define NB			  WRAP_NBSP
+#define VLIST			  " (-v" NB "lists" NB "them)"
 
 void help_apply(FILE *f)
 {
@@ -54,6 +60,17 @@ void help_apply(FILE *f)
 	      "running), 64 usage.\n"
 	      "See scsitune-apply(8) and scsitune-profile(5).\n",
 	      f);
+}
+
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir)
+{
+	struct stat st;
+	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0)
+		error_msg("profile '%s' not found in %s: no such directory (install scsitune: cmake --install build; "
+			  "from a source tree: --profile-dir profiles)",
+			  profile, dir);
+	else
+		error_msg("%s", err ? err : strerror(-r));
 }
 
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,
@@ -96,7 +113,90 @@ static const char *class_label(enum stune_pclass c)
 	return stune_pclass_name(c);
 }
 
-static void render_plan(struct out *o, const struct stune_plan *plan)
+/* The HBA as people name it: its PCI address, else its sysfs path. */
+const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len)
+{
+	if (h->pci_address)
+		return h->pci_address;
+	snprintf(buf, len, "/%s", h->sysfs_path ? h->sysfs_path : "?");
+	return buf;
+}
+
+void render_scope(struct out *o, const struct stune_topology *t, const struct stune_plan *plan)
+{
+	size_t in = 0;
+	for (size_t i = 0; i < plan->n_hbas; i++)
+		in += plan->hbas[i].in_scope;
+	out_text(o, "\nScope: %zu of %zu HBA%s\n", in, plan->n_hbas, plan->n_hbas == 1 ? "" : "s");
+	out_arr_begin(o, "hbas");
+	for (size_t i = 0; i < plan->n_hbas; i++) {
+		const struct stune_plan_hba *s = &plan->hbas[i];
+		const struct stune_hba *h = &t->hbas[s->index];
+		char buf[512];
+		out_obj_begin(o, NULL);
+		out_text(o, "  %-4s", s->in_scope ? "in" : "out");
+		out_str(o, "hba", " %s", cli_hba_name(h, buf, sizeof(buf)));
+		out_str(o, "pci_address", NULL, h->pci_address);
+		out_str(o, "driver", NULL, h->driver);
+		out_str(o, "pci_driver", NULL, h->pci_driver);
+		out_bool(o, "in_scope", NULL, s->in_scope ? STUNE_YES : STUNE_NO);
+		out_text(o, "  " WRAP_HANG);
+		out_str(o, "why", "%s\n", s->why);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
+void render_profile_text(struct out *o, const struct stune_profile *p, const char *digest)
+{
+	if (out_is_json(o))
+		return;
+	out_str(o, NULL, "Profile %s", p->name);
+	if (digest)
+		out_str(o, NULL, "  sha256 %.12s", digest);
+	for (size_t i = 1; i < p->n_files; i++) /* files[0] is the profile's own */
+		out_str(o, NULL, i > 1 ? ", %s" : "  includes %s", p->files[i]);
+	out_text(o, "\n");
+}
+
+char *plan_row_device(const struct stune_change *c)
+{
+	if (!c->device)
+		return NULL;
+	/* An IRQ's device is "NAME PCI_ADDRESS": the name says which vector (the scope names the HBA). */
+	return c->kind == STUNE_OBJ_IRQ ? strndup(c->device, strcspn(c->device, " ")) : strdup(c->device);
+}
+
+char *plan_row_text(const struct stune_change *c, bool with_desired)
+{
+	char b1[32], b2[32];
+	const char *cur = stune_change_display(c, false, b1, sizeof(b1)),
+		   *want = stune_change_display(c, true, b2, sizeof(b2));
+	if (!cur)
+		cur = "-";
+	else if (!*cur)
+		cur = "\"\"";
+	if (!with_desired)
+		return stune_strdupf("%s %s", rows_setting(c->setting), cur);
+	return stune_strdupf("%s %s -> %s", rows_setting(c->setting), cur, want ? want : "-");
+}
+
+static size_t objects_in_state(const struct stune_plan *plan, enum stune_change_state st)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		if (c->state != st)
+			continue;
+		bool seen = false;
+		for (size_t j = i; j-- > 0 && !seen;)
+			seen = plan->changes[j].state == st && !strcmp(plan->changes[j].object, c->object);
+		n += !seen;
+	}
+	return n;
+}
+
+static void render_plan(struct out *o, const struct stune_topology *t, const struct stune_plan *plan, int verbose)
 {
 	const struct stune_profile *p = plan->profile;
 	size_t counts[4];
@@ -104,43 +204,48 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PLAN_SCHEMA_VERSION);
-	out_obj_begin(o, "profile");
-	out_str(o, "name", "Profile %s", p->name);
-	out_strv(o, "files", NULL, p->files);
 	/* The digest apply will journal: a fleet can compare plans before they are applied. */
 	_cleanup_free_ char *digest = NULL;
 	if (stune_profile_digest(p, &digest) < 0)
 		digest = NULL;
+	render_profile_text(o, p, digest);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", NULL, p->name);
+	out_strv(o, "files", NULL, p->files);
 	out_str(o, "digest", NULL, digest);
 	out_obj_end(o);
 	out_bool(o, "dry_run", NULL, STUNE_YES);
 	out_obj_begin(o, "summary");
-	out_int(o, "change", ": %s to change", (long long)counts[STUNE_CHANGE]);
-	out_int(o, "already", ", %s already right", (long long)counts[STUNE_ALREADY]);
-	out_int(o, "not_settable", ", %s not settable", (long long)counts[STUNE_NOT_SETTABLE]);
-	out_int(o, "not_applicable", ", %s not applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
-	out_text(o, " (dry run: nothing written)\n");
+	size_t nobj = objects_in_state(plan, STUNE_CHANGE);
+	out_int(o, "change", counts[STUNE_CHANGE] ? "Plan: %s" NB "to" NB "change" : NULL,
+		(long long)counts[STUNE_CHANGE]);
+	if (counts[STUNE_CHANGE])
+		out_text(o, " on %zu" NB "object%s", nobj, nobj == 1 ? "" : "s");
+	else
+		out_text(o, "Plan: nothing to change");
+	out_int(o, "already", "; %s" NB "already" NB "right", (long long)counts[STUNE_ALREADY]);
+	out_int(o, "not_settable", ", %s" NB "not" NB "settable", (long long)counts[STUNE_NOT_SETTABLE]);
+	out_int(o, "not_applicable", ", %s" NB "not" NB "applicable", (long long)counts[STUNE_NOT_APPLICABLE]);
+	if (!verbose && counts[STUNE_ALREADY] + counts[STUNE_NOT_SETTABLE] + counts[STUNE_NOT_APPLICABLE])
+		out_text(o, VLIST);
+	out_text(o, ". Dry" NB "run: nothing written.\n");
 	out_obj_end(o);
+	render_scope(o, t, plan);
 
-	/* Column widths for text. */
-	size_t w[5] = {strlen("OBJECT"), strlen("DEVICE"), strlen("SETTING"), strlen("CURRENT"), strlen("DESIRED")};
-	for (size_t i = 0; i < plan->n_changes; i++) {
+	/* Text: one row per object and state; changes only unless -v. */
+	struct rows rows = {0};
+	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
 		const struct stune_change *c = &plan->changes[i];
-		char b1[32], b2[32];
-		const char *cols[5] = {c->object, c->device, c->setting, stune_change_display(c, false, b1, sizeof(b1)),
-				       stune_change_display(c, true, b2, sizeof(b2))};
-		for (int k = 0; k < 5; k++) {
-			size_t n = cols[k] && *cols[k] ? strlen(cols[k]) : 1;
-			if (n > w[k])
-				w[k] = n;
-		}
+		if (c->state != STUNE_CHANGE && !verbose)
+			continue;
+		_cleanup_free_ char *dev = plan_row_device(c);
+		if (rows_add(&rows, stune_change_state_name(c->state), dev, c->object,
+			     plan_row_text(c, c->state == STUNE_CHANGE),
+			     c->state == STUNE_CHANGE && !verbose ? NULL : c->note) < 0)
+			break;
 	}
-	char f[5][16];
-	for (int k = 0; k < 5; k++)
-		snprintf(f[k], sizeof(f[k]), "%%-%zus  ", w[k]);
-	if (plan->n_changes)
-		out_text(o, "\n%-*s  %-*s  %-*s  %-*s  %-*s  %-14s  %s\n", (int)w[0], "OBJECT", (int)w[1], "DEVICE",
-			 (int)w[2], "SETTING", (int)w[3], "CURRENT", (int)w[4], "DESIRED", "STATE", "SOURCE");
+	rows_print(o, &rows, "STATE");
+	rows_free(&rows);
 
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < plan->n_changes; i++) {
@@ -150,36 +255,44 @@ static void render_plan(struct out *o, const struct stune_plan *plan)
 			snprintf(source, sizeof(source), "%s:%u", c->source->file, c->source->line);
 		out_obj_begin(o, NULL);
 		out_str(o, "class", NULL, c->kind == STUNE_OBJ_PERSIST ? "persist" : class_label(c->cls));
-		out_str(o, "object", f[0], c->object);
-		out_str(o, "device", f[1], c->device);
-		out_str(o, "setting", f[2], c->setting);
+		out_str(o, "object", NULL, c->object);
+		out_str(o, "device", NULL, c->device);
+		out_str(o, "setting", NULL, c->setting);
 		out_rootpath(o, "path", NULL, c->path);
-		char b1[32], b2[32];
-		out_str_shown(o, "current", f[3], c->current, stune_change_display(c, false, b1, sizeof(b1)));
-		out_str_shown(o, "desired", f[4], c->desired, stune_change_display(c, true, b2, sizeof(b2)));
-		out_str(o, "state", "%-14s  ", stune_change_state_name(c->state));
-		out_str(o, "source", "%s\n", c->source ? source : NULL);
+		out_str(o, "current", NULL, c->current);
+		out_str(o, "desired", NULL, c->desired);
+		out_str(o, "state", NULL, stune_change_state_name(c->state));
+		out_str(o, "source", NULL, c->source ? source : NULL);
 		out_str(o, "why", NULL, c->source ? c->source->why : NULL);
-		out_str(o, "note", c->note ? "    note: %s\n" : NULL, c->note);
+		out_str(o, "note", NULL, c->note);
 		out_obj_end(o);
 	}
 	out_arr_end(o);
 
-	/* Text: each profile line that the plan uses, once, with its comment. */
+	/* Text: each profile line behind a row shown, once, with its comment (the why;
+	 * the lines shown so far are few, one per profile value: linear in rows). */
 	if (!out_is_json(o)) {
 		bool header = false;
-		for (size_t i = 0; i < plan->n_changes; i++) {
-			const struct stune_pvalue *v = plan->changes[i].source;
+		_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+		size_t n_shown = 0;
+		for (size_t i = 0; i < plan->n_changes && shown; i++) {
+			const struct stune_change *c = &plan->changes[i];
+			const struct stune_pvalue *v = c->source;
 			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = plan->changes[j].source == v;
-			if (!v || seen)
+			for (size_t j = 0; j < n_shown && !seen; j++)
+				seen = shown[j] == v;
+			if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
 				continue;
+			shown[n_shown++] = v;
 			if (!header)
 				out_text(o, "\nWhy (from the profile):\n");
 			header = true;
-			out_text(o, "  %s:%u  %s = %s%s%s\n", v->file, v->line, v->key, v->value, v->why ? ": " : "",
-				 v->why ? v->why : "");
+			out_str(o, NULL, "  %s", v->file);
+			out_text(o, ":%u  " WRAP_HANG, v->line);
+			out_str(o, NULL, "%s", v->key);
+			out_str(o, NULL, " = %s", v->value);
+			out_str(o, NULL, v->why ? ": %s" : NULL, v->why);
+			out_text(o, "\n");
 		}
 	}
 	out_obj_end(o);
@@ -246,7 +359,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *err = NULL;
 	int r = stune_profile_load(profile, dir, &p, &err);
 	if (r < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 
@@ -264,7 +377,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	render_plan(o, plan);
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	render_plan(o, t, plan, g->verbose);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scsitune detect: gather the host model, then render it. */
 #include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,25 +12,56 @@
 
 void help_detect(FILE *f)
 {
-	fputs("Usage: scsitune detect [options]\n"
+	fputs("Usage: scsitune detect [--hba ADDR] [options]\n"
 	      "\nShow the host as scsitune sees it: kernel and payload state, CPUs and NUMA\n"
-	      "nodes, every SCSI HBA (mpi3mr in particular) with its SCSI hosts, IRQs and blk-mq\n"
-	      "queue map, and every SCSI disk with its stable key and queue settings.\n"
-	      "Read-only. Problems with single attributes are warnings on stderr.\n\n",
+	      "nodes, every SCSI HBA (mpi3mr in particular) with its IRQ locality, SCSI hosts\n"
+	      "and disks (one row each, with its stable key). -v adds the disks' queue\n"
+	      "settings and counters, the blk-mq queue maps and every IRQ. Read-only.\n"
+	      "Problems with single attributes are warnings on stderr.\n"
+	      "\nOptions:\n"
+	      "      --hba ADDR        only this HBA: its PCI address (0000:17:00.0 or 17:00.0)\n"
+	      "                        or, for one without a PCI function, its /sys path\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nSee scsitune-detect(8).\n", f);
 }
 
+/* --hba ADDR: the index of the HBA whose PCI address (with or without the
+ * domain) or /sys path is ADDR; SIZE_MAX when none is. */
+static size_t find_hba(const struct stune_topology *t, const char *addr)
+{
+	for (size_t i = 0; i < t->n_hbas; i++) {
+		const struct stune_hba *h = &t->hbas[i];
+		const char *sys = addr[0] == '/' && !strncmp(addr, "/sys/", 5) ? addr + 1 : NULL;
+		if (h->pci_address && (!strcmp(h->pci_address, addr) || (strlen(h->pci_address) == strlen(addr) + 5 &&
+									 !strcmp(h->pci_address + 5, addr))))
+			return i;
+		if (sys && h->sysfs_path && !strcmp(h->sysfs_path, sys))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
 int cmd_detect(struct global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = {GLOBAL_LONGOPTS, {NULL, 0, NULL, 0}};
+	enum { OPT_HBA = 0x100 };
+	static const struct option longopts[] = {
+	    GLOBAL_LONGOPTS, {"hba", required_argument, NULL, OPT_HBA}, {NULL, 0, NULL, 0}};
+	const char *hba = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help_detect(stdout);
 			return EXIT_OK;
+		}
+		if (c == OPT_HBA) {
+			if (!*optarg) {
+				usage_error("detect", "detect: --hba: empty address");
+				return EXIT_USAGE;
+			}
+			hba = optarg;
+			continue;
 		}
 		int ec = command_opt(g, "detect", c, optarg);
 		if (ec)
@@ -46,12 +79,26 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 		error_msg("detect failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	size_t only = SIZE_MAX;
+	if (hba && (only = find_hba(t, hba)) == SIZE_MAX) {
+		_cleanup_free_ char *list = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&list, &len);
+		for (size_t i = 0; m && i < t->n_hbas; i++)
+			fprintf(m, "%s%s%s", i ? ", " : "", t->hbas[i].pci_address ? "" : "/",
+				t->hbas[i].pci_address ? t->hbas[i].pci_address : t->hbas[i].sysfs_path);
+		if (m)
+			fclose(m);
+		error_msg("--hba %s: no such HBA on this host (HBAs: %s)", hba, list && *list ? list : "none");
+		return EXIT_ERROR;
+	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	render_topology(o, t, g->sysroot);
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	render_topology(o, t, g->sysroot, g->verbose, only);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

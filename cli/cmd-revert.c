@@ -15,7 +15,12 @@
 #include "tune/journal.h"
 #include "core/root.h"
 #include "core/strv.h"
+#include "rows.h"
 #include "scsitune.h"
+#include "wrap.h"
+
+#define NB    WRAP_NBSP
+#define VLIST " (-v" NB "lists" NB "them)"
 
 #define STUNE_REVERT_SCHEMA_VERSION 1
 
@@ -31,6 +36,10 @@ static char *shown(const struct stune_jentry *e, const char *v)
 			return stune_strdupf("%s=\"%s\"", STUNE_IRQBALANCE_VAR, args ? args : "");
 		return strdup("(not a plain IRQBALANCE_ARGS)");
 	}
+	/* A raw scheduler file: its selected entry, as the plan shows it. */
+	const char *lb = strchr(v, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	if (lb && rb && e->kind != STUNE_JK_FILE)
+		return strndup(lb + 1, (size_t)(rb - lb - 1));
 	if (e->kind == STUNE_JK_FILE) {
 		size_t lines = 1;
 		for (const char *p = v; *p; p++)
@@ -130,9 +139,19 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	bool irqbalance_back = false;
+	size_t cnt[_STUNE_RV_MAX] = {0};
+	for (size_t i = 0; i < n; i++)
+		cnt[items[i].outcome]++;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
-	out_str(o, "profile", "Reverting profile %s\n", j->profile);
+	out_str(o, "profile", "Profile %s", j->profile);
+	if (!out_is_json(o) && j->digest)
+		out_str(o, NULL, "  sha256 %.12s", j->digest);
+	out_text(o, "\nRevert: %zu" NB "restored, %zu" NB "left" NB "alone, %zu" NB "failed, %zu" NB "unchanged%s\n",
+		 cnt[STUNE_RV_RESTORED], cnt[STUNE_RV_CHANGED], cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE],
+		 cnt[STUNE_RV_UNCHANGED], g->verbose || !cnt[STUNE_RV_UNCHANGED] ? "" : VLIST);
+	struct rows rows = {0};
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < n; i++) {
 		const struct stune_revert_item *it = &items[i];
@@ -147,30 +166,40 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
 		out_obj_end(o);
 		bool file = !strcmp(e->object, "irqbalance");
+		if (it->outcome == STUNE_RV_RESTORED)
+			irqbalance_back = irqbalance_back || file;
+		if (out_is_json(o) || (it->outcome == STUNE_RV_UNCHANGED && !g->verbose))
+			continue;
 		_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
+		_cleanup_free_ char *dev = rows_disk_of_path(e->path);
+		const char *what = rows_setting(e->setting), *state = "failed";
+		char *text = NULL;
 		switch (it->outcome) {
 		case STUNE_RV_RESTORED:
-			out_text(o, "restored       %s %s: %s -> %s\n", e->object, e->setting, cur, old);
-			irqbalance_back = irqbalance_back || file;
+			state = "restored";
+			text = stune_strdupf("%s %s -> %s", what, cur, old);
 			break;
 		case STUNE_RV_UNCHANGED:
-			out_text(o, "unchanged      %s %s: already %s\n", e->object, e->setting, old);
+			state = "unchanged";
+			text = stune_strdupf("%s %s", what, old);
 			break;
 		case STUNE_RV_CHANGED:
-			out_text(
-			    o,
-			    "left alone     %s %s: changed since apply (apply wrote %s, now %s; --force restores %s)\n",
-			    e->object, e->setting, after, cur, old);
+			state = "left alone";
+			text = stune_strdupf("%s %s (changed since apply wrote %s; --force restores %s)", what, cur,
+					     after, old);
 			break;
 		case STUNE_RV_FAILED:
 		case STUNE_RV_GONE:
-			out_text(o, "failed         %s %s: %s\n", e->object, e->setting, strerror(it->err));
-			break;
 		case _STUNE_RV_MAX:
+			text = stune_strdupf("%s (%s)", what, strerror(it->err));
 			break;
 		}
+		if (rows_add(&rows, state, dev, e->object, text, NULL) < 0)
+			break;
 	}
 	out_arr_end(o);
+	rows_print(o, &rows, "RESULT");
+	rows_free(&rows);
 	/* irqbalance reads its defaults only when it starts (a no-op when it does not run). */
 	if (irqbalance_back && stune_root_is_live(ctx->root) && stune_root_exists(ctx->root, "run/systemd/system")) {
 		r = stune_irqbalance_restart(ctx);
@@ -180,9 +209,9 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	}
 	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
 	if (complete)
-		out_text(o, "Every value restored; journal removed.\n");
+		out_text(o, "\nEvery value restored; journal removed.\n");
 	else
-		out_text(o, "Not everything was restored: the journal stays in %s.\n", state_dir);
+		out_str(o, NULL, "\nNot everything was restored: the journal stays in %s.\n", state_dir);
 	out_obj_end(o);
 	stune_revert_items_free(items, n);
 	if ((r = out_finish(o)) < 0) {

@@ -14,13 +14,20 @@
 #include "tune/plan.h"
 #include "tune/profile.h"
 #include "detect/topology.h"
+#include "core/strv.h"
+#include "rows.h"
 #include "scsitune.h"
+#include "wrap.h"
+
+#define NB    WRAP_NBSP
+#define VLIST " (-v" NB "lists" NB "them)"
 
 #ifndef SCSITUNE_PROFILE_DIR
 #define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
 #endif
 
-#define STUNE_VERIFY_SCHEMA_VERSION 1
+/* 2: profile-changed (state, summary, exit 5), the profile's digest and the applied one. */
+#define STUNE_VERIFY_SCHEMA_VERSION 2
 
 void help_verify(FILE *f)
 {
@@ -28,7 +35,8 @@ void help_verify(FILE *f)
 	      "\nCheck that a tuning profile is in effect on this host: the plan is computed\n"
 	      "again and each setting is reported in effect, drifted (expected and actual\n"
 	      "value), not applicable, or not settable. Without --profile, the profile of\n"
-	      "the last apply (from the journal) is checked.\n"
+	      "the last apply (from the journal) is checked; if its file changed since, the\n"
+	      "settings that only the new file asks for are profile-changed, not drifted.\n"
 	      "\nOptions:\n"
 	      "  -p, --profile NAME|PATH  the profile (default: the journal's)\n"
 	      "      --profile-dir DIR    where profile names are looked up (default: the\n"
@@ -39,24 +47,10 @@ void help_verify(FILE *f)
 	      "                           when the journal's apply used --persist)\n\n",
 	      f);
 	print_global_options(f);
-	fputs("\nExit status: 0 every setting in effect, 1 error, 2 drift, 64 usage.\n"
+	fputs("\nExit status: 0 every setting in effect, 1 error, 2 drift (the host changed),\n"
+	      "5 the profile changed since apply (and the host did not), 64 usage.\n"
 	      "See scsitune-verify(8).\n",
 	      f);
-}
-
-static const char *verify_state(const struct stune_change *c)
-{
-	switch (c->state) {
-	case STUNE_CHANGE:
-		return "drifted";
-	case STUNE_ALREADY:
-		return "in-effect";
-	case STUNE_NOT_SETTABLE:
-		return "not-settable";
-	case STUNE_NOT_APPLICABLE:
-		return "not-applicable";
-	}
-	return "?";
 }
 
 int cmd_verify(struct global_opts *g, int argc, char **argv)
@@ -126,32 +120,100 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
 	_cleanup_free_ char *err = NULL;
 	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {
-		error_msg("%s", err ? err : strerror(-r));
+		cli_profile_error(r, err, profile, dir);
 		return EXIT_ERROR;
 	}
 	_cleanup_free_ char *digest = NULL;
-	if (j && j->digest && stune_profile_digest(p, &digest) == 0 && strcmp(digest, j->digest))
-		fprintf(stderr, "scsitune: warning: %s changed since it was applied\n", p->path);
+	if (stune_profile_digest(p, &digest) < 0)
+		digest = NULL;
+	/* The journal's profile is named as apply was given it (not by the path it resolved to). */
+	if (j && j->profile) {
+		char *name = strdup(j->profile);
+		if (!name) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+		free(p->name);
+		p->name = name;
+	}
 
 	/* The files of apply --persist too: asked for, or the journal's apply made them. */
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
 	if (cli_plan(ctx, p, dir, persist || (j && j->persist), &t, &plan) < 0)
 		return EXIT_ERROR;
-	struct stune_verify_summary sum = {0};
-	stune_verify_count(plan, &sum);
+	struct stune_verify_summary sum = {.profile_changed = j && j->digest && digest && strcmp(digest, j->digest)};
+	_cleanup_free_ enum stune_vstate *states = calloc(plan->n_changes ? plan->n_changes : 1, sizeof(*states));
+	if (!states || stune_verify_classify(plan, j, &sum, states) < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	const char *verdict = sum.drifted ? "drifted" : sum.profile_changed_rows ? "profile-changed" : "in-effect";
 
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
+	render_profile_text(o, p, digest);
 	out_obj_begin(o, "profile");
-	out_str(o, "name", "Profile %s\n", p->name);
+	out_str(o, "name", NULL, p->name);
 	out_strv(o, "files", NULL, p->files);
+	out_str(o, "digest", NULL, digest);
+	out_str(o, "applied_digest", NULL, j ? j->digest : NULL);
+	out_bool(o, "changed_since_apply", NULL, sum.profile_changed ? STUNE_YES : STUNE_NO);
 	out_obj_end(o);
+	out_str(o, "state", NULL, verdict);
+
+	/* Text: the verdict with its counts, then a row per object that differs (-v: every row). */
+	size_t differ = sum.drifted + sum.profile_changed_rows, total = sum.in_effect + differ;
+	if (sum.profile_changed)
+		out_str(o, NULL, "The profile changed since apply (applied: sha256 %.12s)\n", j->digest);
+	if (sum.drifted)
+		out_text(o, "Verify: DRIFTED, %zu" NB "of" NB "%zu" NB "settings", sum.drifted, total);
+	else if (sum.profile_changed_rows)
+		out_text(o,
+			 "Verify: PROFILE CHANGED, %zu" NB "of" NB "%zu" NB "settings asked for since apply, "
+			 "the host as apply left it",
+			 sum.profile_changed_rows, total);
+	else
+		out_text(o, "Verify: in effect, %s%zu" NB "setting%s", total > 1 ? "all" NB : "", total,
+			 total == 1 ? "" : "s");
+	if (sum.drifted && sum.profile_changed_rows)
+		out_text(o, ", %zu" NB "more asked for by the changed profile", sum.profile_changed_rows);
+	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum.not_settable,
+		 sum.not_applicable,
+		 g->verbose || sum.in_effect + sum.not_settable + sum.not_applicable == 0 ? "" : VLIST);
+	if (sum.profile_changed_rows && !sum.drifted)
+		out_str(o, NULL, "Apply the profile again (scsitune apply --profile %s) to bring the host in line.\n",
+			p->name);
+	struct rows rows = {0};
+	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
+		const struct stune_change *ch = &plan->changes[i];
+		if (ch->state != STUNE_CHANGE && !g->verbose)
+			continue;
+		_cleanup_free_ char *dev = plan_row_device(ch);
+		char *text;
+		if (ch->state == STUNE_CHANGE) {
+			char b1[32], b2[32];
+			const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
+				   *want = stune_change_display(ch, true, b2, sizeof(b2));
+			text = stune_strdupf("%s %s (%s %s)", rows_setting(ch->setting), cur ? cur : "-",
+					     states[i] == STUNE_V_PROFILE_CHANGED ? "the profile now asks" : "expected",
+					     want ? want : "-");
+		} else
+			text = plan_row_text(ch, false);
+		if (rows_add(&rows, stune_vstate_name(states[i]), dev, ch->object, text,
+			     ch->state == STUNE_NOT_SETTABLE || ch->state == STUNE_NOT_APPLICABLE ? ch->note : NULL) <
+		    0)
+			break;
+	}
+	rows_print(o, &rows, "STATE");
+	rows_free(&rows);
+
 	out_arr_begin(o, "settings");
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *ch = &plan->changes[i];
@@ -160,33 +222,24 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		out_str(o, "device", NULL, ch->device);
 		out_str(o, "setting", NULL, ch->setting);
 		out_rootpath(o, "path", NULL, ch->path);
-		out_str(o, "state", NULL, verify_state(ch));
+		out_str(o, "state", NULL, stune_vstate_name(states[i]));
 		out_str(o, "expected", NULL, ch->desired);
 		out_str(o, "actual", NULL, ch->current);
 		out_str(o, "note", NULL, ch->note);
 		out_obj_end(o);
-		if (ch->state == STUNE_NOT_APPLICABLE && g->verbose == 0)
-			continue;
-		char b1[32], b2[32];
-		const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
-			   *want = stune_change_display(ch, true, b2, sizeof(b2));
-		if (ch->state == STUNE_CHANGE)
-			out_text(o, "%-14s %s %s: expected %s, actual %s\n", verify_state(ch), ch->object, ch->setting,
-				 want ? want : "-", cur ? cur : "-");
-		else
-			out_text(o, "%-14s %s %s: %s\n", verify_state(ch), ch->object, ch->setting, cur ? cur : "-");
 	}
 	out_arr_end(o);
 	out_obj_begin(o, "summary");
-	out_int(o, "in_effect", "\n%s in effect", (long long)sum.in_effect);
-	out_int(o, "drifted", ", %s drifted", (long long)sum.drifted);
-	out_int(o, "not_settable", ", %s not settable", (long long)sum.not_settable);
-	out_int(o, "not_applicable", ", %s not applicable\n", (long long)sum.not_applicable);
+	out_int(o, "in_effect", NULL, (long long)sum.in_effect);
+	out_int(o, "drifted", NULL, (long long)sum.drifted);
+	out_int(o, "profile_changed", NULL, (long long)sum.profile_changed_rows);
+	out_int(o, "not_settable", NULL, (long long)sum.not_settable);
+	out_int(o, "not_applicable", NULL, (long long)sum.not_applicable);
 	out_obj_end(o);
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	return sum.drifted ? EXIT_DRIFT : EXIT_OK;
+	return sum.drifted ? EXIT_DRIFT : sum.profile_changed_rows ? EXIT_PROFILE_CHANGED : EXIT_OK;
 }

@@ -9,8 +9,9 @@
 #include "detect/scan.h"
 #include "scsitune.h"
 
+/* The one version: project(VERSION) in CMakeLists.txt (docs/version checks the rest agree). */
 #ifndef SCSITUNE_VERSION
-#define SCSITUNE_VERSION "0.0.0"
+#error "SCSITUNE_VERSION is defined by CMakeLists.txt from the project version"
 #endif
 
 /* Exact-match command table: a tool that writes system state never guesses. */
@@ -24,12 +25,24 @@ static const struct command commands[] = {
     {"verify", cmd_verify, "check that a tuning profile is in effect: in effect, drifted, not applicable", help_verify},
 };
 
+/* Every message is one line with its control characters escaped (out_escape):
+ * file contents, server bodies and device strings end up in them. */
 void error_msg(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("scsitune: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void note_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("scsitune: ", stderr);
+	va_start(ap, fmt);
+	out_vfprintf_escaped(stderr, 0, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -39,7 +52,7 @@ void usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	fputs("scsitune: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	out_vfprintf_escaped(stderr, 0, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'scsitune %s%s--help' for more information.\n", cmd ? cmd : "", cmd ? " " : "");
 }
@@ -50,7 +63,8 @@ void print_global_options(FILE *f)
 	      "  -o, --output FORMAT   text (default) or json; json puts only the document on stdout\n"
 	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc, DIR/run/udev/data)\n"
 	      "                        instead of the running system\n"
-	      "  -v, --verbose         more messages on stderr\n"
+	      "  -v, --verbose         text: every row, not only changes and drift; more\n"
+	      "                        messages on stderr\n"
 	      "  -h, --help            show help and exit\n"
 	      "  -V, --version         show the version and exit\n",
 	      f);
@@ -67,7 +81,8 @@ static void main_help(FILE *f)
 	fputs("  help CMD   show help for CMD\n\n", f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success, 1 error, 2 drift (verify), 3 upload pending (report),\n"
-	      "4 gate failed (report: the fleet view's gate), 64 usage error.\n"
+	      "4 gate failed (report: the fleet view's gate), 5 profile changed since apply\n"
+	      "(verify), 64 usage error.\n"
 	      "See scsitune(8).\n",
 	      f);
 }
@@ -127,9 +142,9 @@ static void log_stderr(void *data, enum stune_log_level level, const char *path,
 		return;
 	const char *tag = level <= STUNE_LOG_ERR ? "error: " : level <= STUNE_LOG_WARNING ? "warning: " : "";
 	if (path)
-		fprintf(stderr, "scsitune: %s%s: %s\n", tag, path, msg);
+		note_msg("%s%s: %s", tag, path, msg);
 	else
-		fprintf(stderr, "scsitune: %s%s\n", tag, msg);
+		note_msg("%s%s", tag, msg);
 }
 
 struct stune_ctx *cli_ctx_open(const struct global_opts *g)

@@ -1,21 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "out.h"
+#include "wrap.h"
 
 #include <errno.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jsonw.h"
+
 #define OUT_MAX_DEPTH 16
 
+/*
+ * JSON is streamed (core/jsonw.c): each value is printed as it comes, in the
+ * bytes json-c printed for the tree this layer used to build. The document
+ * stays open until out_finish(), as the tree's root did; a value with no key
+ * inside an object (text-only) is left out, and so is everything inside a
+ * container left out that way.
+ */
 struct out {
 	enum out_format fmt;
 	FILE *f;
-	json_object *stack[OUT_MAX_DEPTH];
-	const char *keys[OUT_MAX_DEPTH];
+	/* out_set_wrap: text goes to f, a memory stream, and out_finish wraps it into dst. */
+	FILE *dst;
+	char *buf;
+	size_t buf_len, wrap;
+	struct stune_jsonw w;
+	bool is_arr[OUT_MAX_DEPTH];
 	int depth; /* index of the innermost open container, -1 none */
+	int muted; /* depth of the innermost container left out, -1 none */
 };
 
 struct out *out_new(enum out_format fmt, FILE *f)
@@ -26,15 +41,31 @@ struct out *out_new(enum out_format fmt, FILE *f)
 	o->fmt = fmt;
 	o->f = f;
 	o->depth = -1;
+	o->muted = -1;
+	stune_jsonw_init(&o->w, f, STUNE_JSONW_PRETTY | STUNE_JSONW_SPACED);
 	return o;
+}
+
+void out_set_wrap(struct out *o, size_t width)
+{
+	if (o->fmt != OUT_TEXT || o->dst)
+		return;
+	FILE *m = open_memstream(&o->buf, &o->buf_len);
+	if (!m)
+		return; /* unwrapped, but printed */
+	o->dst = o->f;
+	o->f = m;
+	o->wrap = width;
 }
 
 void out_free(struct out *o)
 {
 	if (!o)
 		return;
-	if (o->depth >= 0)
-		json_object_put(o->stack[0]);
+	if (o->dst) {
+		fclose(o->f);
+		free(o->buf);
+	}
 	free(o);
 }
 
@@ -45,58 +76,67 @@ bool out_is_json(const struct out *o)
 
 int out_finish(struct out *o)
 {
+	if (o->dst) {
+		bool bad = fclose(o->f) != 0;
+		o->f = o->dst;
+		o->dst = NULL;
+		if (!bad)
+			wrap_text(o->f, o->buf, o->buf_len, o->wrap);
+		free(o->buf);
+		o->buf = NULL;
+		if (bad)
+			return -ENOMEM;
+	}
 	if (o->fmt == OUT_JSON && o->depth >= 0) {
-		const char *s = json_object_to_json_string_ext(
-		    o->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-		fputs(s, o->f);
+		stune_jsonw_end_all(&o->w);
 		fputc('\n', o->f);
+		o->depth = -1;
 	}
 	if (fflush(o->f) != 0 || ferror(o->f))
 		return -(errno ? errno : EIO);
 	return 0;
 }
 
-static void add(struct out *o, const char *key, json_object *v)
+/* Does a value under key go into the document? */
+static bool takes(const struct out *o, const char *key)
 {
-	if (o->depth < 0) {
-		json_object_put(v); /* values outside a container are dropped */
-		return;
-	}
-	json_object *top = o->stack[o->depth];
-	if (json_object_is_type(top, json_type_array))
-		json_object_array_add(top, v);
-	else if (key)
-		json_object_object_add(top, key, v);
-	else
-		json_object_put(v); /* key NULL in an object: a text-only value */
+	return o->fmt == OUT_JSON && o->depth >= 0 && o->muted < 0 && (key || o->is_arr[o->depth]);
 }
 
-static void push(struct out *o, const char *key, json_object *c)
+static void push(struct out *o, const char *key, bool arr)
 {
-	if (o->depth >= 0)
-		add(o, key, json_object_get(c));
-	o->stack[++o->depth] = c;
-	o->keys[o->depth] = key;
-	if (o->depth > 0)
-		json_object_put(c); /* parent holds it */
+	if (o->fmt != OUT_JSON || o->depth + 1 >= OUT_MAX_DEPTH)
+		return;
+	if (o->depth < 0 || takes(o, key)) {
+		if (arr)
+			stune_jsonw_arr_begin(&o->w, key);
+		else
+			stune_jsonw_obj_begin(&o->w, key);
+	} else if (o->muted < 0) {
+		o->muted = o->depth + 1;
+	}
+	o->is_arr[++o->depth] = arr;
 }
 
 void out_obj_begin(struct out *o, const char *key)
 {
-	if (o->fmt == OUT_JSON && o->depth + 1 < OUT_MAX_DEPTH)
-		push(o, key, json_object_new_object());
+	push(o, key, false);
 }
 
 void out_arr_begin(struct out *o, const char *key)
 {
-	if (o->fmt == OUT_JSON && o->depth + 1 < OUT_MAX_DEPTH)
-		push(o, key, json_object_new_array());
+	push(o, key, true);
 }
 
 static void pop(struct out *o)
 {
-	if (o->fmt == OUT_JSON && o->depth > 0)
-		o->depth--;
+	if (o->fmt != OUT_JSON || o->depth <= 0)
+		return; /* the document's root closes in out_finish */
+	if (o->muted == o->depth)
+		o->muted = -1;
+	else if (o->muted < 0)
+		stune_jsonw_end(&o->w);
+	o->depth--;
 }
 
 void out_obj_end(struct out *o)
@@ -109,13 +149,93 @@ void out_arr_end(struct out *o)
 	pop(o);
 }
 
+/* Length of the UTF-8 sequence at s (1 to 4), 0 when it is not valid UTF-8. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+char *out_escape(const char *s, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+		/* C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f"): CSI and OSC for some terminals. */
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		if (n == 1 &&
+		    ((*p >= 0x20 && *p != 0x7f) || ((flags & OUT_ESC_KEEP_WRAP) && *p >= 0x1d && *p <= 0x1f))) {
+			fputc(*p++, m);
+			continue;
+		}
+		if (n > 1 && !c1) {
+			fwrite(p, 1, n, m);
+			p += n;
+			continue;
+		}
+		if ((*p == '\n' || *p == '\t') && (flags & OUT_ESC_KEEP_NL))
+			fputc(*p, m);
+		else if (*p == '\n')
+			fputs("\\n", m);
+		else if (*p == '\r')
+			fputs("\\r", m);
+		else if (*p == '\t')
+			fputs("\\t", m);
+		else if (c1) {
+			fprintf(m, "\\x%02x\\x%02x", p[0], p[1]);
+			p++;
+		} else
+			fprintf(m, "\\x%02x", *p);
+		p++;
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *raw = NULL, *esc = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0)
+		return;
+	esc = out_escape(raw, flags);
+	fputs(esc ? esc : "(out of memory)", f);
+}
+
 void out_text(struct out *o, const char *fmt, ...)
 {
 	if (o->fmt != OUT_TEXT)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	out_vfprintf_escaped(o->f, OUT_ESC_KEEP_NL | OUT_ESC_KEEP_WRAP, fmt, ap);
 	va_end(ap);
 }
 
@@ -124,24 +244,28 @@ void out_text(struct out *o, const char *fmt, ...)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void text(struct out *o, const char *tfmt, const char *v)
 {
-	if (o->fmt == OUT_TEXT && tfmt)
-		fprintf(o->f, tfmt, v ? v : "-");
+	if (o->fmt != OUT_TEXT || !tfmt)
+		return;
+	_cleanup_free_ char *esc = v ? out_escape(v, 0) : NULL;
+	fprintf(o->f, tfmt, esc ? esc : v ? "(out of memory)" : "-");
 }
 #pragma GCC diagnostic pop
 
 void out_str(struct out *o, const char *key, const char *tfmt, const char *v)
 {
-	if (o->fmt == OUT_JSON)
-		add(o, key, v ? json_object_new_string(v) : NULL);
-	else
+	if (o->fmt == OUT_JSON) {
+		if (takes(o, key))
+			stune_jsonw_str(&o->w, key, v);
+	} else
 		text(o, tfmt, v && *v ? v : NULL);
 }
 
 void out_str_shown(struct out *o, const char *key, const char *tfmt, const char *v, const char *shown)
 {
-	if (o->fmt == OUT_JSON)
-		add(o, key, v ? json_object_new_string(v) : NULL);
-	else
+	if (o->fmt == OUT_JSON) {
+		if (takes(o, key))
+			stune_jsonw_str(&o->w, key, v);
+	} else
 		text(o, tfmt, shown && *shown ? shown : NULL);
 }
 
@@ -153,6 +277,16 @@ void out_rootpath(struct out *o, const char *key, const char *tfmt, const char *
 	out_str(o, key, tfmt, p);
 }
 
+static void json_num(struct out *o, const char *key, struct stune_num v)
+{
+	if (!takes(o, key))
+		return;
+	if (v.set)
+		stune_jsonw_int(&o->w, key, v.v);
+	else
+		stune_jsonw_null(&o->w, key);
+}
+
 void out_int(struct out *o, const char *key, const char *tfmt, long long v)
 {
 	out_num(o, key, tfmt, STUNE_NUM(v));
@@ -162,7 +296,7 @@ void out_num(struct out *o, const char *key, const char *tfmt, struct stune_num 
 {
 	char buf[32];
 	if (o->fmt == OUT_JSON) {
-		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		json_num(o, key, v);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%lld", (long long)v.v);
@@ -173,7 +307,7 @@ void out_hex(struct out *o, const char *key, const char *tfmt, struct stune_num 
 {
 	char buf[32];
 	if (o->fmt == OUT_JSON) {
-		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		json_num(o, key, v);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%0*llx", width, (unsigned long long)v.v);
@@ -185,7 +319,7 @@ void out_size(struct out *o, const char *key, const char *tfmt, struct stune_num
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	char buf[32];
 	if (o->fmt == OUT_JSON) {
-		add(o, key, v.set ? json_object_new_int64(v.v) : NULL);
+		json_num(o, key, v);
 		return;
 	}
 	double x = (double)v.v;
@@ -203,23 +337,30 @@ void out_size(struct out *o, const char *key, const char *tfmt, struct stune_num
 
 void out_bool(struct out *o, const char *key, const char *tfmt, enum stune_tristate v)
 {
-	if (o->fmt == OUT_JSON)
-		add(o, key, v == STUNE_UNKNOWN ? NULL : json_object_new_boolean(v == STUNE_YES));
-	else
+	if (o->fmt == OUT_JSON) {
+		if (!takes(o, key))
+			return;
+		if (v == STUNE_UNKNOWN)
+			stune_jsonw_null(&o->w, key);
+		else
+			stune_jsonw_bool(&o->w, key, v == STUNE_YES);
+	} else
 		text(o, tfmt, v == STUNE_UNKNOWN ? NULL : v == STUNE_YES ? "yes" : "no");
 }
 
 void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stune_cpuset *s)
 {
 	if (o->fmt == OUT_JSON) {
+		if (!takes(o, key))
+			return;
 		if (!s->valid) {
-			add(o, key, NULL);
+			stune_jsonw_null(&o->w, key);
 			return;
 		}
-		json_object *a = json_object_new_array();
+		stune_jsonw_arr_begin(&o->w, key);
 		stune_cpuset_foreach (cpu, s)
-			json_object_array_add(a, json_object_new_int(cpu));
-		add(o, key, a);
+			stune_jsonw_int(&o->w, NULL, cpu);
+		stune_jsonw_end(&o->w);
 		return;
 	}
 	_cleanup_free_ char *txt = NULL;
@@ -231,14 +372,16 @@ void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stu
 void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v)
 {
 	if (o->fmt == OUT_JSON) {
+		if (!takes(o, key))
+			return;
 		if (!v) {
-			add(o, key, NULL);
+			stune_jsonw_null(&o->w, key);
 			return;
 		}
-		json_object *a = json_object_new_array();
+		stune_jsonw_arr_begin(&o->w, key);
 		for (char *const *p = v; *p; p++)
-			json_object_array_add(a, json_object_new_string(*p));
-		add(o, key, a);
+			stune_jsonw_str(&o->w, NULL, *p);
+		stune_jsonw_end(&o->w);
 		return;
 	}
 	if (!tfmt)
@@ -280,8 +423,10 @@ void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int dec
 {
 	char buf[80];
 	if (o->fmt == OUT_JSON) {
+		if (!takes(o, key))
+			return;
 		if (!isfinite(v)) {
-			add(o, key, NULL);
+			stune_jsonw_null(&o->w, key);
 			return;
 		}
 		/* Three decimals, trailing zeros dropped: stable output, no 17-digit noise. */
@@ -296,7 +441,7 @@ void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int dec
 		}
 		if (!strcmp(buf, "-0"))
 			strcpy(buf, "0");
-		add(o, key, json_object_new_double_s(v, buf));
+		stune_jsonw_raw(&o->w, key, buf);
 		return;
 	}
 	out_fmt_dbl(buf, sizeof(buf), v, decimals);

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -24,6 +25,8 @@ int out_finish(struct out *o);
 void out_free(struct out *o);
 DEFINE_CLEANUP_FUNC(struct out, out_free)
 bool out_is_json(const struct out *o);
+/* Text mode: keep the text and print it wrapped to width columns (cli/wrap.h) at out_finish. */
+void out_set_wrap(struct out *o, size_t width);
 
 /* key NULL inside arrays. */
 void out_obj_begin(struct out *o, const char *key);
@@ -51,6 +54,24 @@ void out_bool(struct out *o, const char *key, const char *tfmt, enum stune_trist
 void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stune_cpuset *s);
 /* JSON array of strings. Text: space separated. */
 void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
+/*
+ * Terminal safety: every string from outside (server bodies, file contents,
+ * sysfs and udev strings, fio job names, profile values) reaches the user's
+ * terminal through here. Control characters (C0, DEL, the C1 range U+0080 to
+ * U+009F as UTF-8) and bytes that are not UTF-8 become C-style escapes: \n
+ * \r \t, else \xNN per byte (ESC [2J prints as \x1b[2J). A backslash is
+ * printed as is. OUT_ESC_KEEP_NL keeps newlines and tabs (whole texts, whose
+ * format has them); without it the result is one line.
+ * Text values (out_str and the rest) and out_text() are escaped; JSON is
+ * json-c's escaping. NULL only without memory.
+ */
+/* OUT_ESC_KEEP_WRAP keeps the wrap layer's markers (wrap.h: 0x1d-0x1f), which
+ * out_text's literal formats carry and the wrapping consumes before output. */
+enum { OUT_ESC_KEEP_NL = 1 << 0, OUT_ESC_KEEP_WRAP = 1 << 1 };
+char *out_escape(const char *s, unsigned flags);
+/* vfprintf, then out_escape of the result onto f. */
+void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap) _printf_(3, 0);
+
 /*
  * JSON number rounded to 3 decimals (null if NaN); text "%.*f" with
  * thousands separators (6,255.0), "-" if NaN.

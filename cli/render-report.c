@@ -5,18 +5,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/utctime.h"
 #include "report/resultset.h"
 
-/* ISO 8601 (JSON) or readable (text), UTC; "" when unknown. */
+/* ISO 8601 (JSON) or readable (text), UTC; "" when unknown (core/utctime.h: not
+ * gmtime_r or strftime, which read the host's /etc/localtime, under --sysroot too). */
 static void fmt_time(char *buf, size_t size, int64_t ms, bool iso)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	if (ms <= 0 || !gmtime_r(&t, &tm) ||
-	    (iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm)
-		 : strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm)) == 0)
+	struct stune_utc u;
+	if (ms <= 0 || stune_utc_from_epoch(ms / 1000, &u) < 0 ||
+	    snprintf(buf, size, iso ? "%04d-%02d-%02dT%02d:%02d:%02dZ" : "%04d-%02d-%02d %02d:%02d:%02d UTC", u.year,
+		     u.month, u.day, u.hour, u.min, u.sec) >= (int)size)
 		buf[0] = '\0';
 }
 

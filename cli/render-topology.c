@@ -19,6 +19,31 @@ static const char *adapter_state_name(struct stune_num s)
 	return names[s.v];
 }
 
+/* Text only (nothing in JSON, wherever the JSON stack is): a string through out.c's text path. */
+static void txt_str(struct out *o, const char *tfmt, const char *v)
+{
+	if (!out_is_json(o))
+		out_str(o, NULL, tfmt, v);
+}
+
+static void txt_num(struct out *o, const char *tfmt, struct stune_num v)
+{
+	if (!out_is_json(o))
+		out_num(o, NULL, tfmt, v);
+}
+
+static void txt_cpus(struct out *o, const char *tfmt, const struct stune_cpuset *s)
+{
+	if (!out_is_json(o))
+		out_cpus(o, NULL, tfmt, s);
+}
+
+static void txt_size(struct out *o, const char *tfmt, struct stune_num v)
+{
+	if (!out_is_json(o))
+		out_size(o, NULL, tfmt, v);
+}
+
 static void render_kernel(struct out *o, const struct stune_topology *t)
 {
 	const struct stune_kernel *k = &t->kernel;
@@ -44,15 +69,21 @@ static void render_payload(struct out *o, const struct stune_topology *t)
 		const struct stune_module *m = &k->modules[i];
 		out_obj_begin(o, NULL);
 		out_text(o, i ? "           " : "Payload:   ");
-		out_str(o, "name", "%-16s", m->name);
+		out_str(o, "name", "%s", m->name);
 		const char *state = m->loaded ? "loaded" : m->builtin ? "built-in" : "not-loaded";
-		out_str(o, "state", " %-10s", state);
-		out_str(o, "version", "  version %s", m->version);
+		out_str(o, "state", "  %s", state);
+		out_str(o, "version", m->version ? "  version %s" : NULL, m->version);
 		out_str(o, "srcversion", NULL, m->srcversion);
-		out_str(o, "taint", "  taint %s", m->taint);
+		out_str(o, "taint", m->taint && *m->taint ? "  taint %s" : NULL, m->taint);
 		char installed[PATH_MAX];
 		snprintf(installed, sizeof(installed), "/%s", m->updates_path ? m->updates_path : "");
-		out_str(o, "installed_path", "  updates %s\n", m->updates_path ? installed : NULL);
+		out_str(o, "installed_path", NULL, m->updates_path ? installed : NULL);
+		/* Text: the path below lib/modules/RELEASE/ (updates/...), which is what tells payloads apart. */
+		const char *rel = m->updates_path ? strstr(m->updates_path, "/updates/") : NULL;
+		if (m->updates_path)
+			txt_str(o, "  installed %s\n", rel ? rel + 1 : m->updates_path);
+		else
+			out_text(o, "  not installed\n");
 		out_obj_end(o);
 	}
 	out_arr_end(o);
@@ -98,161 +129,424 @@ static void render_cpus_numa(struct out *o, const struct stune_topology *t)
 	out_obj_end(o);
 }
 
-static void render_disk(struct out *o, const struct stune_disk *d)
+/* Column widths of a host's disk table (text). */
+struct disk_cols {
+	int hctl, name, rot, size, model;
+};
+
+static int size_width(struct stune_num v)
 {
+	char buf[64];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	if (!m)
+		return 1;
+	struct out *tmp = out_new(OUT_TEXT, m);
+	if (tmp) {
+		out_size(tmp, NULL, "%s", v);
+		out_free(tmp);
+	}
+	long n = ftell(m);
+	fclose(m);
+	return n > 0 ? (int)n : 1;
+}
+
+static int str_width(const char *s)
+{
+	return s && *s ? (int)strlen(s) : 1;
+}
+
+static const char *rot_word(struct stune_num r)
+{
+	return !r.set ? "-" : r.v ? "yes" : "no";
+}
+
+/* One row per disk: HCTL NAME ROT SIZE MODEL KEY; -v adds its identity, queue settings and counters. */
+static void render_disk(struct out *o, const struct stune_disk *d, const struct disk_cols *w, int verbose)
+{
+	char f[32];
 	out_obj_begin(o, NULL);
-	out_str(o, "hctl", "      %-10s", d->hctl);
-	out_str(o, "name", " %-6s", d->name);
+	snprintf(f, sizeof(f), "    %%-%ds", w->hctl);
+	out_str(o, "hctl", f, d->hctl);
+	snprintf(f, sizeof(f), "  %%-%ds", w->name);
+	out_str(o, "name", f, d->name);
+	snprintf(f, sizeof(f), "  %%-%ds", w->rot);
+	txt_str(o, f, rot_word(d->rotational));
+	snprintf(f, sizeof(f), "  %%-%ds", w->size);
+	txt_size(o, f, d->size_bytes);
+	snprintf(f, sizeof(f), "  %%-%ds", w->model);
+	txt_str(o, f, d->model);
 	out_str(o, "devnum", NULL, d->devnum);
-	out_str(o, "key", " %s", d->key);
+	out_str(o, "key", "  %s\n", d->key);
 	out_str(o, "key_source", NULL, d->key_source);
 	out_str(o, "wwn", NULL, d->wwn);
 	out_str(o, "id_path", NULL, d->id_path);
 	out_str(o, "serial", NULL, d->serial);
-	out_str(o, "vendor", "\n        %s", d->vendor);
-	out_str(o, "model", " %s", d->model);
-	out_str(o, "rev", " %s", d->rev);
+	out_str(o, "vendor", verbose ? "      %s" : NULL, d->vendor);
+	out_str(o, "model", verbose ? " %s" : NULL, d->model);
+	out_str(o, "rev", verbose ? " %s" : NULL, d->rev);
 	out_num(o, "scsi_type", NULL, d->scsi_type);
-	out_size(o, "size_bytes", "  %s", d->size_bytes);
-	out_bool(o, "rotational", "  rotational %s",
-		 !d->rotational.set ? STUNE_UNKNOWN
-		 : d->rotational.v  ? STUNE_YES
-				    : STUNE_NO);
-	out_str(o, "state", "  %s", d->state);
-	out_num(o, "queue_depth", "  queue_depth %s", d->queue_depth);
+	out_size(o, "size_bytes", NULL, d->size_bytes);
+	out_bool(o, "rotational", NULL, !d->rotational.set ? STUNE_UNKNOWN : d->rotational.v ? STUNE_YES : STUNE_NO);
+	if (verbose) {
+		txt_str(o, "  serial %s", d->serial);
+		txt_str(o, "  devnum %s", d->devnum);
+	}
+	out_str(o, "state", verbose ? "  %s" : NULL, d->state);
+	out_num(o, "queue_depth", verbose ? "  queue_depth %s\n" : NULL, d->queue_depth);
 	out_obj_begin(o, "queue");
-	out_str(o, "scheduler", "\n        scheduler %s", d->scheduler);
+	out_str(o, "scheduler", verbose ? "      scheduler %s" : NULL, d->scheduler);
 	out_strv(o, "schedulers_available", NULL, d->schedulers);
-	out_num(o, "nr_requests", "  nr_requests %s", d->nr_requests);
-	out_num(o, "rq_affinity", "  rq_affinity %s", d->rq_affinity);
-	out_num(o, "nomerges", "  nomerges %s", d->nomerges);
-	out_num(o, "read_ahead_kb", "  read_ahead_kb %s", d->read_ahead_kb);
-	out_num(o, "add_random", "  add_random %s", d->add_random);
-	out_num(o, "io_poll", "  io_poll %s", d->io_poll);
-	out_num(o, "nr_hw_queues", "  hw_queues %s", d->nr_hw_queues);
+	out_num(o, "nr_requests", verbose ? "  nr_requests %s" : NULL, d->nr_requests);
+	out_num(o, "rq_affinity", verbose ? "  rq_affinity %s" : NULL, d->rq_affinity);
+	out_num(o, "nomerges", verbose ? "  nomerges %s" : NULL, d->nomerges);
+	out_num(o, "read_ahead_kb", verbose ? "  read_ahead_kb %s" : NULL, d->read_ahead_kb);
+	out_num(o, "add_random", verbose ? "  add_random %s" : NULL, d->add_random);
+	out_num(o, "io_poll", verbose ? "  io_poll %s" : NULL, d->io_poll);
+	out_num(o, "nr_hw_queues", verbose ? "  hw_queues %s\n" : NULL, d->nr_hw_queues);
 	out_obj_end(o);
 	out_obj_begin(o, "counters");
-	out_num(o, "iocounterbits", "\n        counters (%s-bit)", d->iocounterbits);
-	out_num(o, "iorequest_cnt", ": requests %s", d->iorequest_cnt);
-	out_num(o, "iodone_cnt", "  done %s", d->iodone_cnt);
-	out_num(o, "ioerr_cnt", "  errors %s", d->ioerr_cnt);
-	out_num(o, "iotmo_cnt", "  timeouts %s\n", d->iotmo_cnt);
+	out_num(o, "iocounterbits", verbose ? "      counters (%s-bit):" : NULL, d->iocounterbits);
+	out_num(o, "iorequest_cnt", verbose ? " requests %s" : NULL, d->iorequest_cnt);
+	out_num(o, "iodone_cnt", verbose ? "  done %s" : NULL, d->iodone_cnt);
+	out_num(o, "ioerr_cnt", verbose ? "  errors %s" : NULL, d->ioerr_cnt);
+	out_num(o, "iotmo_cnt", verbose ? "  timeouts %s\n" : NULL, d->iotmo_cnt);
 	out_obj_end(o);
 	out_obj_end(o);
 }
 
-static void render_host(struct out *o, const struct stune_topology *t, const struct stune_host *h)
+static void render_host(struct out *o, const struct stune_topology *t, const struct stune_host *h, int verbose)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "host_no", "  host%s", h->host_no);
 	out_str(o, "proc_name", "  %s", h->proc_name);
-	out_num(o, "unique_id", "  unique_id %s", h->unique_id);
+	out_num(o, "unique_id", verbose ? "  unique_id %s" : NULL, h->unique_id);
 	out_str(o, "state", "  %s", h->state);
-	out_num(o, "can_queue", "\n    can_queue %s", h->can_queue);
+	/* After the state, which it qualifies (JSON keeps its place below). */
+	if (h->adapter_state.set)
+		txt_str(o, "  adapter %s", adapter_state_name(h->adapter_state));
+	out_num(o, "can_queue", "  can_queue %s", h->can_queue);
 	out_num(o, "cmd_per_lun", "  cmd_per_lun %s", h->cmd_per_lun);
-	out_num(o, "nr_hw_queues", "  nr_hw_queues %s", h->nr_hw_queues);
+	out_num(o, "nr_hw_queues", "  hw_queues %s", h->nr_hw_queues);
 	out_num(o, "sg_tablesize", NULL, h->sg_tablesize);
 	out_num(o, "host_busy", NULL, h->host_busy);
 	out_bool(o, "host_tagset", "  shared host tags %s", h->host_tagset);
 	out_str(o, "host_tagset_source", NULL, h->host_tagset_source);
 	out_num(o, "adapter_state", NULL, h->adapter_state);
-	if (h->adapter_state.set)
-		out_str(o, "adapter_state_name", "  adapter %s", adapter_state_name(h->adapter_state));
-	else
-		out_str(o, "adapter_state_name", NULL, NULL);
+	out_str(o, "adapter_state_name", NULL, h->adapter_state.set ? adapter_state_name(h->adapter_state) : NULL);
 	out_num(o, "fw_queue_depth", NULL, h->fw_queue_depth);
 	out_num(o, "op_req_q_count", NULL, h->op_req_q_count);
 	out_num(o, "reply_queue_count", NULL, h->reply_queue_count);
-	out_text(o, "\n");
+	out_text(o, h->n_disks ? "\n" : "  no disks\n");
 
+	/* -v: the blk-mq map, a list that wraps. */
 	out_arr_begin(o, "hctx_map");
-	if (h->n_hctx)
-		out_text(o, "    blk-mq hctx -> cpus (irq):");
+	if (h->n_hctx && verbose)
+		out_text(o, "    hctx->cpus(irq): " WRAP_LIST);
 	for (size_t i = 0; i < h->n_hctx; i++) {
 		const struct stune_hctx *x = &h->hctx[i];
 		out_obj_begin(o, NULL);
-		out_int(o, "hctx", " %s", x->id);
-		out_cpus(o, "cpus", "->%s", &x->cpus);
-		out_num(o, "irq", "(%s)", x->irq);
+		out_int(o, "hctx", verbose ? (i ? " %s" : "%s") : NULL, x->id);
+		out_cpus(o, "cpus", verbose ? "->%s" : NULL, &x->cpus);
+		out_num(o, "irq", verbose ? "(%s)" : NULL, x->irq);
 		out_obj_end(o);
 	}
-	if (h->n_hctx)
+	if (h->n_hctx && verbose)
 		out_text(o, "\n");
 	out_arr_end(o);
 
-	out_text(o, "    disks: %zu\n", h->n_disks);
+	struct disk_cols w = {4, 4, 3, 4, 5};
+	for (size_t i = 0; i < h->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[h->disks[i]];
+		int n;
+		if ((n = str_width(d->hctl)) > w.hctl)
+			w.hctl = n;
+		if ((n = str_width(d->name)) > w.name)
+			w.name = n;
+		if ((n = size_width(d->size_bytes)) > w.size)
+			w.size = n;
+		if ((n = str_width(d->model)) > w.model)
+			w.model = n;
+	}
+	if (h->n_disks)
+		out_text(o, "    %-*s  %-*s  %-*s  %-*s  %-*s  KEY\n", w.hctl, "HCTL", w.name, "NAME", w.rot, "ROT",
+			 w.size, "SIZE", w.model, "MODEL");
 	out_arr_begin(o, "disks");
 	for (size_t i = 0; i < h->n_disks; i++)
-		render_disk(o, &t->disks[h->disks[i]]);
+		render_disk(o, &t->disks[h->disks[i]], &w, verbose);
 	out_arr_end(o);
 	out_obj_end(o);
 }
 
-static void render_irq(struct out *o, const struct stune_irq *q)
+/* IRQ table columns (text, -v). */
+struct irq_cols {
+	int name, aff, eff;
+};
+
+static int cpus_width(const struct stune_cpuset *s)
 {
+	_cleanup_free_ char *txt = NULL;
+	if (!s->valid || stune_cpuset_format(s, &txt) < 0)
+		return 1;
+	return *txt ? (int)strlen(txt) : 4; /* "none" */
+}
+
+static void render_irq(struct out *o, const struct stune_irq *q, const struct irq_cols *w, int verbose)
+{
+	char f[32];
 	out_obj_begin(o, NULL);
-	out_int(o, "irq", "  %11s", q->irq);
-	out_num(o, "vector", " %6s", q->vector);
-	out_str(o, "name", " %-20s", q->name);
+	out_int(o, "irq", verbose ? "    %5s" : NULL, q->irq);
+	out_num(o, "vector", verbose ? "  %6s" : NULL, q->vector);
+	snprintf(f, sizeof(f), "  %%-%ds", w->name);
+	out_str(o, "name", verbose ? f : NULL, q->name);
 	out_str(o, "chip", NULL, q->chip);
 	out_str(o, "msi_type", NULL, q->msi_type);
-	out_bool(o, "managed", " %-7s", q->managed);
+	out_bool(o, "managed", verbose ? "  %-7s" : NULL, q->managed);
 	out_str(o, "managed_rule", NULL, q->managed_rule);
-	out_cpus(o, "affinity", " %-12s", &q->affinity);
-	out_cpus(o, "effective_affinity", " %-9s", &q->effective);
-	out_num(o, "hctx", " %4s", q->hctx);
-	out_num(o, "count", " %s\n", q->count);
+	snprintf(f, sizeof(f), "  %%-%ds", w->aff);
+	out_cpus(o, "affinity", verbose ? f : NULL, &q->affinity);
+	snprintf(f, sizeof(f), "  %%-%ds", w->eff);
+	out_cpus(o, "effective_affinity", verbose ? f : NULL, &q->effective);
+	out_num(o, "hctx", verbose ? "  %4s" : NULL, q->hctx);
+	out_num(o, "count", verbose ? "  %s\n" : NULL, q->count);
 	out_obj_end(o);
 }
 
-static void render_hba(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
+/* The node of a vector's CPUs for counting: where it fires (effective), else where it may. */
+static int irq_node(const struct stune_topology *t, const struct stune_irq *q)
+{
+	const struct stune_cpuset *s =
+	    q->effective.valid && stune_cpuset_count(&q->effective) ? &q->effective : &q->affinity;
+	struct stune_cpuset nodes = {0};
+	int node = -1;
+	if (stune_cpuset_nodes(t, s, &nodes) == 0 && stune_cpuset_count(&nodes) == 1)
+		node = stune_cpuset_next(&nodes, 0);
+	stune_cpuset_clear(&nodes);
+	return node;
+}
+
+static void render_nodes(struct out *o, const char *key, const struct stune_topology *t,
+			 const struct stune_cpuset *cpus)
+{
+	struct stune_cpuset nodes = {0};
+	if (stune_cpuset_nodes(t, cpus, &nodes) < 0 || !cpus->valid)
+		nodes.valid = false;
+	out_cpus(o, key, NULL, &nodes);
+	stune_cpuset_clear(&nodes);
+}
+
+/*
+ * IRQ locality, the first thing to read about an HBA: its movable vectors
+ * (the ones a profile may place) and whether each is on the HBA's node, and
+ * its managed vectors' spread over the nodes, which the kernel decides (one
+ * per CPU group) and nobody should try to fix. One text line, one JSON object.
+ */
+static void render_irq_locality(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
+{
+	size_t movable = 0, not_local = 0, spans = 0, unknown = 0, managed = 0, unclassified = 0;
+	bool node_known = h->numa_node.set && h->numa_node.v >= 0;
+	char *remote = NULL;
+	size_t remote_len = 0;
+	FILE *rm = open_memstream(&remote, &remote_len);
+
+	out_obj_begin(o, "irq_locality");
+	out_num(o, "hba_node", NULL, node_known ? h->numa_node : (struct stune_num){0});
+	out_arr_begin(o, "movable");
+	for (size_t i = 0; i < h->n_irqs; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		if (q->managed == STUNE_YES)
+			managed++;
+		if (q->managed == STUNE_UNKNOWN)
+			unclassified++;
+		if (q->managed != STUNE_NO)
+			continue;
+		movable++;
+		enum stune_placement pl = stune_irq_placement(t, h, &q->affinity);
+		if (pl == STUNE_PLACE_UNKNOWN)
+			unknown++;
+		else if (pl != STUNE_PLACE_LOCAL) {
+			struct stune_cpuset nodes = {0};
+			_cleanup_free_ char *list = NULL;
+			if (stune_cpuset_nodes(t, &q->affinity, &nodes) == 0 &&
+			    stune_cpuset_format(&nodes, &list) == 0 && rm && not_local < 4)
+				fprintf(rm, "%s%u on node%s %s", not_local ? ", irq " : "", q->irq,
+					stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
+			stune_cpuset_clear(&nodes);
+			not_local++;
+			spans += pl == STUNE_PLACE_SPANS;
+		}
+		out_obj_begin(o, NULL);
+		out_int(o, "irq", NULL, q->irq);
+		out_str(o, "name", NULL, q->name);
+		render_nodes(o, "affinity_nodes", t, &q->affinity);
+		render_nodes(o, "effective_nodes", t, &q->effective);
+		out_str(o, "placement", NULL, stune_placement_name(pl));
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (rm) {
+		if (not_local > 4)
+			fprintf(rm, ", ...");
+		fclose(rm);
+	}
+	out_int(o, "movable_count", NULL, (long long)movable);
+	out_int(o, "movable_not_local_count", NULL, (long long)not_local);
+	out_int(o, "managed_count", NULL, (long long)managed);
+
+	/* Managed vectors per node, in node order (then those in no single node). */
+	out_text(o, "  IRQ locality: ");
+	if (h->n_irqs == 0)
+		out_text(o, "no IRQ found for this HBA");
+	else if (movable == 0)
+		out_text(o, "no movable vector");
+	else if (!node_known)
+		out_text(o, "movable %zu, no locality known (numa_node %s): nothing to place %s on", movable,
+			 h->numa_node.set ? "-1" : "unknown, no PCI function", movable == 1 ? "it" : "them");
+	else if (not_local == 0 && unknown == 0)
+		out_text(o, "movable %zu, local (node %lld)", movable, (long long)h->numa_node.v);
+	else if (not_local)
+		out_text(o, "movable %zu, %zu %s: irq %s, the HBA on node %lld (a profile can move %s)", movable,
+			 not_local, spans ? "NOT LOCAL" : "REMOTE", remote ? remote : "", (long long)h->numa_node.v,
+			 not_local == 1 ? "it" : "them");
+	else
+		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
+	free(remote);
+	out_arr_begin(o, "managed_nodes");
+	if (managed)
+		out_text(o, "; managed %zu, placed by the kernel one per CPU group (not movable):", managed);
+	size_t shown = 0;
+	for (size_t ni = 0; ni <= t->numa.n_nodes && managed; ni++) {
+		int id = ni < t->numa.n_nodes ? t->numa.nodes[ni].id : -1;
+		size_t n = 0;
+		for (size_t i = 0; i < h->n_irqs; i++) {
+			const struct stune_irq *q = &t->irqs[h->irqs[i]];
+			n += q->managed == STUNE_YES && irq_node(t, q) == id;
+		}
+		if (!n)
+			continue;
+		out_obj_begin(o, NULL);
+		out_num(o, "node", NULL, id >= 0 ? STUNE_NUM(id) : (struct stune_num){0});
+		out_int(o, "count", NULL, (long long)n);
+		out_obj_end(o);
+		if (id >= 0)
+			out_text(o, "%s node %d %zu", shown++ ? "," : "", id, n);
+		else
+			out_text(o, "%s offline or several nodes %zu", shown++ ? "," : "", n);
+	}
+	out_arr_end(o);
+	out_int(o, "unclassified_count", NULL, (long long)unclassified);
+	if (unclassified)
+		out_text(o, "; %zu not classified (never written)", unclassified);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+/* v >> shift as width lower-case hex digits, in buf; NULL when unset. */
+static const char *hexid(char *buf, size_t len, struct stune_num v, int width, int shift)
+{
+	if (!v.set || v.v < 0)
+		return NULL;
+	snprintf(buf, len, "%0*llx", width, (unsigned long long)v.v >> shift);
+	return buf;
+}
+
+static void render_hba(struct out *o, const struct stune_topology *t, const struct stune_hba *h, int verbose)
 {
 	char sysfs_path[PATH_MAX];
 	snprintf(sysfs_path, sizeof(sysfs_path), "/%s", h->sysfs_path);
-	out_obj_begin(o, NULL);
-	out_text(o, "\nHBA %s", h->pci_address ? h->pci_address : sysfs_path);
-	out_str(o, "pci_address", NULL, h->pci_address);
-	out_str(o, "sysfs_path", NULL, sysfs_path);
-	out_str(o, "kind", "  [%s]", stune_hba_kind_name(h->kind));
-	out_str(o, "vendor_name", h->vendor_name ? "  %s" : NULL, h->vendor_name);
-	out_str(o, "model", h->model ? " %s" : NULL, h->model);
-	/* Text: the PCI line only when there is a PCI function; JSON: always every key. */
 	bool pci = h->pci_address != NULL;
-	out_hex(o, "vendor_id", pci ? "\n  pci id %s" : NULL, h->vendor, 4);
-	out_hex(o, "device_id", pci ? ":%s" : NULL, h->device, 4);
-	out_hex(o, "subsystem_vendor_id", pci ? " subsystem %s" : NULL, h->subsystem_vendor, 4);
-	out_hex(o, "subsystem_device_id", pci ? ":%s" : NULL, h->subsystem_device, 4);
-	out_hex(o, "class", NULL, h->class_code, 6);
-	out_hex(o, "revision", NULL, h->revision, 2);
-	out_str(o, "driver", pci ? "  driver %s" : "\n  no PCI function  driver %s", h->driver);
-	out_str(o, "driver_version", " %s", h->driver_version);
-	bool other = h->pci_driver && h->driver && strcmp(h->pci_driver, h->driver) != 0;
-	out_str(o, "pci_driver", other ? " (on %s)" : NULL, h->pci_driver);
-	out_str(o, "firmware", h->firmware ? "  firmware %s" : NULL, h->firmware);
-	out_text(o, "\n");
 	/* numa_node -1 (NUMA_NO_NODE) and no PCI function both mean no locality. */
 	bool local = h->numa_node.set && h->numa_node.v >= 0;
-	out_num(o, "numa_node", pci ? "  numa node %s" : NULL, h->numa_node);
+
+	/* Text: the header line (address, driver, node), then IRQ locality, then identity. */
+	out_obj_begin(o, NULL);
+	out_text(o, "\n");
+	txt_str(o, "HBA %s", pci ? h->pci_address : sysfs_path);
+	txt_str(o, "  %s", h->driver);
+	txt_str(o, h->driver_version ? " %s" : NULL, h->driver_version);
+	bool other = h->pci_driver && h->driver && strcmp(h->pci_driver, h->driver) != 0;
+	txt_str(o, other ? " (on %s)" : NULL, h->pci_driver);
+	if (!pci)
+		out_text(o, "  no PCI function: no locality known\n");
+	else {
+		txt_num(o, "  node %s", h->numa_node);
+		if (!local)
+			out_text(o, " (no locality known)");
+		txt_cpus(o, "  local cpus %s\n", &h->local_cpus);
+	}
+
+	out_str(o, "pci_address", NULL, h->pci_address);
+	out_str(o, "sysfs_path", NULL, sysfs_path);
+	out_str(o, "kind", NULL, stune_hba_kind_name(h->kind));
+	out_str(o, "vendor_name", NULL, h->vendor_name);
+	out_str(o, "model", NULL, h->model);
+	/* PCI IDs as lspci -n writes them: lower-case hex strings, "1000:00a5", class "0107". */
+	char ven[24], dev[24], sven[24], sdev[24], id[64], sid[64], cls[24], pif[24], rev[24];
+	const char *v = hexid(ven, sizeof(ven), h->vendor, 4, 0), *d = hexid(dev, sizeof(dev), h->device, 4, 0),
+		   *sv = hexid(sven, sizeof(sven), h->subsystem_vendor, 4, 0),
+		   *sd = hexid(sdev, sizeof(sdev), h->subsystem_device, 4, 0);
+	snprintf(id, sizeof(id), "%s:%s", v ? v : "", d ? d : "");
+	snprintf(sid, sizeof(sid), "%s:%s", sv ? sv : "", sd ? sd : "");
+	out_str(o, "vendor_id", NULL, v);
+	out_str(o, "device_id", NULL, d);
+	out_str(o, "pci_id", NULL, v && d ? id : NULL);
+	out_str(o, "subsystem_vendor_id", NULL, sv);
+	out_str(o, "subsystem_device_id", NULL, sd);
+	out_str(o, "subsystem_id", NULL, sv && sd ? sid : NULL);
+	out_str(o, "class", NULL, hexid(cls, sizeof(cls), h->class_code, 4, 8));
+	out_str(o, "prog_if", NULL,
+		hexid(pif, sizeof(pif), h->class_code.set ? STUNE_NUM(h->class_code.v & 0xff) : h->class_code, 2, 0));
+	out_str(o, "revision", NULL, hexid(rev, sizeof(rev), h->revision, 2, 0));
+	out_str(o, "driver", NULL, h->driver);
+	out_str(o, "driver_version", NULL, h->driver_version);
+	out_str(o, "pci_driver", NULL, h->pci_driver);
+	out_str(o, "firmware", NULL, h->firmware);
+	out_num(o, "numa_node", NULL, h->numa_node);
 	out_bool(o, "numa_local_known", NULL, local ? STUNE_YES : STUNE_NO);
-	if (!local)
-		out_text(o, pci ? " (no locality known)" : "  numa node: no locality known");
-	out_cpus(o, "local_cpus", pci ? "  local cpus %s\n" : "\n", &h->local_cpus);
+	out_cpus(o, "local_cpus", NULL, &h->local_cpus);
+	render_irq_locality(o, t, h);
+
+	/* Identity: the hwdb names, the PCI IDs as lspci writes them, the firmware. */
+	if (h->vendor_name || h->model) {
+		txt_str(o, "  %s", h->vendor_name);
+		txt_str(o, h->model ? " %s" : NULL, h->model);
+		out_text(o, "\n");
+	}
+	if (pci) {
+		out_hex(o, NULL, "  pci %s", h->vendor, 4);
+		out_hex(o, NULL, ":%s", h->device, 4);
+		out_hex(o, NULL, "  subsystem %s", h->subsystem_vendor, 4);
+		out_hex(o, NULL, ":%s", h->subsystem_device, 4);
+		txt_str(o, h->firmware ? "  firmware %s" : NULL, h->firmware);
+		out_text(o, "\n");
+	}
 
 	out_arr_begin(o, "scsi_hosts");
 	for (size_t i = 0; i < h->n_hosts; i++)
-		render_host(o, t, &t->hosts[h->hosts[i]]);
+		render_host(o, t, &t->hosts[h->hosts[i]], verbose);
 	out_arr_end(o);
 
-	if (h->n_irqs)
-		out_text(o, "  IRQs:   IRQ VECTOR NAME                 MANAGED AFFINITY     EFFECTIVE HCTX COUNT\n");
+	struct irq_cols w = {4, 8, 9};
+	for (size_t i = 0; i < h->n_irqs && verbose; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		int n;
+		if ((n = str_width(q->name)) > w.name)
+			w.name = n;
+		if ((n = cpus_width(&q->affinity)) > w.aff)
+			w.aff = n;
+		if ((n = cpus_width(&q->effective)) > w.eff)
+			w.eff = n;
+	}
+	if (h->n_irqs && verbose)
+		out_text(o, "    %5s  %6s  %-*s  %-7s  %-*s  %-*s  %4s  %s\n", "IRQ", "VECTOR", w.name, "NAME",
+			 "MANAGED", w.aff, "AFFINITY", w.eff, "EFFECTIVE", "HCTX", "COUNT");
 	out_arr_begin(o, "irqs");
 	for (size_t i = 0; i < h->n_irqs; i++)
-		render_irq(o, &t->irqs[h->irqs[i]]);
+		render_irq(o, &t->irqs[h->irqs[i]], &w, verbose);
 	out_arr_end(o);
 	out_obj_end(o);
 }
 
-void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot)
+void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_DETECT_SCHEMA_VERSION);
@@ -278,7 +572,24 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 
 	out_arr_begin(o, "hbas");
 	for (size_t i = 0; i < t->n_hbas; i++)
-		render_hba(o, t, &t->hbas[i]);
+		if (only == SIZE_MAX || only == i)
+			render_hba(o, t, &t->hbas[i], verbose);
 	out_arr_end(o);
 	out_obj_end(o);
+
+	/* What -v would add, counted. */
+	size_t irqs = 0, disks = 0;
+	for (size_t i = 0; i < t->n_hbas; i++)
+		if (only == SIZE_MAX || only == i) {
+			irqs += t->hbas[i].n_irqs;
+			for (size_t j = 0; j < t->hbas[i].n_hosts; j++)
+				disks += t->hosts[t->hbas[i].hosts[j]].n_disks;
+		}
+	if (!verbose && disks)
+		out_text(o, "\n-v: the queue settings and counters of the %zu disk%s, hctx maps%s", disks,
+			 disks == 1 ? "" : "s", irqs ? ", " : ".\n");
+	else if (!verbose && irqs)
+		out_text(o, "\n-v: ");
+	if (!verbose && irqs)
+		out_text(o, "the %zu IRQ%s.\n", irqs, irqs == 1 ? "" : "s");
 }

@@ -10,15 +10,18 @@
 struct stune_profile;
 struct stune_plan;
 struct stune_topology;
+struct stune_hba;
+struct stune_change;
 
 /* Exit codes, documented in scsitune(8) EXIT STATUS. */
 enum {
 	EXIT_OK = 0,
-	EXIT_ERROR = 1,	  /* runtime failure: unreadable sysroot, out of memory, write error */
-	EXIT_DRIFT = 2,	  /* verify: settings drifted */
-	EXIT_PENDING = 3, /* report: results kept in the spool, the server could not take them now */
-	EXIT_GATE = 4,	  /* report --query --gate: the selection does not meet the gate */
-	EXIT_USAGE = 64	  /* bad command line (EX_USAGE) */
+	EXIT_ERROR = 1,		  /* runtime failure: unreadable sysroot, out of memory, write error */
+	EXIT_DRIFT = 2,		  /* verify: settings drifted */
+	EXIT_PENDING = 3,	  /* report: results kept in the spool, the server could not take them now */
+	EXIT_GATE = 4,		  /* report --query --gate: the selection does not meet the gate */
+	EXIT_PROFILE_CHANGED = 5, /* verify: the profile changed since apply, the host did not */
+	EXIT_USAGE = 64		  /* bad command line (EX_USAGE) */
 };
 
 struct global_opts {
@@ -59,6 +62,8 @@ int command_no_args(const char *cmd, int argc, char **argv);
 struct stune_ctx *cli_ctx_open(const struct global_opts *g);
 void usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
 void error_msg(const char *fmt, ...) _printf_(1, 2);
+/* "scsitune: " and the message, escaped like error_msg (warnings, progress lines). */
+void note_msg(const char *fmt, ...) _printf_(1, 2);
 
 int cmd_apply(struct global_opts *g, int argc, char **argv);
 void help_apply(FILE *f);
@@ -80,6 +85,19 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
  * prints the error and returns -errno on failure. */
 int cli_plan(struct stune_ctx *ctx, const struct stune_profile *p, const char *profile_dir, bool persist,
 	     struct stune_topology **t, struct stune_plan **plan);
+/* A profile that did not load: the loader's line, or, for a name in a profile
+ * directory that does not exist, how to install or run from a source tree. */
+void cli_profile_error(int r, const char *err, const char *profile, const char *dir);
+/* The HBA as people name it: its PCI address, else "/" + its sysfs path (in buf). */
+const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len);
+/* The plan's scope: per HBA in or out and why (text and JSON "hbas"). */
+void render_scope(struct out *o, const struct stune_topology *t, const struct stune_plan *plan);
+/* "Profile NAME  sha256 0123456789ab  includes F" (text only): how apply, its dry run and verify name it. */
+void render_profile_text(struct out *o, const struct stune_profile *p, const char *digest);
+/* A plan row's device for the text rows (caller frees; NULL when none). */
+char *plan_row_device(const struct stune_change *c);
+/* "scheduler mq-deadline -> none" (with_desired), else "scheduler mq-deadline" (caller frees). */
+char *plan_row_text(const struct stune_change *c, bool with_desired);
 /* apply without --dry-run (cmd-apply-write.c). */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
 		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist);

@@ -18,6 +18,13 @@ st revert >"$work/revert-partial.json"
 st revert --force >"$work/revert-complete.json"
 st revert >"$work/revert-none.json"
 st verify "${p[@]}" >"$work/verify-plain.json"
+# The profile file changed since apply: profile-changed (exit 5).
+mkdir "$work/prof"
+cp "$src/profiles/numa" "$work/prof/numa"
+st apply --profile numa --profile-dir "$work/prof" >/dev/null
+sed -i 's/^read_ahead_kb = 16$/read_ahead_kb = 32/' "$work/prof/numa"
+st verify >"$work/verify-profile-changed.json"
+st revert --force >/dev/null
 status=0
 for kind in apply verify revert; do
 	renderer=$src/cli/cmd-$kind.c

@@ -117,7 +117,7 @@ timed() { # NAME EXPECTED_RC CMD...: wall ms and peak RSS KiB appended to $work/
 }
 for ((i = 0; i < runs; i++)); do
 	timed apply 0 "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state"
-	grep -q "^$n_change applied, " <(tail -3 "$work/out") || die "apply: not every change applied: $(tail -2 "$work/out")"
+	grep -q "^Applied $n_change of $n_change; 0 failed" <(head -3 "$work/out") || die "apply: not every change applied: $(head -3 "$work/out")"
 	timed verify 0 "$scsitune" --sysroot "$root" verify --state-dir "$state"
 	timed revert 0 "$scsitune" --sysroot "$root" revert --state-dir "$state"
 	[ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (run $i)"
@@ -126,7 +126,7 @@ done
 rc=0
 strace -f -c -o "$work/strace" "$scsitune" --sysroot "$root" apply "${profile[@]}" --state-dir "$state" \
 	>"$work/out" 2>"$work/err" || rc=$?
-[ "$rc" -eq 0 ] || die "apply under strace exited $rc: $(tail -3 "$work/err") $(grep -v '^applied\|^skipped\|^already' "$work/out" | tail -5)"
+[ "$rc" -eq 0 ] || die "apply under strace exited $rc: $(tail -3 "$work/err") $(grep -v '^applied\|^skipped\|^already\|^ ' "$work/out" | tail -5)"
 calls=$(awk '$NF == "total" { print $(NF-2) }' "$work/strace")
 st revert --state-dir "$state" >/dev/null || die "revert after the strace run failed"
 [ "$(snap)" = "$before" ] || die "the tree is not byte-identical after revert (strace run)"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Fixture tier: extract a captured tree, run `scsitune detect --sysroot` on it
-# in text and JSON, and diff stdout and stderr against tests/expected/NAME/.
+# in text (default and -v) and JSON, and diff stdout and stderr against
+# tests/expected/NAME/ (detect.txt, detect.v.txt, detect.json).
 # Usage: run-fixture.sh SCSITUNE ARCHIVE EXPECTED_DIR [--update]
 set -euo pipefail
 bin=$1 archive=$2 expected=$3 update=${4:-}
@@ -11,15 +12,17 @@ mkdir "$work/root"
 tar -xJf "$archive" -C "$work/root"
 
 status=0
-for fmt in text json; do
+for fmt in text json vtext; do
 	rc=0
-	"$bin" --sysroot "$work/root" detect -o "$fmt" >"$work/detect.$fmt" 2>"$work/stderr.$fmt" || rc=$?
+	args=(-o "$fmt")
+	[ "$fmt" = vtext ] && args=(-o text -v)
+	"$bin" --sysroot "$work/root" detect "${args[@]}" >"$work/detect.$fmt" 2>"$work/stderr.$fmt" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		echo "FAIL $name: detect -o $fmt exited $rc"; cat "$work/stderr.$fmt"; status=1; continue
 	fi
 	# Warnings name files under the temporary root: make them stable.
 	sed -i "s|$work/root|SYSROOT|g" "$work/stderr.$fmt"
-	ext=$([ "$fmt" = json ] && echo json || echo txt)
+	ext=$(case $fmt in json) echo json ;; vtext) echo v.txt ;; *) echo txt ;; esac)
 	if [ "$update" = --update ]; then
 		mkdir -p "$expected"
 		cp "$work/detect.$fmt" "$expected/detect.$ext"

@@ -67,6 +67,11 @@ expect "sysroot is a file" 1 "--sysroot $work/file: Not a directory" empty -- --
 mkdir "$work/empty"
 expect "sysroot without sys/" 1 "^scsitune: --sysroot $work/empty: no sys/ directory: not a captured root tree$" empty -- --sysroot "$work/empty" detect
 expect "sysroot after command" 0 "" json -- detect --sysroot "$tree" -o json
+# PCI IDs as lspci -n writes them (schema_version 2): hex strings, vendor:device, class 0107.
+v=$(jq_get "[d['schema_version']] + [(h['vendor_id'], h['device_id'], h['pci_id'], h['subsystem_id'], h['class'], h['prog_if'], h['revision']) for h in d['hbas'] if h['pci_address'] == '0000:17:00.0']")
+checks=$((checks + 1))
+[ "$v" = "[2, ('1000', '00a5', '1000:00a5', '1000:4660', '0107', '00', '01')]" ] && echo "ok   PCI IDs as lspci writes them" ||
+	{ echo "FAIL PCI IDs as lspci writes them: $v"; fails=$((fails + 1)); }
 
 # SCSITUNE_THREADS must be a number from 1 to 64.
 for bad in 0 65 x 4x ""; do

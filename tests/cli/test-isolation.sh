@@ -1,42 +1,82 @@
 #!/bin/bash
-# isolation tier: under --sysroot, detect reads nothing of this machine.
-# strace records every path the process touches; anything outside the tree
-# (other than the binary, the directories above the tree that realpath walks,
-# the loader's cache and shared libraries) fails. Runs on the normal build
-# only: the sanitizer runtimes read /proc/self themselves.
+# isolation tier: under --sysroot, no command reads anything of this machine.
+# strace records every path each process touches; anything outside the tree
+# and the files named on the command line (other than the binary, the
+# directories above those paths that realpath walks, the loader's cache and
+# shared libraries) fails. Commands: detect, apply --dry-run, apply, verify
+# (the journal's profile, and --profile), revert, and report on committed fio
+# files with a saved result set and --compare. Runs on the normal build only:
+# the sanitizer runtimes read /proc/self themselves.
 # Usage: test-isolation.sh SCSITUNE FIXTURE_DIR
 set -uo pipefail
 bin=$1 fixtures=$2
+src=$(realpath "$fixtures/../..")
+profiles=$src/profiles fio=$src/tests/report/fio
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-isolation.XXXXXX")
+work=$(realpath "$work")
 trap 'rm -rf "$work"' EXIT
 fails=0 checks=0
 tree=$work/root
 mkdir "$tree"
 tar -xJf "$fixtures/dual-socket-mpi3mr.tar.xz" -C "$tree"
+mkdir -p "$tree/etc/default"
+install -m 0640 "$src/tests/apply/irqbalance.default" "$tree/etc/default/irqbalance"
+state=$work/state
+# No settings file of the machine's: report reads none without --upload, but make sure.
+unset SCSITUNE_CONFIG
 
-checks=$((checks + 1))
 if ! command -v strace >/dev/null; then
-	echo "FAIL no host reads: strace is not installed"; fails=$((fails + 1))
-else
-	rc=0
-	strace -f -qq -s 4096 -e trace=%file -o "$work/strace" "$bin" --sysroot "$tree" detect -o json >/dev/null 2>&1 || rc=$?
-	n=$(grep -c 'openat2(' "$work/strace" || true)
-	if [ "$rc" -ne 0 ] || [ "$n" -lt 100 ]; then
-		echo "FAIL no host reads: detect exited $rc with $n openat2 calls traced (want 0 and >= 100)"
-		fails=$((fails + 1))
-	fi
-	# Allowed: the sysroot and the directories above it (realpath of the
-	# prefix), the binary, the loader's cache and the shared libraries.
-	allowed=$(d=$tree; while [ "$d" != / ]; do printf '%s\n' "$d"; d=$(dirname "$d"); done)
-	grep -Eo '"/[^"]*"' "$work/strace" | tr -d '"' | grep -v "^$tree/" | grep -vxF "$bin" |
-		grep -vxF -e / -e "$allowed" |
-		grep -Ev '^/etc/ld\.so\.(cache|preload)$|^/(usr/)?lib/x86_64-linux-gnu/|^/lib64/' >"$work/escaped" || true
-	if [ -s "$work/escaped" ]; then
-		echo "FAIL no host reads: paths outside the sysroot:"; head "$work/escaped"; fails=$((fails + 1))
-	else
-		echo "ok   no host reads under --sysroot ($(wc -l <"$work/strace") file syscalls traced)"
-	fi
+	echo "FAIL no host reads: strace is not installed"
+	exit 1
 fi
+
+# Allowed: what the test made ($work: tree and state directory), the files
+# named on the command line (profiles, fio outputs), the directories above
+# them (realpath walks them), the binary, the loader's cache, shared libraries.
+ancestors() { local d; for d in "$@"; do while [ "$d" != / ]; do printf '%s\n' "$d"; d=$(dirname "$d"); done; done; }
+ancestors "$work" "$profiles" "$fio" >"$work/allowed"
+
+# isolated NAME WANT_RC MIN_OPENAT2 ARGS...: scsitune ARGS under strace; exit
+# WANT_RC, at least MIN_OPENAT2 openat2 calls (reads through the root layer),
+# no path outside the allowed ones.
+isolated() {
+	local name=$1 want=$2 min=$3 rc=0
+	shift 3
+	checks=$((checks + 1))
+	strace -f -qq -s 4096 -e trace=%file -o "$work/strace" "$bin" "$@" >"$work/out" 2>"$work/err" || rc=$?
+	local n
+	n=$(grep -c 'openat2(' "$work/strace" || true)
+	if [ "$rc" -ne "$want" ] || [ "$n" -lt "$min" ]; then
+		echo "FAIL $name: exited $rc with $n openat2 calls traced (want $want and >= $min)"
+		sed 's/^/  stderr: /' "$work/err" | head -5
+		fails=$((fails + 1))
+		return
+	fi
+	grep -Eo '"/[^"]*"' "$work/strace" | tr -d '"' | grep -v "^$work/" | grep -v "^$profiles/" |
+		grep -v "^$fio/" | grep -vxF "$bin" | grep -vxF -e / -f "$work/allowed" |
+		grep -Ev '^/etc/ld\.so\.(cache|preload)$|^/(usr/)?lib/x86_64-linux-gnu/|^/lib64/' | sort -u >"$work/escaped" || true
+	if [ -s "$work/escaped" ]; then
+		echo "FAIL $name: paths outside the sysroot:"
+		sed 's/^/  /' "$work/escaped" | head
+		fails=$((fails + 1))
+	else
+		echo "ok   $name: no host path ($(wc -l <"$work/strace") file syscalls traced)"
+	fi
+}
+
+R=(--sysroot "$tree")
+P=(--profile numa --profile-dir "$profiles")
+isolated "detect" 0 100 "${R[@]}" detect -o json
+isolated "detect (text)" 0 100 "${R[@]}" detect
+isolated "apply --dry-run" 0 100 "${R[@]}" apply --dry-run "${P[@]}" -o json
+isolated "apply --dry-run (text)" 0 100 "${R[@]}" apply --dry-run "${P[@]}"
+isolated "apply" 0 100 "${R[@]}" apply "${P[@]}" --state-dir "$state"
+isolated "verify (the journal's profile)" 0 100 "${R[@]}" verify --state-dir "$state"
+isolated "verify --profile" 0 100 "${R[@]}" verify "${P[@]}" --state-dir "$state" -o json
+isolated "revert" 0 10 "${R[@]}" revert --state-dir "$state"
+isolated "report" 0 0 "${R[@]}" report --state-dir "$state" --phase base "$fio/fio-3.33-randread-2jobs-json.json"
+isolated "report --compare" 0 0 "${R[@]}" report --state-dir "$state" --compare base -o json \
+	"$fio/fio-3.33-randread-2jobs-jsonplus.json" "$fio/fio-3.1-randread-1job-json.json"
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]

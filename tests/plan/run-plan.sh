@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # plan tier: `scsitune --sysroot TREE apply --profile P --dry-run` for the
-# shipped profiles, text and JSON, diffed against tests/plan/expected/.
+# shipped profiles (and tests/profiles/numa-every-hba: numa on every HBA, for
+# the fixtures without mpi3mr), text and JSON, diffed against tests/plan/expected/.
 # Usage: run-plan.sh SCSITUNE FIXTURE_ARCHIVE PROFILE_DIR EXPECTED_DIR [--update]
 set -euo pipefail
 bin=$1 archive=$2 profiles=$3 expected=$4 update=${5:-}
@@ -13,13 +14,21 @@ tar -xJf "$archive" -C "$work/root"
 before=$(cd "$work/root" && find . -printf '%p %s %T@\n' | sort | sha256sum)
 
 status=0
-for profile in numa kernel-default; do
-	for fmt in text json; do
-		ext=$([ "$fmt" = json ] && echo json || echo txt)
-		out=$work/$name.$profile.$ext
+every=$(cd "$(dirname "$0")/../profiles" && pwd)/numa-every-hba
+for profile in numa kernel-default "$every"; do
+	# -v (every row, with its note) for numa on every HBA, which has the most kinds of rows.
+	fmts="text json"
+	[ "$profile" = "$every" ] && fmts="text json vtext"
+	for fmt in $fmts; do
+		args=(-o "$fmt")
+		[ "$fmt" = vtext ] && args=(-o text -v)
+		ext=$(case $fmt in json) echo json ;; vtext) echo v.txt ;; *) echo txt ;; esac)
+		out=$work/$name.$(basename "$profile").$ext
 		rc=0
-		"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --dry-run \
-			-o "$fmt" >"$out" 2>"$out.stderr" || rc=$?
+		# The test profile by a path that does not depend on where the tree is (text wraps at 80 columns).
+		(cd "$(dirname "$every")" && "$bin" --sysroot "$work/root" apply \
+			--profile "$([ "$profile" = "$every" ] && echo ./numa-every-hba || echo "$profile")" \
+			--profile-dir "$profiles" --dry-run "${args[@]}") >"$out" 2>"$out.stderr" || rc=$?
 		if [ "$rc" -ne 0 ]; then
 			echo "FAIL $name $profile -o $fmt: exited $rc"; cat "$out.stderr"; status=1; continue
 		fi
@@ -40,7 +49,7 @@ done
 # PLAN_MEMCHECK=1 (the memcheck label; not for sanitizer builds): valgrind-clean,
 # both profiles (the plan engine, the renderer, the include path).
 if [ "${PLAN_MEMCHECK:-}" = 1 ]; then
-	for profile in numa kernel-default; do
+	for profile in numa kernel-default "$every"; do
 		valgrind -q --leak-check=full --error-exitcode=99 "$bin" --sysroot "$work/root" apply --profile "$profile" \
 			--profile-dir "$profiles" --dry-run -o json >/dev/null 2>"$work/vg" ||
 			{ echo "FAIL $name $profile: valgrind"; cat "$work/vg"; status=1; }

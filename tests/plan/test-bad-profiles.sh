@@ -41,6 +41,8 @@ expect 1 "^scsitune: $bad/loop-b:2: include loop: $bad/loop-a -> $bad/loop-b -> 
 expect 1 "^scsitune: $bad/missing-include:1: include 'no-such-profile': no such profile$" \
 	--profile "$bad/missing-include" "${d[@]}"
 expect 1 "^scsitune: $bad/unknown-key:3: unknown key 'schedular' in \[queue\]$" --profile "$bad/include-bad" "${d[@]}"
+expect 1 "^scsitune: $bad/no-scope: no \[hba\] scope: say which HBAs the profile tunes, e\.g\. '\[hba\]' and 'match_driver = mpi3mr' \('match_driver = \*' for every HBA\)$" \
+	--profile "$bad/no-scope" "${d[@]}"
 expect 1 "^scsitune: profile 'no-such' not found in " --profile no-such "${d[@]}"
 expect 1 "^scsitune: profile $work/none: No such file or directory$" --profile "$work/none" "${d[@]}"
 expect 1 "^scsitune: bad profile name '\.\.'" --profile .. "${d[@]}"

@@ -112,8 +112,10 @@ int main(void)
 	/* Digest: 64 hex digits, stable, changes with a value. */
 	struct stune_profile *p1 = NULL, *p2 = NULL;
 	char *err = NULL, *d1 = NULL, *d1b = NULL, *d2 = NULL;
-	CHECK(stune_profile_load_string("a", "[queue]\nscheduler = none\n", dir, &p1, &err) == 0);
-	CHECK(stune_profile_load_string("b", "[queue]\nscheduler = mq-deadline\n", dir, &p2, &err) == 0);
+	CHECK(stune_profile_load_string("a", "[hba]\nmatch_driver = *\n[queue]\nscheduler = none\n", dir, &p1, &err) ==
+	      0);
+	CHECK(stune_profile_load_string("b", "[hba]\nmatch_driver = *\n[queue]\nscheduler = mq-deadline\n", dir, &p2,
+					&err) == 0);
 	if (p1 && p2) {
 		CHECK(stune_profile_digest(p1, &d1) == 0 && strlen(d1) == 64);
 		CHECK(stune_profile_digest(p1, &d1b) == 0 && !strcmp(d1, d1b));

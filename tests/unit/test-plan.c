@@ -182,11 +182,12 @@ static void test_profile(void)
 	char *err = NULL;
 
 	CHECK(load("# top\n\n[queue]\n# why one\n# why two\nscheduler = none ; inline\nrq_affinity=2\n"
-		   "[queue:hdd]\nmatch_rotational = 1\nscheduler = mq-deadline\n[module:mpi3mr]\npoll_queues = 2\n",
+		   "[queue:hdd]\nmatch_rotational = 1\nscheduler = mq-deadline\n[module:mpi3mr]\npoll_queues = 2\n"
+		   "[hba]\nmatch_driver = *\n",
 		   &p, &err) == 0);
 	CHECK(err == NULL);
-	CHECK(p && p->n_rules == 3);
-	if (p && p->n_rules == 3) {
+	CHECK(p && p->n_rules == 4);
+	if (p && p->n_rules == 4) {
 		const struct stune_pvalue *v = stune_prule_get(&p->rules[0], "scheduler");
 		CHECK(v && !strcmp(v->value, "none") && v->line == 6);
 		CHECK_STR(v ? v->why : NULL, "why one why two");
@@ -220,6 +221,13 @@ static void test_profile(void)
 	/* The first error wins, even when a later line is a syntax error. */
 	CHECK_BAD("[queue]\nfoo = 1\n[bad\n", "t:2: unknown key 'foo' in [queue]");
 	CHECK_BAD("[queue]\nrq_affinity = 1\n[bad\nfoo = 1\n", "t:3: syntax error: expected [section] or key = value");
+	/* No scope: refused, with the fix in the message (a profile never tunes every HBA by default). */
+	CHECK_BAD("[queue]\nnomerges = 2\n",
+		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		  "('match_driver = *' for every HBA)");
+	CHECK_BAD("[hba]\n[irq]\naffinity = node-local\n",
+		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		  "('match_driver = *' for every HBA)");
 	char longline[400];
 	memset(longline, 'a', sizeof(longline));
 	memcpy(longline, "[queue]\n", 8);
@@ -229,7 +237,9 @@ static void test_profile(void)
 	free(e);
 }
 
-static const char numa_like[] = "[queue]\n"
+static const char numa_like[] = "[hba]\n"
+				"match_driver = *\n"
+				"[queue]\n"
 				"match_rotational = 0\n"
 				"scheduler = none\n"
 				"rq_affinity = 2\n"
@@ -269,7 +279,7 @@ static void test_plan(void)
 	CHECK_STR(c ? c->current : NULL, "mq-deadline");
 	CHECK_STR(c ? c->desired : NULL, "none");
 	CHECK_STR(c ? c->path : NULL, "sys/block/sda/queue/scheduler");
-	CHECK(c && c->source && c->source->line == 3);
+	CHECK(c && c->source && c->source->line == 5);
 	c = find(plan, "wwn-0x5000000000000001", "queue/rq_affinity");
 	CHECK(c && c->state == STUNE_CHANGE);
 	c = find(plan, "wwn-0x5000000000000001", "queue/add_random");
@@ -377,7 +387,9 @@ static void test_plan(void)
 	p = NULL;
 
 	/* kernel-default: computed per disk from shared tags and queue count. */
-	CHECK(load("[queue]\nscheduler = kernel-default\nnr_requests = kernel-default\n", &p, &err) == 0);
+	CHECK(load("[hba]\nmatch_driver = megaraid_sas mpi3mr\n[queue]\nscheduler = kernel-default\n"
+		   "nr_requests = kernel-default\n",
+		   &p, &err) == 0);
 	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
 	if (plan) {
 		/* sda: shared tags → mq-deadline (already); nr_requests 2 * min(4000, 128). */
@@ -417,6 +429,29 @@ static void test_plan(void)
 		CHECK_STR(c ? c->desired : NULL, "4-7");
 		c = find(plan, "irq:42", "smp_affinity_list");
 		CHECK(c && c->state == STUNE_CHANGE);
+		/* The plan says per HBA whether it is in scope, and why. */
+		CHECK(plan->n_hbas == 2);
+		if (plan->n_hbas == 2) {
+			CHECK(plan->hbas[0].index == 0 && plan->hbas[0].in_scope);
+			CHECK_STR(plan->hbas[0].why, "driver mpi3mr in match_driver (t:2)");
+			CHECK(plan->hbas[1].index == 1 && !plan->hbas[1].in_scope);
+			CHECK_STR(plan->hbas[1].why, "driver megaraid_sas: not in match_driver = mpi3mr (t:2)");
+		}
+		stune_plan_free(plan);
+		plan = NULL;
+	}
+	stune_profile_free(p);
+	p = NULL;
+
+	/* match_pci narrows it further; an HBA without a PCI address cannot match. */
+	CHECK(load("[hba]\nmatch_driver = *\nmatch_pci = 0000:02:00.0\n[queue]\nnomerges = 1\n", &p, &err) == 0);
+	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
+	if (plan && plan->n_hbas == 2) {
+		CHECK(!plan->hbas[0].in_scope);
+		CHECK_STR(plan->hbas[0].why, "0000:41:00.0: not in match_pci = 0000:02:00.0 (t:3)");
+		CHECK(plan->hbas[1].in_scope);
+		CHECK(find(plan, "wwn-0x5000000000000001", "queue/nomerges") == NULL);
+		CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") != NULL);
 	}
 out:
 	stune_plan_free(plan);

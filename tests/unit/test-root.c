@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,131 @@ static void logfn(void *data, enum stune_log_level level, const char *path, cons
 	}
 }
 
+static char *host_file(const char *rel)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", dir, rel) < 0)
+		exit(2);
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char buf[256] = "";
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/*
+ * Directories opened once, entries read relative to them: the same files
+ * as the full-path reads, and never one outside the root, whether through
+ * an absolute link, a ".." above the directory or the root, or a link to a
+ * directory (by_hand: as without openat2, every path resolved by hand).
+ */
+static void rdir_checks(bool by_hand)
+{
+	struct stune_root *r = NULL;
+	struct stune_rdir cls = STUNE_RDIR_INIT, d = STUNE_RDIR_INIT, e = STUNE_RDIR_INIT;
+	char *s = NULL, *want = NULL;
+	CHECK(stune_root_new(dir, &r) == 0);
+	if (!r)
+		return;
+	if (by_hand)
+		stune_root_force_resolve_by_hand(r);
+
+	/* A directory by its own path: canonical; its files read relative to it. */
+	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0 && d.fd >= 0);
+	CHECK(stune_root_read_at(r, &d, "numa_node", &s) == 0);
+	CHECK_STR(s, "-1");
+	free(s);
+	s = NULL;
+	CHECK(stune_root_read_at(r, &d, "absent", &s) == -ENOENT && !s);
+
+	/* Escapes: an absolute link, ".." links and ".." paths reach the root's
+	 * etc/, never the host's (the host has an /etc/hostname; the tree's says in-root). */
+	static const char *const rels[] = {
+	    "abs-hostname",    "up-hostname",	  "../../../../../../../../../etc/hostname",
+	    "etcdir/hostname", "up-dir/hostname", "../../../../etc/hostname"};
+	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+		s = NULL;
+		int rr = stune_root_read_at(r, &d, rels[i], &s);
+		CHECK(rr == 0);
+		if (rr != 0 || !s || strcmp(s, "in-root"))
+			fprintf(stderr, "  read_at %s%s: %d '%s'\n", rels[i], by_hand ? " (by hand)" : "", rr,
+				s ? s : "");
+		CHECK_STR(s, "in-root");
+		free(s);
+	}
+	/* The same through readlink: the link itself, not followed. */
+	CHECK(stune_root_readlink_at(r, &d, "abs-hostname", &s) == 0);
+	CHECK_STR(s, "/etc/hostname");
+	free(s);
+
+	/* A write through an escaping link lands in the root, not on the host. */
+	s = NULL;
+	CHECK(stune_root_write_read_at(r, &d, "abs-wfile", "v1\n", &s) == 0);
+	CHECK_STR(s, "v1");
+	free(s);
+	want = host_file("etc/scsitune-wfile");
+	s = slurp(want);
+	CHECK_STR(s, "v1\n");
+	free(s);
+	free(want);
+	CHECK(access("/etc/scsitune-wfile", F_OK) < 0);
+	s = NULL;
+	CHECK(stune_root_write_read_at(r, &d, "../../../../../../../etc/scsitune-wfile", "v2\n", &s) == 0);
+	CHECK_STR(s, "v2");
+	free(s);
+	CHECK(access("/etc/scsitune-wfile", F_OK) < 0);
+
+	/* An entry followed to its directory: the canonical path stune_root_resolve gives. */
+	CHECK(stune_root_dir_open_canonical(r, "sys/class/x", &cls) == 0);
+	static const char *const entries[] = {"dev0", "abs", "escape", "absetc", "via-link", "dotdot-mid"};
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		char full[128];
+		snprintf(full, sizeof(full), "sys/class/x/%s", entries[i]);
+		CHECK(stune_root_resolve(r, full, &want) == 0);
+		CHECK(stune_root_dir_open_entry(r, &cls, entries[i], &e) == 0);
+		CHECK_STR(e.path, want);
+		if (!e.path || !want || strcmp(e.path, want))
+			fprintf(stderr, "  entry %s%s\n", entries[i], by_hand ? " (by hand)" : "");
+		CHECK(e.canonical && e.fd >= 0);
+		free(want);
+		want = NULL;
+		stune_root_dir_close(&e);
+	}
+	/* escape and absetc both land on the root's etc/. */
+	CHECK(stune_root_dir_open_entry(r, &cls, "escape", &e) == 0);
+	CHECK_STR(e.path, "etc");
+	CHECK(stune_root_read_at(r, &e, "hostname", &s) == 0);
+	CHECK_STR(s, "in-root");
+	free(s);
+	stune_root_dir_close(&e);
+	CHECK(stune_root_dir_open_entry(r, &cls, "absetc", &e) == 0);
+	CHECK_STR(e.path, "etc");
+	stune_root_dir_close(&e);
+	/* A missing entry, a file: errors, as resolving and opening them gives. */
+	CHECK(stune_root_dir_open_entry(r, &cls, "missing", &e) == -ENOENT && e.fd < 0);
+	CHECK(stune_root_dir_open_entry(r, &cls, "file", &e) == -ENOTDIR && e.fd < 0);
+	/* A directory reached through links opens inside the root too. */
+	CHECK(stune_root_dir_open(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
+	stune_root_dir_close(&e);
+	CHECK(stune_root_dir_open_canonical(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
+	CHECK(stune_root_read_at(r, &e, "hostname", &s) == 0);
+	CHECK_STR(s, "in-root");
+	free(s);
+	stune_root_dir_close(&e);
+	stune_root_dir_close(&cls);
+	stune_root_dir_close(&d);
+	CHECK(d.fd == -1 && !d.path);
+	stune_root_free(r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -74,6 +200,26 @@ int main(void)
 	ln("/sys/devices/pci0000:00", "sys/class/x/abs");     /* absolute: inside the root */
 	ln("../../../../../../../etc", "sys/class/x/escape"); /* .. above the root stays in it */
 	put("etc/marker", "in-root\n");
+	put("etc/hostname", "in-root\n");
+	put("etc/scsitune-wfile", "v0\n");
+	const char *devdir = "sys/devices/pci0000:00/0000:00:04.0";
+	char l[256];
+	snprintf(l, sizeof(l), "%s/abs-hostname", devdir);
+	ln("/etc/hostname", l);
+	snprintf(l, sizeof(l), "%s/up-hostname", devdir);
+	ln("../../../../../../../../../../etc/hostname", l);
+	snprintf(l, sizeof(l), "%s/etcdir", devdir);
+	ln("/etc", l);
+	snprintf(l, sizeof(l), "%s/up-dir", devdir);
+	ln("../../../../../../../../etc", l);
+	snprintf(l, sizeof(l), "%s/abs-wfile", devdir);
+	ln("/etc/scsitune-wfile", l);
+	ln("/etc", "sys/class/x/absetc");
+	mk("sys/devices/linked");
+	ln("pci0000:00", "sys/devices/pcilink");
+	ln("../../devices/pcilink/0000:00:04.0", "sys/class/x/via-link"); /* a link on the way */
+	ln("../../devices/linked/../pci0000:00/0000:00:04.0", "sys/class/x/dotdot-mid");
+	put("sys/class/x/file", "f\n");
 
 	struct stune_root *r = NULL;
 	char *s = NULL;
@@ -130,6 +276,9 @@ int main(void)
 	CHECK(stune_attr_num(ctx, &n, 0, "%s/counter", dev) == 0);
 	CHECK(n.set && (uint64_t)n.v == UINT64_C(0xffffffff80000123));
 	stune_ctx_free(ctx);
+
+	rdir_checks(false);
+	rdir_checks(true);
 
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -170,6 +170,8 @@ copy_bin "$irqb/usr/sbin/irqbalance" usr/sbin/irqbalance
 mkdir -p "$stage/etc/default" "$stage/vm/profiles"
 cp "$irqb/etc/default/irqbalance" "$stage/etc/default/irqbalance"
 cp "$repo"/profiles/* "$stage/vm/profiles/"
+# numa on every HBA: the guest's HBAs are virtio-scsi, megasas and scsi_debug, none mpi3mr.
+cp "$repo"/tests/profiles/numa-every-hba "$stage/vm/profiles/"
 # SCSITUNE_VM_ISCSI: the payload scenario's iSCSI initiator
 # (tests/vm/scenarios/payload-iscsi.c, built by CMake), as /usr/bin/payload-iscsi.
 if [ -n "${SCSITUNE_VM_ISCSI:-}" ]; then

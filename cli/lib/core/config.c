@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "core/root.h"
+#include "core/userfile.h"
+
+/* A settings file is a few lines. */
+#define STUNE_CONFIG_MAX_BYTES (1u << 20)
 
 struct parse {
 	struct stune_config *c;
@@ -109,16 +113,17 @@ int stune_config_load(const char *path, bool missing_ok, struct stune_config **o
 	_cleanup_(stune_config_freep) struct stune_config *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT && missing_ok) {
+	_cleanup_free_ char *text = NULL;
+	int r = stune_read_user_file(path, STUNE_CONFIG_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
+	if (r < 0) {
+		if (r == -ENOENT && missing_ok) {
 			*out = steal_pointer(&c);
 			return 0;
 		}
-		return negative_errno();
+		return r;
 	}
 	struct parse p = {.c = c};
-	int line = ini_parse_file(f, handler, &p);
+	int line = ini_parse_string(text, handler, &p);
 	return finish(&c, &p, line, out, err);
 }
 
@@ -129,7 +134,7 @@ int stune_config_load_root(const struct stune_root *root, bool missing_ok, struc
 	if (!c)
 		return -ENOMEM;
 	_cleanup_free_ char *text = NULL;
-	int r = stune_root_read(root, STUNE_CONFIG_PATH, &text);
+	int r = stune_root_read_regular(root, STUNE_CONFIG_PATH, &text);
 	if (r == -ENOENT && missing_ok) {
 		*out = steal_pointer(&c);
 		return 0;

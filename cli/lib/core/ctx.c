@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/cpuset.h"
+#include "core/hostcrypto.h"
 #include "core/num.h"
 
 int stune_ctx_new(const char *sysroot, struct stune_ctx **out)
@@ -21,6 +22,9 @@ int stune_ctx_new(const char *sysroot, struct stune_ctx **out)
 		return -ENOMEM;
 	if ((r = stune_root_new(sysroot, &ctx->root)) < 0)
 		return r;
+	/* Under a sysroot, libcrypto's first use (the profile digest) must not read the host's openssl.cnf. */
+	if (!stune_root_is_live(ctx->root))
+		stune_crypto_no_host_config();
 	if (stune_root_is_live(ctx->root)) {
 		ctx->udev = udev_new();
 		if (!ctx->udev)
@@ -172,6 +176,57 @@ static int vread(struct stune_ctx *ctx, char **out, char **path, unsigned flags,
 	return r;
 }
 
+static void warn_at(struct stune_ctx *ctx, const struct stune_rdir *dir, const char *rel, const char *fmt, ...)
+    _printf_(4, 5);
+static void warn_at(struct stune_ctx *ctx, const struct stune_rdir *dir, const char *rel, const char *fmt, ...)
+{
+	_cleanup_free_ char *path = NULL, *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0 || stune_path_join(&path, dir->path ? dir->path : "", rel) < 0)
+		return;
+	stune_warn_path(ctx, path, "%s", msg);
+}
+
+static int read_at(struct stune_ctx *ctx, const struct stune_rdir *dir, char **out, unsigned flags, const char *rel)
+{
+	int r = stune_root_read_at(ctx->root, dir, rel, out);
+	if (r == -ENOENT && (flags & STUNE_ATTR_OPTIONAL))
+		return r;
+	if (r < 0)
+		warn_at(ctx, dir, rel, "cannot read: %s", strerror(-r));
+	return r;
+}
+
+static bool is_text(const char *val)
+{
+	for (const char *p = val; *p; p++)
+		if (!isprint((unsigned char)*p) && *p != '\n' && *p != '\t')
+			return false;
+	return true;
+}
+
+/* Decimal, or 0x-hex keeping a 64-bit counter's bit pattern. */
+static int parse_num(const char *val, struct stune_num *out)
+{
+	int64_t v;
+	uint64_t u;
+	int r;
+	if (val[0] == '-') {
+		r = stune_parse_int64(val, &v);
+	} else {
+		r = stune_parse_uint64(val, &u);
+		if (r == 0 && u > INT64_MAX && !(val[0] == '0' && val[1] == 'x'))
+			r = -ERANGE;
+		v = (int64_t)u; /* 64-bit hex counters keep their bit pattern */
+	}
+	if (r == 0)
+		*out = STUNE_NUM(v);
+	return r;
+}
+
 int stune_attr_str(struct stune_ctx *ctx, char **out, unsigned flags, const char *fmt, ...)
 {
 	_cleanup_free_ char *path = NULL;
@@ -182,11 +237,25 @@ int stune_attr_str(struct stune_ctx *ctx, char **out, unsigned flags, const char
 	va_end(ap);
 	if (r < 0)
 		return r;
-	for (char *p = val; *p; p++)
-		if (!isprint((unsigned char)*p) && *p != '\n' && *p != '\t') {
-			stune_warn_path(ctx, path, "unexpected non-text value");
-			return -EILSEQ;
-		}
+	if (!is_text(val)) {
+		stune_warn_path(ctx, path, "unexpected non-text value");
+		return -EILSEQ;
+	}
+	free(*out);
+	*out = steal_pointer(&val);
+	return 0;
+}
+
+int stune_attr_str_at(struct stune_ctx *ctx, const struct stune_rdir *dir, char **out, unsigned flags, const char *rel)
+{
+	_cleanup_free_ char *val = NULL;
+	int r = read_at(ctx, dir, &val, flags, rel);
+	if (r < 0)
+		return r;
+	if (!is_text(val)) {
+		warn_at(ctx, dir, rel, "unexpected non-text value");
+		return -EILSEQ;
+	}
 	free(*out);
 	*out = steal_pointer(&val);
 	return 0;
@@ -203,22 +272,34 @@ int stune_attr_num(struct stune_ctx *ctx, struct stune_num *out, unsigned flags,
 	*out = (struct stune_num){0};
 	if (r < 0)
 		return r;
-	int64_t v;
-	uint64_t u;
-	if (val[0] == '-') {
-		r = stune_parse_int64(val, &v);
-	} else {
-		r = stune_parse_uint64(val, &u);
-		if (r == 0 && u > INT64_MAX && !(val[0] == '0' && val[1] == 'x'))
-			r = -ERANGE;
-		v = (int64_t)u; /* 64-bit hex counters keep their bit pattern */
-	}
-	if (r < 0) {
+	if ((r = parse_num(val, out)) < 0) {
 		stune_warn_path(ctx, path, "unexpected value '%.40s' (expected an integer)", val);
 		return r;
 	}
-	*out = STUNE_NUM(v);
 	return 0;
+}
+
+int stune_attr_num_raw_at(struct stune_ctx *ctx, const struct stune_rdir *dir, struct stune_num *out, char **raw,
+			  unsigned flags, const char *rel)
+{
+	_cleanup_free_ char *val = NULL;
+	int r = read_at(ctx, dir, &val, flags, rel);
+	*out = (struct stune_num){0};
+	if (r < 0)
+		return r;
+	if ((r = parse_num(val, out)) < 0)
+		warn_at(ctx, dir, rel, "unexpected value '%.40s' (expected an integer)", val);
+	if (raw) { /* kept even when it is not a number: it is what was there */
+		free(*raw);
+		*raw = steal_pointer(&val);
+	}
+	return r;
+}
+
+int stune_attr_num_at(struct stune_ctx *ctx, const struct stune_rdir *dir, struct stune_num *out, unsigned flags,
+		      const char *rel)
+{
+	return stune_attr_num_raw_at(ctx, dir, out, NULL, flags, rel);
 }
 
 int stune_attr_cpulist(struct stune_ctx *ctx, struct stune_cpuset *out, unsigned flags, const char *fmt, ...)

@@ -78,6 +78,17 @@ int stune_attr_num(struct stune_ctx *ctx, struct stune_num *out, unsigned flags,
 int stune_attr_cpulist(struct stune_ctx *ctx, struct stune_cpuset *out, unsigned flags, const char *fmt, ...)
     _printf_(4, 5);
 
+/*
+ * The same, for an entry of a directory opened once (stune_root_dir_open):
+ * one path walk per directory. Warnings name dir's path joined with the entry.
+ */
+int stune_attr_str_at(struct stune_ctx *ctx, const struct stune_rdir *dir, char **out, unsigned flags, const char *rel);
+int stune_attr_num_at(struct stune_ctx *ctx, const struct stune_rdir *dir, struct stune_num *out, unsigned flags,
+		      const char *rel);
+/* Keep the raw text read (raw: NULL when unreadable) as well as the number. */
+int stune_attr_num_raw_at(struct stune_ctx *ctx, const struct stune_rdir *dir, struct stune_num *out, char **raw,
+			  unsigned flags, const char *rel);
+
 /* Strict number parsing shared by the readers: whole string, optional sign. */
 int stune_parse_int64(const char *s, int64_t *out);
 int stune_parse_uint64(const char *s, uint64_t *out); /* accepts 0x prefix */

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -64,4 +65,24 @@ static inline void closedirp(DIR **d)
 static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
+}
+
+/*
+ * Room for one more item in an array of n items of size bytes that grows
+ * only through this function (from NULL): the capacity doubles (4, 8,
+ * 16...), so appending n items costs O(n), never a copy per item.
+ */
+static inline int stune_grow(void *vp, size_t n, size_t size)
+{
+	void **v = vp;
+	if (n != 0 && (n < 4 || (n & (n - 1)) != 0))
+		return 0; /* capacity max(4, next power of two) is not reached */
+	size_t cap = n ? 2 * n : 4;
+	if (cap > SIZE_MAX / size)
+		return -ENOMEM;
+	void *nv = realloc(*v, cap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/root.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +111,34 @@ static void set_free(struct path_set *set)
 
 int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
 
+static bool openat2_usable(const struct stune_root *r)
+{
+	return !__atomic_load_n(&r->nonlinks->no_openat2, __ATOMIC_RELAXED);
+}
+
+/*
+ * openat2, retried on EAGAIN: a rename or mount anywhere on the system raced
+ * with the resolution of a ".." (sysfs links are full of them); the kernel
+ * asks the caller to retry (openat2(2), EAGAIN). -ENOSYS when openat2 cannot
+ * be used here (kernel < 5.6, a seccomp filter, valgrind): marked for the
+ * root, every later access resolves by hand.
+ */
+static int openat2_retry(const struct stune_root *r, int dfd, const char *path, int flags, uint64_t resolve)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = resolve};
+	int fd, tries = 0;
+	do
+		fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < 64);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOSYS || errno == EPERM) {
+		__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
+		return -ENOSYS;
+	}
+	return negative_errno();
+}
+
 /*
  * Open a root-relative path. Under a sysroot the kernel resolves every
  * symlink with the sysroot as "/" (openat2 RESOLVE_IN_ROOT), so neither an
@@ -126,26 +155,11 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 		int fd = open(hp, flags | O_CLOEXEC);
 		return fd < 0 ? negative_errno() : fd;
 	}
-	if (!__atomic_load_n(&r->nonlinks->no_openat2, __ATOMIC_RELAXED)) {
-		struct open_how how = {
-		    .flags = (uint64_t)(flags | O_CLOEXEC),
-		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
-		/* EAGAIN: a rename or mount anywhere on the system raced with the
-		 * resolution of a ".." (sysfs links are full of them); the kernel
-		 * asks the caller to retry (openat2(2), EAGAIN). */
-		int fd, tries = 0;
-		do
-			fd = (int)syscall(SYS_openat2, r->dirfd, *path ? path : ".", &how, sizeof(how));
-		while (fd < 0 && errno == EAGAIN && ++tries < 64);
-		if (fd >= 0)
+	if (openat2_usable(r)) {
+		int fd = openat2_retry(r, r->dirfd, *path ? path : ".", flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		/* -EAGAIN: renames raced every try; -ENOSYS: no openat2. By hand (EAGAIN: this call only). */
+		if (fd >= 0 || (fd != -ENOSYS && fd != -EAGAIN))
 			return fd;
-		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
-			return negative_errno();
-		/* Kernel < 5.6, a seccomp filter, valgrind, or renames racing every
-		 * try: resolve by hand (this call only, for EAGAIN). */
-		if (errno != EAGAIN)
-			__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
 	}
 	_cleanup_free_ char *resolved = NULL;
 	int ret = stune_root_resolve(r, path, &resolved);
@@ -154,6 +168,11 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 	/* Every component is now a real directory inside the root. */
 	int fd = openat(r->dirfd, *resolved ? resolved : ".", flags | O_CLOEXEC | O_NOFOLLOW);
 	return fd < 0 ? negative_errno() : fd;
+}
+
+void stune_root_force_resolve_by_hand(struct stune_root *r)
+{
+	__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);
 }
 
 int stune_root_new(const char *prefix, struct stune_root **out)
@@ -235,17 +254,23 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
  * position): one trailing newline removed, NUL bytes refused. */
 static int read_all(int fd, bool at_start, char **out)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
+	/* Attributes are short: the first read goes to the stack and the value
+	 * gets one allocation of its own size; longer files grow on the heap. */
+	char first[4096];
+	_cleanup_free_ char *heap = NULL;
+	char *buf = first;
+	size_t len = 0, cap = sizeof(first);
 	for (;;) {
-		if (cap - len < 4096) {
-			size_t ncap = cap ? cap * 2 : 4096;
+		if (len == cap) {
+			size_t ncap = cap * 2;
 			if (ncap > (64u << 20))
 				return -EFBIG;
-			char *n = realloc(buf, ncap + 1);
+			char *n = realloc(heap, ncap);
 			if (!n)
 				return -ENOMEM;
-			buf = n;
+			if (!heap)
+				memcpy(n, first, len);
+			heap = buf = n;
 			cap = ncap;
 		}
 		ssize_t k = at_start ? pread(fd, buf + len, cap - len, (off_t)len) : read(fd, buf + len, cap - len);
@@ -261,7 +286,7 @@ static int read_all(int fd, bool at_start, char **out)
 		 * (which fill the buffer until the end), and it saves the
 		 * extra read per attribute.
 		 */
-		if ((size_t)k < cap - (len - (size_t)k))
+		if (len < cap)
 			break;
 	}
 	if (memchr(buf, '\0', len))
@@ -281,16 +306,29 @@ int stune_root_read(const struct stune_root *r, const char *path, char **out)
 	return read_all(fd, false, out);
 }
 
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out)
+{
+	struct stat st;
+	_cleanup_close_ int fd = root_open(r, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -STUNE_ENOTREG;
+	return read_all(fd, false, out);
+}
+
 int stune_root_write(const struct stune_root *r, const char *path, const char *value)
 {
 	return stune_root_write_read(r, path, value, NULL);
 }
 
-int stune_root_write_read(const struct stune_root *r, const char *path, const char *value, char **back)
+/* One write of value on fd; then, with back, the read-back through the same open file. */
+static int write_read_fd(int fd, const char *value, char **back)
 {
-	_cleanup_close_ int fd = root_open(r, path, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
-	if (fd < 0)
-		return fd;
 	size_t len = strlen(value);
 	/* One write: a sysfs store() sees the whole value or nothing. */
 	ssize_t k = write(fd, value, len);
@@ -308,6 +346,14 @@ int stune_root_write_read(const struct stune_root *r, const char *path, const ch
 		*back = NULL; /* written; the read-back failed: unknown */
 	}
 	return 0;
+}
+
+int stune_root_write_read(const struct stune_root *r, const char *path, const char *value, char **back)
+{
+	_cleanup_close_ int fd = root_open(r, path, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	return write_read_fd(fd, value, back);
 }
 
 /* The host path of path's directory, resolved inside the root, and path's last component. */
@@ -543,4 +589,216 @@ int stune_path_dirname(const char *path, char **out)
 	const char *s = strrchr(path, '/');
 	*out = s ? strndup(path, (size_t)(s - path)) : strdup("");
 	return *out ? 0 : -ENOMEM;
+}
+
+/* ---- directories opened once, entries read relative to them ---- */
+
+/* path has no ".", ".." or empty component (a lexical join below it is exact when it has no symlink). */
+static bool plain_path(const char *path)
+{
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
+}
+
+/* Open path as an O_PATH directory with no symlink on the way: the fd, -ELOOP (a symlink), -ENOSYS (no openat2),
+ * -errno. */
+static int open_no_symlinks(const struct stune_root *r, const char *path)
+{
+	if (!openat2_usable(r))
+		return -ENOSYS;
+	const uint64_t resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	/* The live root goes through libc's open/openat by path, as it always has: a raw
+	 * openat2 syscall would also bypass an LD_PRELOAD sysfs (umockdev's testbed). */
+	if (r->dirfd < 0)
+		return -ENOSYS;
+	return openat2_retry(r, r->dirfd, *path ? path : ".", O_PATH | O_DIRECTORY, resolve | RESOLVE_IN_ROOT);
+}
+
+void stune_root_dir_close(struct stune_rdir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	*d = STUNE_RDIR_INIT;
+}
+
+static int dir_open(const struct stune_root *r, const char *path, bool want_canonical, struct stune_rdir *out)
+{
+	*out = STUNE_RDIR_INIT;
+	while (*path == '/')
+		path++;
+	_cleanup_free_ char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	bool canonical = false;
+	int fd = want_canonical && plain_path(p) ? open_no_symlinks(r, p) : -ELOOP;
+	if (fd >= 0)
+		canonical = true;
+	else if (fd == -ELOOP || fd == -ENOSYS || fd == -EAGAIN)
+		fd = root_open(r, p, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&p), .canonical = canonical};
+	return 0;
+}
+
+int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, false, out);
+}
+
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out)
+{
+	return dir_open(r, path, true, out);
+}
+
+/*
+ * dir's canonical path joined with a link target read in dir: leading ".."
+ * go up from dir (never above the root), an absolute target starts at the
+ * root, "." and empty components are dropped. NULL for a ".." after a name:
+ * where it leads depends on whether the name is a symlink.
+ */
+static char *join_target(const char *dir, const char *target)
+{
+	size_t dlen = strlen(dir);
+	if (target[0] == '/')
+		dlen = 0;
+	char *out = malloc(dlen + strlen(target) + 2);
+	if (!out)
+		return NULL;
+	memcpy(out, dir, dlen);
+	size_t len = dlen;
+	bool named = false;
+	for (const char *p = target; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* empty or "." */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (named) {
+				free(out);
+				return NULL;
+			}
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--; /* the slash */
+		} else {
+			if (len > 0)
+				out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+			named = true;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+int stune_root_dir_open_entry(const struct stune_root *r, const struct stune_rdir *dir, const char *name,
+			      struct stune_rdir *out)
+{
+	*out = STUNE_RDIR_INIT;
+	if (dir->fd >= 0 && dir->canonical && openat2_usable(r) && *name && !strchr(name, '/') && strcmp(name, ".") &&
+	    strcmp(name, "..")) {
+		/* Fast: the link's target joined to the directory's canonical path, opened
+		 * with no symlink allowed on the way; then that path is the canonical one. */
+		char buf[PATH_MAX];
+		_cleanup_free_ char *cand = NULL;
+		ssize_t n = readlinkat(dir->fd, name, buf, sizeof(buf) - 1);
+		if (n >= 0) {
+			buf[n] = '\0';
+			cand = join_target(dir->path, buf);
+		} else if (errno == EINVAL) { /* a directory itself */
+			stune_path_join(&cand, dir->path, name);
+		}
+		if (cand) {
+			int fd = open_no_symlinks(r, cand);
+			if (fd >= 0) {
+				*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&cand), .canonical = true};
+				return 0;
+			}
+		}
+	}
+	/* Anything else (a symlink further on, a missing entry, no openat2): resolved by hand, as before. */
+	_cleanup_free_ char *full = NULL, *resolved = NULL;
+	int ret;
+	if ((ret = stune_path_join(&full, dir->path, name)) < 0 || (ret = stune_root_resolve(r, full, &resolved)) < 0)
+		return ret;
+	int fd = root_open(r, resolved, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&resolved), .canonical = true};
+	return 0;
+}
+
+/*
+ * Open rel beneath dir. Under a sysroot: RESOLVE_BENEATH, and a link that
+ * would leave dir (EXDEV) is opened again from the root with the full path
+ * (RESOLVE_IN_ROOT), so the result is the file stune_root_read() would open,
+ * and never one outside the root.
+ */
+static int open_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, int flags)
+{
+	while (*rel == '/')
+		rel++;
+	if (dir->fd >= 0 && *rel) {
+		if (r->dirfd < 0) {
+			int fd = openat(dir->fd, rel, flags | O_CLOEXEC);
+			return fd < 0 ? negative_errno() : fd;
+		}
+		if (openat2_usable(r)) {
+			int fd = openat2_retry(r, dir->fd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+			if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS && fd != -EAGAIN))
+				return fd;
+		}
+	}
+	_cleanup_free_ char *full = NULL;
+	int ret = stune_path_join(&full, dir->path ? dir->path : "", rel);
+	return ret < 0 ? ret : root_open(r, full, flags);
+}
+
+int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out)
+{
+	_cleanup_close_ int fd = open_at(r, dir, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	return read_all(fd, false, out);
+}
+
+int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel,
+			     const char *value, char **back)
+{
+	_cleanup_close_ int fd = open_at(r, dir, rel, (back ? O_RDWR : O_WRONLY) | O_TRUNC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	return write_read_fd(fd, value, back);
+}
+
+int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out)
+{
+	_cleanup_free_ char *full = NULL;
+	int ret;
+	if (dir->fd >= 0 && *rel && !strchr(rel, '/')) {
+		/* An entry of dir itself: nothing on the way to resolve. */
+		char buf[PATH_MAX];
+		ssize_t n = readlinkat(dir->fd, rel, buf, sizeof(buf) - 1);
+		if (n < 0)
+			return negative_errno();
+		buf[n] = '\0';
+		*out = strdup(buf);
+		return *out ? 0 : -ENOMEM;
+	}
+	if ((ret = stune_path_join(&full, dir->path ? dir->path : "", rel)) < 0)
+		return ret;
+	return stune_root_readlink(r, full, out);
 }

@@ -29,6 +29,9 @@ int stune_root_host_path(const struct stune_root *r, const char *path, char **ou
 
 /* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
 int stune_root_read(const struct stune_root *r, const char *path, char **out);
+/* The same for a file that must be a regular file (a configuration file, not a
+ * kernel attribute): anything else is -STUNE_ENOTREG (core/userfile.h), a directory -EISDIR. */
+int stune_root_read_regular(const struct stune_root *r, const char *path, char **out);
 int stune_root_readf(const struct stune_root *r, char **out, const char *fmt, ...) _printf_(3, 4);
 /* Write value (opened O_WRONLY|O_TRUNC, one write()); -errno as the kernel gave it. */
 int stune_root_write(const struct stune_root *r, const char *path, const char *value);
@@ -48,6 +51,44 @@ int stune_root_readlink(const struct stune_root *r, const char *path, char **out
 int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
 int stune_root_opendir(const struct stune_root *r, const char *path, DIR **out);
 bool stune_root_exists(const struct stune_root *r, const char *path);
+
+/*
+ * A directory opened once inside the root, its entries read relative to it:
+ * one path walk per directory instead of one per file. The guarantee of
+ * the root layer holds: an entry is opened beneath the directory
+ * (RESOLVE_BENEATH); a symlink that would leave it (an absolute one, or
+ * ".." above it) is resolved again from the root with the full path
+ * (RESOLVE_IN_ROOT), exactly as stune_root_read() would. Without openat2
+ * every access is resolved by hand from the root.
+ */
+struct stune_rdir {
+	int fd;		/* O_PATH directory; -1 when not open */
+	char *path;	/* root-relative path it was opened by */
+	bool canonical; /* path is the directory's own: no symlink, ".", ".." in it */
+};
+#define STUNE_RDIR_INIT ((struct stune_rdir){.fd = -1})
+
+/* Open the directory at path (symlinks resolved inside the root): one open. */
+int stune_root_dir_open(const struct stune_root *r, const char *path, struct stune_rdir *out);
+/* The same, and canonical when path proves to be the directory's own (one open
+ * with no symlink allowed; through a symlink, a second open). */
+int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, struct stune_rdir *out);
+/*
+ * Open the directory that the entry name of dir is or links to, inside the
+ * root, with its canonical path (what stune_root_resolve() gives): for a
+ * link below a canonical directory, one readlinkat and one open.
+ */
+int stune_root_dir_open_entry(const struct stune_root *r, const struct stune_rdir *dir, const char *name,
+			      struct stune_rdir *out);
+void stune_root_dir_close(struct stune_rdir *d);
+/* As stune_root_read / stune_root_write_read, for rel (relative, no leading '/') in dir. */
+int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
+int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel,
+			     const char *value, char **back);
+/* readlink of the entry rel of dir (the link itself, not followed). */
+int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
+/* Tests: behave as on a kernel without openat2 (every path resolved by hand). */
+void stune_root_force_resolve_by_hand(struct stune_root *r);
 
 /* Join helpers for root-relative paths. */
 int stune_path_join(char **out, const char *a, const char *b);

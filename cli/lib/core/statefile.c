@@ -41,22 +41,25 @@ int stune_mkdir_p(const char *path, mode_t mode)
 	return mkdir_one(p, mode);
 }
 
-static int write_all(int fd, const char *s, size_t n)
+struct buffer {
+	const void *data;
+	size_t len;
+};
+
+static int fill_buffer(FILE *f, void *data)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	const struct buffer *b = data;
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
 }
 
 int stune_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode, char **final)
+{
+	struct buffer b = {data, len};
+	return stune_write_atomic_fn(dir, name, mode, fill_buffer, &b, final);
+}
+
+int stune_write_atomic_fn(const char *dir, const char *name, mode_t mode, int (*fill)(FILE *f, void *data), void *data,
+			  char **final)
 {
 	_cleanup_free_ char *tmp = NULL, *dst = NULL;
 	int r;
@@ -65,11 +68,30 @@ int stune_write_atomic(const char *dir, const char *name, const void *data, size
 		return -EINVAL;
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0 || asprintf(&dst, "%s/%s", dir, name) < 0)
 		return -ENOMEM;
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	if ((r = write_all(fd, data, len)) < 0 || (fchmod(fd, mode) < 0 && (r = negative_errno())) ||
-	    (fsync(fd) < 0 && (r = negative_errno())) || (rename(tmp, dst) < 0 && (r = negative_errno()))) {
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		r = negative_errno();
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	/* Large writes: a journal of 20,000 entries is a few MB. */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	r = fill(f, data);
+	if (r == 0 && (fflush(f) != 0 || ferror(f)))
+		r = errno ? -errno : -EIO;
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = negative_errno();
+	if (r == 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (fclose(f) != 0 && r == 0)
+		r = negative_errno();
+	if (r == 0 && rename(tmp, dst) < 0)
+		r = negative_errno();
+	if (r < 0) {
 		unlink(tmp);
 		return r;
 	}

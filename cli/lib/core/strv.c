@@ -19,8 +19,14 @@ int stune_strv_push(char ***v, size_t *n, char *s)
 {
 	if (!s)
 		return -ENOMEM;
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-	if (!nv) {
+	/* Slots (items and the NULL): at least 4, then doubled when the n + 1 in use fill a power of two. */
+	size_t used = *n + 1, want = 0;
+	if (*n + 2 <= 4)
+		want = 4;
+	else if ((used & (used - 1)) == 0)
+		want = 2 * used;
+	char **nv = *v;
+	if (want && !(nv = realloc(*v, want * sizeof(char *)))) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -39,4 +45,14 @@ char *stune_strdupf(const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	return s;
+}
+
+int stune_errf(char **err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return r;
 }

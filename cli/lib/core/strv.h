@@ -8,7 +8,11 @@
 
 void stune_strv_free(char **v);
 DEFINE_CLEANUP_FUNC(char *, stune_strv_free)
-/* Append s (taken over; NULL means a failed allocation) to *v of *n items. */
+/* Append s (taken over; NULL means a failed allocation) to *v of *n items.
+ * *v is NULL, a one-slot vector, or one grown by this function: the
+ * capacity doubles, so n pushes cost O(n). */
 int stune_strv_push(char ***v, size_t *n, char *s);
 /* asprintf that returns the string, NULL when out of memory. */
 char *stune_strdupf(const char *fmt, ...) _printf_(1, 2);
+/* *err = the formatted message (NULL when out of memory); returns r: `return stune_errf(err, r, ...)`. */
+int stune_errf(char **err, int r, const char *fmt, ...) _printf_(3, 4);

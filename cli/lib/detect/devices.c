@@ -36,6 +36,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 {
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
+	struct stune_rdir cls = STUNE_RDIR_INIT;
 	struct dirent *de;
 	int r;
 
@@ -46,22 +47,35 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 		return 0; /* no such class on this host: nothing to list */
 	if (r < 0)
 		return r;
+	/* The class directory once; each entry's target from it (one readlinkat and one open). */
+	if ((r = stune_root_dir_open_canonical(ctx->root, dir, &cls)) < 0 && !(cls.path = strdup(dir)))
+		return -ENOMEM;
+	r = 0;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		_cleanup_free_ char *link = NULL;
+		struct stune_rdir dev;
 		char *resolved = NULL;
-		if ((r = stune_path_join(&link, dir, de->d_name)) < 0)
-			return r;
-		r = stune_root_resolve(ctx->root, link, &resolved);
-		if (r < 0) {
-			stune_warn_path(ctx, link, "cannot resolve: %s", strerror(-r));
-			continue;
+		if (stune_root_dir_open_entry(ctx->root, &cls, de->d_name, &dev) == 0) {
+			resolved = steal_pointer(&dev.path);
+			stune_root_dir_close(&dev);
+		} else {
+			/* Not a directory, or not there: resolved as a path, as it always was. */
+			_cleanup_free_ char *link = NULL;
+			if ((r = stune_path_join(&link, dir, de->d_name)) < 0)
+				break;
+			r = stune_root_resolve(ctx->root, link, &resolved);
+			if (r < 0) {
+				stune_warn_path(ctx, link, "cannot resolve: %s", strerror(-r));
+				r = 0;
+				continue;
+			}
 		}
 		if ((r = stune_strv_push(out, n, resolved)) < 0)
-			return r;
+			break;
 	}
-	return 0;
+	stune_root_dir_close(&cls);
+	return r;
 }
 
 int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n)
@@ -103,10 +117,13 @@ static int props_live(struct stune_ctx *ctx, const char *syspath, struct stune_p
 	return r;
 }
 
-static int props_db(struct stune_ctx *ctx, const char *dbid, struct stune_props *out)
+/* The E: lines of a udev database file, as pointers into its text (kept in out). */
+static int props_db(struct stune_ctx *ctx, const struct stune_rdir *udev_data, const char *dbid,
+		    struct stune_props *out)
 {
 	_cleanup_free_ char *text = NULL;
-	int r = stune_root_readf(ctx->root, &text, "run/udev/data/%s", dbid);
+	int r = udev_data ? stune_root_read_at(ctx->root, udev_data, dbid, &text)
+			  : stune_root_readf(ctx->root, &text, "run/udev/data/%s", dbid);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
@@ -115,23 +132,47 @@ static int props_db(struct stune_ctx *ctx, const char *dbid, struct stune_props 
 			stune_warn_path(ctx, p, "cannot read: %s", strerror(-r));
 		return 0;
 	}
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	size_t n = 0, cap = 0;
+	char **kv = NULL;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (strncmp(line, "E:", 2) != 0 || !strchr(line, '='))
 			continue;
-		char *kv = strdup(line + 2);
-		if (!kv || stune_strv_push(&out->kv, &out->n, kv) < 0)
-			return -ENOMEM;
+		if (n + 2 > cap) {
+			cap = cap ? cap * 2 : 32;
+			char **nkv = realloc(kv, cap * sizeof(char *));
+			if (!nkv) {
+				free(kv);
+				return -ENOMEM;
+			}
+			kv = nkv;
+		}
+		kv[n++] = line + 2;
+		kv[n] = NULL;
 	}
+	if (!kv)
+		return 0;
+	out->kv = kv;
+	out->n = n;
+	out->text = steal_pointer(&text);
 	return 0;
+}
+
+int stune_props_load_at(struct stune_ctx *ctx, const struct stune_rdir *udev_data, const char *syspath,
+			const char *dbid, struct stune_props *out)
+{
+	*out = (struct stune_props){0};
+	int r = ctx->udev ? props_live(ctx, syspath, out) : props_db(ctx, udev_data, dbid, out);
+	if (r < 0)
+		stune_props_clear(out);
+	return r;
 }
 
 int stune_props_load(struct stune_ctx *ctx, const char *syspath, const char *dbid, struct stune_props *out)
 {
-	*out = (struct stune_props){0};
-	int r = ctx->udev ? props_live(ctx, syspath, out) : props_db(ctx, dbid, out);
-	if (r < 0)
-		stune_props_clear(out);
-	return r;
+	return stune_props_load_at(ctx, NULL, syspath, dbid, out);
 }
 
 const char *stune_props_get(const struct stune_props *p, const char *key)
@@ -145,6 +186,10 @@ const char *stune_props_get(const struct stune_props *p, const char *key)
 
 void stune_props_clear(struct stune_props *p)
 {
-	stune_strv_free(p->kv);
+	if (p->text) {
+		free(p->kv);
+		free(p->text);
+	} else
+		stune_strv_free(p->kv);
 	*p = (struct stune_props){0};
 }

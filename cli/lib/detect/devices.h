@@ -14,6 +14,7 @@
 struct stune_props {
 	char **kv; /* "KEY=value", NULL terminated */
 	size_t n;
+	char *text; /* the database file the entries of kv point into (then not allocated one by one) */
 };
 
 /* Root-relative canonical device paths of a class, e.g. "scsi_host", "block". */
@@ -24,5 +25,8 @@ int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out
  * database name ("b8:0", "+pci:0000:17:00.0"). No properties is not an error.
  */
 int stune_props_load(struct stune_ctx *ctx, const char *syspath, const char *dbid, struct stune_props *out);
+/* The same; under --sysroot the database file is read relative to udev_data (run/udev/data, opened once). */
+int stune_props_load_at(struct stune_ctx *ctx, const struct stune_rdir *udev_data, const char *syspath,
+			const char *dbid, struct stune_props *out);
 const char *stune_props_get(const struct stune_props *p, const char *key);
 void stune_props_clear(struct stune_props *p);

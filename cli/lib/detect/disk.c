@@ -32,12 +32,14 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "[mq-deadline] kyber none" → selected and list. A bare "none" is selected. */
-static int parse_scheduler(struct stune_ctx *ctx, const char *qdir, struct stune_disk *d)
+/* "[mq-deadline] kyber none" → selected and list. A bare "none" is selected. raw: keep the text. */
+static int parse_scheduler(struct stune_ctx *ctx, const struct stune_rdir *bd, struct stune_disk *d, bool raw)
 {
 	_cleanup_free_ char *text = NULL;
-	if (stune_attr_str(ctx, &text, 0, "%s/scheduler", qdir) < 0)
+	if (stune_attr_str_at(ctx, bd, &text, 0, "queue/scheduler") < 0)
 		return 0;
+	if (raw && !(d->raw[STUNE_RAW_SCHEDULER] = strdup(text)))
+		return -ENOMEM;
 	size_t n = 0;
 	char **list = calloc(1, sizeof(char *));
 	char *sel = NULL, *save = NULL;
@@ -68,7 +70,7 @@ static int parse_scheduler(struct stune_ctx *ctx, const char *qdir, struct stune
 	}
 	if (!sel) {
 		_cleanup_free_ char *p = NULL;
-		if (asprintf(&p, "%s/scheduler", qdir) >= 0)
+		if (asprintf(&p, "%s/queue/scheduler", bd->path) >= 0)
 			stune_warn_path(ctx, p, "no selected scheduler");
 	}
 	d->scheduler = sel;
@@ -90,90 +92,20 @@ static int disk_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * The sysfs part of one disk: thread-safe (reads only, the root layer's
- * cache is locked, messages go to the calling thread's capture). Returns 1
- * when bdir is not a SCSI disk of a listed host.
- */
-static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, const char *bdir, struct stune_disk *d)
+static void rdir_closep(struct stune_rdir *d)
 {
-	_cleanup_free_ char *devlink = NULL, *sdev = NULL, *qdir = NULL;
-	int r;
-
-	if ((r = stune_path_join(&devlink, bdir, "device")) < 0)
-		return r;
-	if (stune_root_resolve(ctx->root, devlink, &sdev) < 0)
-		return 1; /* no device link: not a SCSI disk (loop, zram...) */
-	char tail;
-	if (sscanf(stune_path_basename(sdev), "%u:%u:%u:%u%c", &d->h, &d->c, &d->t, &d->l, &tail) != 4)
-		return 1; /* virtio-blk, nvme: not SCSI */
-
-	bool found = false;
-	for (size_t i = 0; i < t->n_hosts; i++)
-		if (t->hosts[i].host_no == d->h) {
-			d->host = i;
-			found = true;
-		}
-	if (!found) {
-		stune_warn_path(ctx, bdir, "SCSI host %u is not listed in sys/class/scsi_host, disk skipped", d->h);
-		return 1;
-	}
-	if (!(d->name = strdup(stune_path_basename(bdir))) || !(d->hctl = strdup(stune_path_basename(sdev))))
-		return -ENOMEM;
-
-	stune_attr_str(ctx, &d->devnum, 0, "%s/dev", bdir);
-	struct stune_num sectors;
-	if (stune_attr_num(ctx, &sectors, 0, "%s/size", bdir) == 0) {
-		if (sectors.v >= 0 && sectors.v <= INT64_MAX / 512) /* always 512-byte units */
-			d->size_bytes = STUNE_NUM(sectors.v * 512);
-		else
-			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
-	}
-
-	if ((r = asprintf(&qdir, "%s/queue", bdir)) < 0)
-		return -ENOMEM;
-	if ((r = parse_scheduler(ctx, qdir, d)) < 0)
-		return r;
-	stune_attr_num(ctx, &d->rotational, 0, "%s/rotational", qdir);
-	stune_attr_num(ctx, &d->nr_requests, 0, "%s/nr_requests", qdir);
-	stune_attr_num(ctx, &d->rq_affinity, 0, "%s/rq_affinity", qdir);
-	stune_attr_num(ctx, &d->nomerges, 0, "%s/nomerges", qdir);
-	stune_attr_num(ctx, &d->read_ahead_kb, 0, "%s/read_ahead_kb", qdir);
-	stune_attr_num(ctx, &d->add_random, 0, "%s/add_random", qdir);
-	stune_attr_num(ctx, &d->io_poll, STUNE_ATTR_OPTIONAL, "%s/io_poll", qdir);
-
-	stune_attr_str(ctx, &d->vendor, 0, "%s/vendor", sdev);
-	stune_attr_str(ctx, &d->model, 0, "%s/model", sdev);
-	stune_attr_str(ctx, &d->rev, STUNE_ATTR_OPTIONAL, "%s/rev", sdev);
-	trim(d->vendor);
-	trim(d->model);
-	trim(d->rev);
-	stune_attr_num(ctx, &d->scsi_type, STUNE_ATTR_OPTIONAL, "%s/type", sdev);
-	stune_attr_num(ctx, &d->queue_depth, 0, "%s/queue_depth", sdev);
-	stune_attr_str(ctx, &d->state, STUNE_ATTR_OPTIONAL, "%s/state", sdev);
-	stune_attr_num(ctx, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "%s/iocounterbits", sdev);
-	struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};
-	const char *ctr_name[] = {"iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt"};
-	for (size_t i = 0; i < ELEMENTSOF(ctr); i++) {
-		if (stune_attr_num(ctx, ctr[i], STUNE_ATTR_OPTIONAL, "%s/%s", sdev, ctr_name[i]) < 0)
-			continue;
-		/* Stock 6.1 prints a sign-extended atomic_t: reduce mod 2^iocounterbits. */
-		if (d->iocounterbits.set && d->iocounterbits.v > 0 && d->iocounterbits.v < 64)
-			ctr[i]->v = (int64_t)((uint64_t)ctr[i]->v & ((UINT64_C(1) << d->iocounterbits.v) - 1));
-	}
-
-	return 0;
+	stune_root_dir_close(d);
 }
 
-/* Stable key from udev: WWN, else ID_PATH, else H:C:T:L. Not thread-safe (libudev). */
-static int scan_keys(struct stune_ctx *ctx, const char *bdir, struct stune_disk *d)
+/* Stable key from udev: WWN, else ID_PATH, else H:C:T:L. Live: libudev, not thread-safe. */
+static int scan_keys(struct stune_ctx *ctx, const struct stune_rdir *udev_data, const char *bdir, struct stune_disk *d)
 {
 	_cleanup_free_ char *dbid = NULL;
 	int r;
 	struct stune_props props;
 	if (d->devnum && asprintf(&dbid, "b%s", d->devnum) < 0)
 		return -ENOMEM;
-	if ((r = stune_props_load(ctx, bdir, dbid ? dbid : "", &props)) < 0)
+	if ((r = stune_props_load_at(ctx, udev_data, bdir, dbid ? dbid : "", &props)) < 0)
 		return r;
 	const char *wwn_ext = stune_props_get(&props, "ID_WWN_WITH_EXTENSION");
 	const char *wwn = wwn_ext ?: stune_props_get(&props, "ID_WWN");
@@ -194,6 +126,110 @@ static int scan_keys(struct stune_ctx *ctx, const char *bdir, struct stune_disk 
 		d->key_source = "hctl";
 	}
 	return r < 0 ? -ENOMEM : 0;
+}
+
+/* Host number → index into t->hosts (sorted by number), or -1. */
+static ssize_t host_index(const struct stune_topology *t, unsigned host_no)
+{
+	size_t lo = 0, hi = t->n_hosts;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->hosts[mid].host_no < host_no)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Host numbers are unique: the last equal one is the first (the lists agree). */
+	return lo < t->n_hosts && t->hosts[lo].host_no == host_no ? (ssize_t)lo : -1;
+}
+
+/*
+ * The sysfs part of one disk: thread-safe (reads only, the root layer's
+ * cache is locked, messages go to the calling thread's capture). Returns 1
+ * when bdir is not a SCSI disk of a listed host. The disk's directory and
+ * its SCSI device's are opened once and every attribute read relative to
+ * them; under --sysroot the udev keys are read here too (udev_data: the
+ * database directory, or NULL when it cannot be opened).
+ */
+static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, const struct stune_rdir *udev_data,
+		      const char *bdir, struct stune_disk *d)
+{
+	_cleanup_(rdir_closep) struct stune_rdir bd = STUNE_RDIR_INIT, sd = STUNE_RDIR_INIT;
+	bool plan = t->plan_scope;
+	int r;
+
+	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0)
+		return 1; /* gone since the listing */
+	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
+		return 1; /* no device link: not a SCSI disk (loop, zram...) */
+	char tail;
+	if (sscanf(stune_path_basename(sd.path), "%u:%u:%u:%u%c", &d->h, &d->c, &d->t, &d->l, &tail) != 4)
+		return 1; /* virtio-blk, nvme: not SCSI */
+
+	/* The last host with that number, as the former linear search found. */
+	ssize_t hi = host_index(t, d->h);
+	while (hi >= 0 && (size_t)hi + 1 < t->n_hosts && t->hosts[hi + 1].host_no == d->h)
+		hi++;
+	if (hi < 0) {
+		stune_warn_path(ctx, bdir, "SCSI host %u is not listed in sys/class/scsi_host, disk skipped", d->h);
+		return 1;
+	}
+	d->host = (size_t)hi;
+	if (!(d->name = strdup(stune_path_basename(bdir))) || !(d->hctl = strdup(stune_path_basename(sd.path))))
+		return -ENOMEM;
+
+	stune_attr_str_at(ctx, &bd, &d->devnum, 0, "dev");
+	struct stune_num sectors;
+	if (!plan && stune_attr_num_at(ctx, &bd, &sectors, 0, "size") == 0) {
+		if (sectors.v >= 0 && sectors.v <= INT64_MAX / 512) /* always 512-byte units */
+			d->size_bytes = STUNE_NUM(sectors.v * 512);
+		else
+			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
+	}
+
+	if ((r = parse_scheduler(ctx, &bd, d, plan)) < 0)
+		return r;
+	stune_attr_num_at(ctx, &bd, &d->rotational, 0, "queue/rotational");
+	stune_attr_num_raw_at(ctx, &bd, &d->nr_requests, plan ? &d->raw[STUNE_RAW_NR_REQUESTS] : NULL, 0,
+			      "queue/nr_requests");
+	stune_attr_num_raw_at(ctx, &bd, &d->rq_affinity, plan ? &d->raw[STUNE_RAW_RQ_AFFINITY] : NULL, 0,
+			      "queue/rq_affinity");
+	stune_attr_num_raw_at(ctx, &bd, &d->nomerges, plan ? &d->raw[STUNE_RAW_NOMERGES] : NULL, 0, "queue/nomerges");
+	stune_attr_num_raw_at(ctx, &bd, &d->read_ahead_kb, plan ? &d->raw[STUNE_RAW_READ_AHEAD_KB] : NULL, 0,
+			      "queue/read_ahead_kb");
+	stune_attr_num_raw_at(ctx, &bd, &d->add_random, plan ? &d->raw[STUNE_RAW_ADD_RANDOM] : NULL, 0,
+			      "queue/add_random");
+	stune_attr_num_raw_at(ctx, &bd, &d->io_poll, plan ? &d->raw[STUNE_RAW_IO_POLL] : NULL, STUNE_ATTR_OPTIONAL,
+			      "queue/io_poll");
+
+	if (!plan) {
+		stune_attr_str_at(ctx, &sd, &d->vendor, 0, "vendor");
+		stune_attr_str_at(ctx, &sd, &d->model, 0, "model");
+		stune_attr_str_at(ctx, &sd, &d->rev, STUNE_ATTR_OPTIONAL, "rev");
+		trim(d->vendor);
+		trim(d->model);
+		trim(d->rev);
+		stune_attr_num_at(ctx, &sd, &d->scsi_type, STUNE_ATTR_OPTIONAL, "type");
+	}
+	stune_attr_num_raw_at(ctx, &sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
+			      "queue_depth");
+	if (!plan) {
+		stune_attr_str_at(ctx, &sd, &d->state, STUNE_ATTR_OPTIONAL, "state");
+		stune_attr_num_at(ctx, &sd, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "iocounterbits");
+		struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};
+		const char *ctr_name[] = {"iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt"};
+		for (size_t i = 0; i < ELEMENTSOF(ctr); i++) {
+			if (stune_attr_num_at(ctx, &sd, ctr[i], STUNE_ATTR_OPTIONAL, ctr_name[i]) < 0)
+				continue;
+			/* Stock 6.1 prints a sign-extended atomic_t: reduce mod 2^iocounterbits. */
+			if (d->iocounterbits.set && d->iocounterbits.v > 0 && d->iocounterbits.v < 64)
+				ctr[i]->v = (int64_t)((uint64_t)ctr[i]->v & ((UINT64_C(1) << d->iocounterbits.v) - 1));
+		}
+	}
+	/* The captured udev database is plain files: read on this thread. */
+	if (!ctx->udev)
+		return scan_keys(ctx, udev_data, bdir, d);
+	return 0;
 }
 
 static int hctx_cmp(const void *a, const void *b)
@@ -222,10 +258,8 @@ static int scan_hctx(struct stune_ctx *ctx, const char *bdir, struct stune_host 
 		char tail;
 		if (sscanf(de->d_name, "%u%c", &id, &tail) != 1)
 			continue;
-		struct stune_hctx *n = realloc(h->hctx, (h->n_hctx + 1) * sizeof(*n));
-		if (!n)
+		if (stune_grow(&h->hctx, h->n_hctx, sizeof(*h->hctx)) < 0)
 			return -ENOMEM;
-		h->hctx = n;
 		struct stune_hctx *x = &h->hctx[h->n_hctx++];
 		*x = (struct stune_hctx){.id = id};
 		stune_attr_cpulist(ctx, &x->cpus, 0, "%s/%u/cpu_list", mq, id);
@@ -256,6 +290,7 @@ struct disk_job {
 struct disk_pool {
 	struct stune_ctx *ctx;
 	const struct stune_topology *t;
+	const struct stune_rdir *udev_data;
 	struct disk_job *jobs;
 	size_t n;
 	size_t next; /* atomic */
@@ -270,7 +305,7 @@ static void *disk_worker(void *arg)
 			return NULL;
 		struct disk_job *j = &p->jobs[i];
 		stune_log_capture(&j->log);
-		j->r = scan_sysfs(p->ctx, p->t, j->path, &j->d);
+		j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
 		stune_log_capture(NULL);
 	}
 }
@@ -329,7 +364,12 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 			jobs[n_jobs++].path = paths[i];
 	}
 
-	struct disk_pool pool = {.ctx = ctx, .t = t, .jobs = jobs, .n = n_jobs};
+	/* The captured udev database: one directory for every disk's keys. */
+	_cleanup_(rdir_closep) struct stune_rdir udev_data = STUNE_RDIR_INIT;
+	if (!ctx->udev && stune_root_dir_open(ctx->root, "run/udev/data", &udev_data) < 0 &&
+	    !(udev_data.path = strdup("run/udev/data")))
+		return -ENOMEM;
+	struct disk_pool pool = {.ctx = ctx, .t = t, .udev_data = &udev_data, .jobs = jobs, .n = n_jobs};
 	run_disk_pool(&pool, ctx->scan_threads);
 
 	/* In listing order: messages, udev keys, and each host's queue map. */
@@ -337,8 +377,8 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	for (size_t i = 0; i < n_jobs; i++) {
 		struct disk_job *j = &jobs[i];
 		stune_log_replay(ctx, &j->log);
-		if (r == 0 && j->r == 0)
-			j->r = scan_keys(ctx, j->path, &j->d);
+		if (r == 0 && j->r == 0 && ctx->udev)
+			j->r = scan_keys(ctx, &udev_data, j->path, &j->d);
 		if (r == 0 && j->r < 0)
 			r = j->r;
 		if (r < 0 || j->r != 0) {
@@ -361,15 +401,15 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	if (r < 0)
 		return r;
 	qsort(t->disks, t->n_disks, sizeof(*t->disks), disk_cmp);
-	/* Host → disk index lists, in sorted order. */
-	for (size_t i = 0; i < t->n_hosts; i++)
-		t->hosts[i].n_disks = 0;
+	/* Host → disk index lists, in sorted order: counted (n_disks above), then filled. */
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		struct stune_host *h = &t->hosts[i];
+		if (h->n_disks && !(h->disks = calloc(h->n_disks, sizeof(*h->disks))))
+			return -ENOMEM;
+		h->n_disks = 0;
+	}
 	for (size_t i = 0; i < t->n_disks; i++) {
 		struct stune_host *h = &t->hosts[t->disks[i].host];
-		size_t *nv = realloc(h->disks, (h->n_disks + 1) * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		h->disks = nv;
 		h->disks[h->n_disks++] = i;
 	}
 	return 0;

@@ -17,3 +17,6 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t);	    /* di
 int stune_scan_irqbalance(struct stune_ctx *ctx, struct stune_topology *t); /* irqbalance.c */
 /* Live only (numa-live.c): libnuma facts; a no-op under --sysroot. */
 int stune_scan_numa_live(struct stune_ctx *ctx, struct stune_topology *t);
+
+/* Free what one disk owns and zero it (topology.c; disk.c's workers). */
+void stune_disk_clear(struct stune_disk *d);

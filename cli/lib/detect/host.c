@@ -6,6 +6,7 @@
  * ancestor (scsi_debug, tcm_loop) get their parent device as adapter.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,33 @@ static int read_driver_version(struct stune_ctx *ctx, struct stune_hba *h)
 	return 0;
 }
 
+/*
+ * A numa_node outside -1 and the possible nodes (the online ones when
+ * node/possible is missing, node 0 without NUMA) is firmware or tree garbage:
+ * a warning naming the file, and the node unknown (never "-1", never a node
+ * that does not exist).
+ */
+static void check_numa_node(struct stune_ctx *ctx, const struct stune_topology *t, const char *pci,
+			    struct stune_num *node)
+{
+	if (!node->set || node->v == -1)
+		return;
+	const struct stune_cpuset *nodes = t->numa.possible.valid ? &t->numa.possible
+					   : t->numa.online.valid ? &t->numa.online
+								  : NULL;
+	if (node->v >= 0 && node->v <= INT_MAX && (nodes ? stune_cpuset_has(nodes, (unsigned)node->v) : node->v == 0))
+		return;
+	_cleanup_free_ char *path = NULL, *list = NULL;
+	if (asprintf(&path, "%s/numa_node", pci) < 0)
+		path = NULL;
+	if (nodes && stune_cpuset_format(nodes, &list) < 0)
+		list = NULL;
+	stune_warn_path(ctx, path ? path : pci,
+			"numa_node %lld is neither -1 nor a possible node (%s): treated as unknown", (long long)node->v,
+			list ? list : "0");
+	node->set = false;
+}
+
 static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, const char *hostdir, size_t *idx)
 {
 	_cleanup_free_ char *parent = NULL, *pci = NULL, *driver = NULL;
@@ -90,10 +118,8 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 			return 0;
 		}
 
-	struct stune_hba *nh = realloc(t->hbas, (t->n_hbas + 1) * sizeof(*nh));
-	if (!nh)
+	if (stune_grow(&t->hbas, t->n_hbas, sizeof(*t->hbas)) < 0)
 		return -ENOMEM;
-	t->hbas = nh;
 	struct stune_hba *h = &t->hbas[t->n_hbas];
 	*h = (struct stune_hba){0};
 	*idx = t->n_hbas++;
@@ -114,6 +140,7 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	stune_attr_num(ctx, &h->revision, STUNE_ATTR_OPTIONAL, "%s/revision", pci);
 	/* numa_node: -1 is NUMA_NO_NODE, "no locality known"; kept as -1, never 0. */
 	stune_attr_num(ctx, &h->numa_node, 0, "%s/numa_node", pci);
+	check_numa_node(ctx, t, pci, &h->numa_node);
 	stune_attr_cpulist(ctx, &h->local_cpus, 0, "%s/local_cpulist", pci);
 	h->pci_driver = driver_of(ctx, pci);
 	if (!h->driver && h->pci_driver && !(h->driver = strdup(h->pci_driver)))
@@ -137,11 +164,9 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 
 static int add_index(size_t **v, size_t *n, size_t idx)
 {
-	size_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
+	if (stune_grow(v, *n, sizeof(**v)) < 0)
 		return -ENOMEM;
-	nv[(*n)++] = idx;
-	*v = nv;
+	(*v)[(*n)++] = idx;
 	return 0;
 }
 

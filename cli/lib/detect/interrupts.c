@@ -17,6 +17,7 @@ void stune_interrupts_clear(struct stune_interrupts *it)
 	}
 	free(it->lines);
 	free(it->cpus);
+	free(it->by_irq);
 	*it = (struct stune_interrupts){0};
 }
 
@@ -35,10 +36,8 @@ static int parse_header(const char *line, size_t len, struct stune_interrupts *i
 		int used;
 		if (sscanf(p, "CPU%u%n", &cpu, &used) != 1)
 			return -EINVAL;
-		unsigned *n = realloc(it->cpus, (it->n_cpus + 1) * sizeof(*n));
-		if (!n)
+		if (stune_grow(&it->cpus, it->n_cpus, sizeof(*it->cpus)) < 0)
 			return -ENOMEM;
-		it->cpus = n;
 		it->cpus[it->n_cpus++] = cpu;
 		p += used;
 	}
@@ -91,15 +90,22 @@ static int parse_line(const char *line, size_t len, struct stune_interrupts *it)
 		free(l.chip);
 		return -ENOMEM;
 	}
-	struct stune_irq_line *nl = realloc(it->lines, (it->n_lines + 1) * sizeof(*nl));
-	if (!nl) {
+	if (stune_grow(&it->lines, it->n_lines, sizeof(*it->lines)) < 0) {
 		free(l.chip);
 		free(l.name);
 		return -ENOMEM;
 	}
-	it->lines = nl;
 	it->lines[it->n_lines++] = l;
 	return 0;
+}
+
+static int by_irq_cmp(const void *a, const void *b, void *data)
+{
+	const struct stune_irq_line *lines = data;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (lines[x].irq != lines[y].irq)
+		return lines[x].irq < lines[y].irq ? -1 : 1;
+	return (x > y) - (x < y);
 }
 
 int stune_interrupts_parse(const char *text, struct stune_interrupts *out, unsigned *bad_line)
@@ -128,16 +134,36 @@ int stune_interrupts_parse(const char *text, struct stune_interrupts *out, unsig
 			*bad_line = 1;
 		return -EINVAL;
 	}
+	if (it.n_lines) {
+		if (!(it.by_irq = malloc(it.n_lines * sizeof(*it.by_irq)))) {
+			stune_interrupts_clear(&it);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < it.n_lines; i++)
+			it.by_irq[i] = i;
+		qsort_r(it.by_irq, it.n_lines, sizeof(*it.by_irq), by_irq_cmp, it.lines);
+	}
 	*out = it;
 	return 0;
 }
 
 const struct stune_irq_line *stune_interrupts_find(const struct stune_interrupts *it, unsigned irq)
 {
-	for (size_t i = 0; i < it->n_lines; i++)
-		if (it->lines[i].irq == irq)
-			return &it->lines[i];
-	return NULL;
+	if (!it->by_irq) {
+		for (size_t i = 0; i < it->n_lines; i++)
+			if (it->lines[i].irq == irq)
+				return &it->lines[i];
+		return NULL;
+	}
+	size_t lo = 0, hi = it->n_lines;
+	while (lo < hi) { /* the first index whose IRQ is not below irq */
+		size_t mid = lo + (hi - lo) / 2;
+		if (it->lines[it->by_irq[mid]].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < it->n_lines && it->lines[it->by_irq[lo]].irq == irq ? &it->lines[it->by_irq[lo]] : NULL;
 }
 
 int stune_irq_line_pci(const struct stune_irq_line *l, char bdf[16], unsigned *index)

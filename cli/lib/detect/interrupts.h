@@ -19,11 +19,13 @@ struct stune_interrupts {
 	size_t n_cpus;
 	struct stune_irq_line *lines;
 	size_t n_lines;
+	size_t *by_irq; /* line indexes sorted by IRQ (then file order): find in O(log n) */
 };
 
 /* Parse the text of /proc/interrupts. -EINVAL on a malformed header or line. */
 int stune_interrupts_parse(const char *text, struct stune_interrupts *out, unsigned *bad_line);
 void stune_interrupts_clear(struct stune_interrupts *it);
+/* The first line (in file order) of IRQ irq, or NULL. */
 const struct stune_irq_line *stune_interrupts_find(const struct stune_interrupts *it, unsigned irq);
 
 /*

@@ -18,17 +18,12 @@
 
 static int add_irq(struct stune_topology *t, size_t hba, unsigned irq, struct stune_irq **out)
 {
-	struct stune_irq *n = realloc(t->irqs, (t->n_irqs + 1) * sizeof(*n));
-	if (!n)
+	if (stune_grow(&t->irqs, t->n_irqs, sizeof(*t->irqs)) < 0 ||
+	    stune_grow(&t->hbas[hba].irqs, t->hbas[hba].n_irqs, sizeof(*t->hbas[hba].irqs)) < 0)
 		return -ENOMEM;
-	t->irqs = n;
 	struct stune_irq *q = &t->irqs[t->n_irqs];
 	*q = (struct stune_irq){.irq = irq, .hba = hba};
-	size_t *hv = realloc(t->hbas[hba].irqs, (t->hbas[hba].n_irqs + 1) * sizeof(*hv));
-	if (!hv)
-		return -ENOMEM;
-	t->hbas[hba].irqs = hv;
-	hv[t->hbas[hba].n_irqs++] = t->n_irqs++;
+	t->hbas[hba].irqs[t->hbas[hba].n_irqs++] = t->n_irqs++;
 	*out = q;
 	return 0;
 }
@@ -185,10 +180,87 @@ static int irq_cmp(const void *a, const void *b)
 	return (x->irq > y->irq) - (x->irq < y->irq);
 }
 
+/* A total order of CPU sets that agrees with stune_cpuset_equal (trailing zero words do not count). */
+static int cpuset_cmp(const struct stune_cpuset *a, const struct stune_cpuset *b)
+{
+	if (a->valid != b->valid)
+		return a->valid ? 1 : -1;
+	size_t n = a->nwords > b->nwords ? a->nwords : b->nwords;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = i < a->nwords ? a->bits[i] : 0;
+		uint64_t y = i < b->nwords ? b->bits[i] : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* One host's hctx by CPU set (then position): an IRQ's hctx by mask in O(log n). */
+struct hctx_index {
+	const struct stune_host *host;
+	size_t *by_cpus;
+};
+
+static int by_cpus_cmp(const void *a, const void *b, void *data)
+{
+	const struct stune_hctx *hc = data;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cpuset_cmp(&hc[x].cpus, &hc[y].cpus);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int hctx_index_for(struct hctx_index *hx, const struct stune_host *host)
+{
+	if (hx->host == host)
+		return 0;
+	free(hx->by_cpus);
+	*hx = (struct hctx_index){.host = host};
+	if (!host->n_hctx)
+		return 0;
+	if (!(hx->by_cpus = malloc(host->n_hctx * sizeof(*hx->by_cpus))))
+		return -ENOMEM;
+	for (size_t k = 0; k < host->n_hctx; k++)
+		hx->by_cpus[k] = k;
+	qsort_r(hx->by_cpus, host->n_hctx, sizeof(*hx->by_cpus), by_cpus_cmp, host->hctx);
+	return 0;
+}
+
+/* The last hctx (by position) whose CPU set equals cpus, or -1. */
+static ssize_t hctx_by_cpus(const struct hctx_index *hx, const struct stune_cpuset *cpus)
+{
+	const struct stune_host *host = hx->host;
+	size_t lo = 0, hi = host->n_hctx;
+	while (lo < hi) { /* past the last one not above cpus */
+		size_t mid = lo + (hi - lo) / 2;
+		if (cpuset_cmp(&host->hctx[hx->by_cpus[mid]].cpus, cpus) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || cpuset_cmp(&host->hctx[hx->by_cpus[lo - 1]].cpus, cpus) != 0)
+		return -1;
+	return (ssize_t)hx->by_cpus[lo - 1];
+}
+
+/* The first hctx whose id is not below id (host->hctx is sorted by id). */
+static size_t hctx_first_id(const struct stune_host *host, unsigned id)
+{
+	size_t lo = 0, hi = host->n_hctx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (host->hctx[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 {
 	_cleanup_free_ char *text = NULL;
 	struct stune_interrupts it = {0};
+	struct hctx_index hx = {0};
 	bool have_it = false;
 	int r = 0;
 
@@ -247,22 +319,25 @@ int stune_scan_irqs(struct stune_ctx *ctx, struct stune_topology *t)
 		if (i == 0 || q->hba != t->irqs[i - 1].hba)
 			param = rule_param(ctx, h);
 		classify(h, param, q, (unsigned)h->n_irqs);
-		/* Other drivers: a managed IRQ serves the hctx with the same CPU mask. */
+		/* Other drivers: a managed IRQ serves the hctx with the same CPU mask (the last such). */
 		if (q->managed == STUNE_YES && !q->hctx.set && h->n_hosts == 1) {
 			const struct stune_host *host = &t->hosts[h->hosts[0]];
-			for (size_t k = 0; k < host->n_hctx; k++)
-				if (stune_cpuset_equal(&host->hctx[k].cpus, &q->affinity))
-					q->hctx = STUNE_NUM(host->hctx[k].id);
+			if ((r = hctx_index_for(&hx, host)) < 0)
+				goto out;
+			ssize_t k = hctx_by_cpus(&hx, &q->affinity);
+			if (k >= 0)
+				q->hctx = STUNE_NUM(host->hctx[k].id);
 		}
-		/* Link the host's hctx back to its IRQ. */
+		/* Link the host's hctx back to its IRQ (hctx are sorted by id). */
 		if (q->hctx.set && h->n_hosts == 1) {
 			struct stune_host *host = &t->hosts[h->hosts[0]];
-			for (size_t k = 0; k < host->n_hctx; k++)
-				if (host->hctx[k].id == (unsigned)q->hctx.v)
-					host->hctx[k].irq = STUNE_NUM(q->irq);
+			for (size_t k = hctx_first_id(host, (unsigned)q->hctx.v);
+			     k < host->n_hctx && host->hctx[k].id == (unsigned)q->hctx.v; k++)
+				host->hctx[k].irq = STUNE_NUM(q->irq);
 		}
 	}
 out:
+	free(hx.by_cpus);
 	stune_interrupts_clear(&it);
 	return r;
 }

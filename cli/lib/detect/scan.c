@@ -11,7 +11,7 @@
 #include "core/ctx.h"
 #include "detect/gather.h"
 
-int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
+static int scan(struct stune_ctx *ctx, bool plan_scope, struct stune_topology **out)
 {
 	_cleanup_(stune_topology_freep) struct stune_topology *t = calloc(1, sizeof(*t));
 	int r;
@@ -19,6 +19,7 @@ int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
 	if (!t)
 		return -ENOMEM;
 	t->udev_source = ctx->udev ? "libudev" : "udev-db";
+	t->plan_scope = plan_scope;
 	/* Order matters: disks need hosts; IRQs need hosts' hctx maps. */
 	if ((r = stune_scan_kernel(ctx, t)) < 0 || (r = stune_scan_cpus_numa(ctx, t)) < 0 ||
 	    (r = stune_scan_numa_live(ctx, t)) < 0 || (r = stune_scan_hosts(ctx, t)) < 0 ||
@@ -28,10 +29,15 @@ int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
 	return 0;
 }
 
+int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
+{
+	return scan(ctx, false, out);
+}
+
 int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out)
 {
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	int r = stune_topology_scan(ctx, &t);
+	int r = scan(ctx, true, &t);
 	if (r < 0 || (r = stune_scan_irqbalance(ctx, t)) < 0)
 		return r;
 	*out = steal_pointer(&t);

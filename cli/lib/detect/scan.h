@@ -14,5 +14,7 @@ struct stune_ctx;
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
 /* What apply, verify and report plan against: the scan plus irqbalance's
- * state (etc/default/irqbalance, proc/N/comm), which detect does not read. */
+ * state (etc/default/irqbalance, proc/N/comm), which detect does not read;
+ * only what they use is read, and the disks' raw tunables are kept
+ * (topology.plan_scope). */
 int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out);

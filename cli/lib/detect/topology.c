@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "detect/topology.h"
+#include "detect/gather.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/strv.h"
 
@@ -21,7 +23,27 @@ void stune_disk_clear(struct stune_disk *d)
 	free(d->scheduler);
 	stune_strv_free(d->schedulers);
 	free(d->state);
+	for (size_t i = 0; i < _STUNE_RAW_MAX; i++)
+		free(d->raw[i]);
 	*d = (struct stune_disk){0};
+}
+
+const char *stune_disk_raw_value(const struct stune_disk *d, const char *setting)
+{
+	static const char *const names[_STUNE_RAW_MAX] = {
+	    [STUNE_RAW_SCHEDULER] = "queue/scheduler",
+	    [STUNE_RAW_NR_REQUESTS] = "queue/nr_requests",
+	    [STUNE_RAW_RQ_AFFINITY] = "queue/rq_affinity",
+	    [STUNE_RAW_NOMERGES] = "queue/nomerges",
+	    [STUNE_RAW_READ_AHEAD_KB] = "queue/read_ahead_kb",
+	    [STUNE_RAW_ADD_RANDOM] = "queue/add_random",
+	    [STUNE_RAW_IO_POLL] = "queue/io_poll",
+	    [STUNE_RAW_QUEUE_DEPTH] = "device/queue_depth",
+	};
+	for (size_t i = 0; i < _STUNE_RAW_MAX; i++)
+		if (!strcmp(setting, names[i]))
+			return d->raw[i];
+	return NULL;
 }
 
 void stune_topology_free(struct stune_topology *t)
@@ -99,4 +121,57 @@ void stune_topology_free(struct stune_topology *t)
 		stune_disk_clear(&t->disks[i]);
 	free(t->disks);
 	free(t);
+}
+
+int stune_cpuset_nodes(const struct stune_topology *t, const struct stune_cpuset *cpus, struct stune_cpuset *nodes)
+{
+	nodes->valid = true;
+	if (!cpus->valid)
+		return 0;
+	for (size_t i = 0; i < t->numa.n_nodes; i++) {
+		const struct stune_node *n = &t->numa.nodes[i];
+		if (n->id < 0 || !n->cpus.valid || stune_cpuset_has(nodes, (unsigned)n->id))
+			continue;
+		stune_cpuset_foreach (cpu, cpus)
+			if (stune_cpuset_has(&n->cpus, (unsigned)cpu)) {
+				int r = stune_cpuset_set(nodes, (unsigned)n->id);
+				if (r < 0)
+					return r;
+				break;
+			}
+	}
+	return 0;
+}
+
+enum stune_placement stune_irq_placement(const struct stune_topology *t, const struct stune_hba *h,
+					 const struct stune_cpuset *cpus)
+{
+	if (!h->numa_node.set || h->numa_node.v < 0 || !cpus->valid)
+		return STUNE_PLACE_UNKNOWN;
+	struct stune_cpuset nodes = {0};
+	if (stune_cpuset_nodes(t, cpus, &nodes) < 0) {
+		stune_cpuset_clear(&nodes);
+		return STUNE_PLACE_UNKNOWN;
+	}
+	size_t n = stune_cpuset_count(&nodes);
+	bool on = stune_cpuset_has(&nodes, (unsigned)h->numa_node.v);
+	stune_cpuset_clear(&nodes);
+	if (n == 0)
+		return STUNE_PLACE_UNKNOWN;
+	return !on ? STUNE_PLACE_REMOTE : n == 1 ? STUNE_PLACE_LOCAL : STUNE_PLACE_SPANS;
+}
+
+const char *stune_placement_name(enum stune_placement p)
+{
+	switch (p) {
+	case STUNE_PLACE_LOCAL:
+		return "local";
+	case STUNE_PLACE_REMOTE:
+		return "remote";
+	case STUNE_PLACE_SPANS:
+		return "spans-nodes";
+	case STUNE_PLACE_UNKNOWN:
+		break;
+	}
+	return "unknown";
 }

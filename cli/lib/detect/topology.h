@@ -121,6 +121,19 @@ struct stune_irq {
 	struct stune_num hctx;	  /* hardware queue it serves, if any */
 };
 
+/* A disk's tunables whose raw text the plan's scan keeps (stune_disk.raw). */
+enum stune_disk_raw {
+	STUNE_RAW_SCHEDULER = 0,
+	STUNE_RAW_NR_REQUESTS,
+	STUNE_RAW_RQ_AFFINITY,
+	STUNE_RAW_NOMERGES,
+	STUNE_RAW_READ_AHEAD_KB,
+	STUNE_RAW_ADD_RANDOM,
+	STUNE_RAW_IO_POLL,
+	STUNE_RAW_QUEUE_DEPTH,
+	_STUNE_RAW_MAX
+};
+
 struct stune_disk {
 	char *name;
 	char *hctl;
@@ -139,6 +152,10 @@ struct stune_disk {
 	struct stune_num queue_depth, nr_hw_queues;
 	char *state;
 	struct stune_num iocounterbits, iorequest_cnt, iodone_cnt, ioerr_cnt, iotmo_cnt;
+	/* The tunables' text as the plan's scan read it (one trailing newline
+	 * removed; NULL: not read or unreadable): apply journals it as the old
+	 * value instead of reading the file again. */
+	char *raw[_STUNE_RAW_MAX];
 };
 
 /* irqbalance as apply sees it (irqbalance.c). */
@@ -164,11 +181,33 @@ struct stune_topology {
 	struct stune_disk *disks;
 	size_t n_disks;
 	const char *udev_source; /* "libudev" or "udev-db" */
+	/*
+	 * The plan's scan (stune_topology_scan_for_plan): only what the plan,
+	 * apply, verify and report's provenance use is read, and the disks'
+	 * raw tunables are kept. Left unset per disk: size_bytes, vendor, model,
+	 * rev, scsi_type, state, iocounterbits and the I/O counters.
+	 */
+	bool plan_scope;
 };
 
 void stune_topology_free(struct stune_topology *t);
-/* Free what one disk owns and zero it. */
-void stune_disk_clear(struct stune_disk *d);
 DEFINE_CLEANUP_FUNC(struct stune_topology, stune_topology_free)
 
 const char *stune_hba_kind_name(enum stune_hba_kind k);
+
+/* The node ids whose CPUs cpus touches, into nodes (a set of node ids); -ENOMEM. */
+int stune_cpuset_nodes(const struct stune_topology *t, const struct stune_cpuset *cpus, struct stune_cpuset *nodes);
+
+/* Where an IRQ's CPU set lies against its HBA's NUMA node. */
+enum stune_placement {
+	STUNE_PLACE_UNKNOWN = 0, /* the HBA's node or the set is not known, or the set is in no node */
+	STUNE_PLACE_LOCAL,	 /* every CPU on the HBA's node */
+	STUNE_PLACE_REMOTE,	 /* no CPU on it */
+	STUNE_PLACE_SPANS,	 /* CPUs on it and on other nodes */
+};
+enum stune_placement stune_irq_placement(const struct stune_topology *t, const struct stune_hba *h,
+					 const struct stune_cpuset *cpus);
+const char *stune_placement_name(enum stune_placement p);
+
+/* The raw text the plan's scan kept for a disk's setting ("queue/scheduler", "device/queue_depth"), or NULL. */
+const char *stune_disk_raw_value(const struct stune_disk *d, const char *setting);

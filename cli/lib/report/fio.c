@@ -3,16 +3,16 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/ctx.h"
+#include "core/userfile.h"
 
 /* fio's JSON is a few MB at most (json+ with 16 jobs is ~1 MB); refuse absurd files. */
 #define FIO_MAX_FILE_BYTES (256u << 20)
@@ -141,15 +141,52 @@ static int get_num(struct parse *p, json_object *obj, const char *key, const cha
 	return 0;
 }
 
+/* 2^63: every count, size and time fits an int64_t below it (the line protocol's integers are signed). */
+#define FIO_INT_LIMIT 9223372036854775808.0
+/* 10000-01-01T00:00:00Z in seconds since 1970. */
+#define FIO_YEAR_10000_S INT64_C(253402300800)
+
+static int out_of_range(struct parse *p, const char *where, const char *key, double x)
+{
+	return fail(p, "%s: '%s' is out of range (%g)", where, key, x);
+}
+
+/* An integer field: a number from 0 to 2^63 - 1 (fractions are cut). */
 static int get_u64(struct parse *p, json_object *obj, const char *key, const char *where, bool required, uint64_t *out)
 {
 	double x;
 	int r = get_num(p, obj, key, where, required, &x);
 	if (r < 0)
 		return r;
-	if (x >= 18446744073709551616.0)
-		return fail(p, "%s: '%s' is out of range", where, key);
+	if (!(x < FIO_INT_LIMIT))
+		return out_of_range(p, where, key, x);
 	*out = (uint64_t)x;
+	return 0;
+}
+
+/* a + b for the totals of all jobs, or an error naming the field. */
+static int add_u64(struct parse *p, const char *key, const char *dir, uint64_t *a, uint64_t b)
+{
+	if (*a + b < *a || *a + b >= (uint64_t)1 << 63)
+		return fail(p, "%s: the jobs' '%s' sum is out of range", dir, key);
+	*a += b;
+	return 0;
+}
+
+static int add_dbl(struct parse *p, const char *key, const char *dir, double *a, double b)
+{
+	if (!isfinite(*a + b))
+		return fail(p, "%s: the jobs' '%s' sum is out of range", dir, key);
+	*a += b;
+	return 0;
+}
+
+/* x * scale (usec to ns for fio < 2.99) must stay finite. */
+static int scaled(struct parse *p, const char *where, const char *key, double *x, double scale)
+{
+	if (!isfinite(*x * scale))
+		return out_of_range(p, where, key, *x);
+	*x *= scale;
 	return 0;
 }
 
@@ -207,6 +244,7 @@ static int parse_bins(struct parse *p, json_object *bins, double scale, const ch
 	_cleanup_free_ struct bin *b = calloc(n, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	uint64_t total = 0;
 	json_object_object_foreach(bins, key, val)
 	{
 		uint64_t v;
@@ -215,8 +253,14 @@ static int parse_bins(struct parse *p, json_object *bins, double scale, const ch
 			warn(p, "%s: clat bins in an unknown layout (key '%s'), ignored", where, key);
 			return 1;
 		}
-		b[k].v = (uint64_t)((double)v * scale);
-		b[k++].c = (uint64_t)json_object_get_int64(val);
+		double ns = (double)v * scale;
+		if (!(ns < FIO_INT_LIMIT))
+			return fail(p, "%s: clat 'bins' value '%s' is out of range", where, key);
+		b[k].v = (uint64_t)ns;
+		b[k].c = (uint64_t)json_object_get_int64(val);
+		if (total + b[k].c < total || total + b[k].c >= (uint64_t)1 << 63)
+			return fail(p, "%s: clat 'bins' counts sum out of range", where);
+		total += b[k++].c;
 	}
 	qsort(b, k, sizeof(*b), cmp_bin);
 	h->value_ns = malloc(k * sizeof(uint64_t));
@@ -252,18 +296,21 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, uint6
 	}
 	if (!json_object_is_type(c, json_type_object))
 		return fail(p, "%s: clat is not an object", where);
-	double x;
 	int r;
-	if ((r = get_num(p, c, "N", where, false, &x)) < 0)
+	uint64_t n = 0;
+	if ((r = get_u64(p, c, "N", where, false, &n)) < 0)
 		return r;
-	lat->samples = json_object_object_get_ex(c, "N", NULL) ? (uint64_t)x : fallback_samples;
+	lat->samples = json_object_object_get_ex(c, "N", NULL) ? n : fallback_samples;
 	if ((r = get_num(p, c, "min", where, false, &lat->min_ns)) < 0 ||
 	    (r = get_num(p, c, "max", where, false, &lat->max_ns)) < 0 ||
-	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0)
+	    (r = get_num(p, c, "mean", where, false, &lat->mean_ns)) < 0 ||
+	    (r = scaled(p, where, "min", &lat->min_ns, scale)) < 0 ||
+	    (r = scaled(p, where, "max", &lat->max_ns, scale)) < 0 ||
+	    (r = scaled(p, where, "mean", &lat->mean_ns, scale)) < 0)
 		return r;
-	lat->min_ns *= scale;
-	lat->max_ns *= scale;
-	lat->mean_ns *= scale;
+	/* The jobs' mean is weighted by samples: mean x N must be finite too. */
+	if (!isfinite(lat->mean_ns * (double)lat->samples))
+		return out_of_range(p, where, "mean", lat->mean_ns);
 	if (lat->samples == 0)
 		return 0;
 
@@ -274,8 +321,11 @@ static int parse_lat(struct parse *p, json_object *dir, const char *where, uint6
 			json_object *v;
 			snprintf(key, sizeof(key), "%f", stune_pct_levels[i]);
 			if (json_object_object_get_ex(pct, key, &v) && is_num(v)) {
+				double x = json_object_get_double(v);
+				if (!(x >= 0 && isfinite(x * scale)))
+					return fail(p, "%s: clat percentile '%s' is out of range (%g)", where, key, x);
 				lat->pct_set[i] = true;
-				lat->pct_ns[i] = json_object_get_double(v) * scale;
+				lat->pct_ns[i] = x * scale;
 				lat->pct_source = STUNE_PCT_FIO;
 			}
 		}
@@ -309,13 +359,21 @@ static int parse_io(struct parse *p, json_object *job, enum stune_fio_dir d, con
 	/* fio 2.x and early 3.x (3.1) write no clat "N": every completed I/O is a sample, so total_ios
 	 * is N (fio 2.1, without total_ios: IOPS x runtime, rounded). */
 	uint64_t fallback = io->total_ios;
-	if (!json_object_object_get_ex(dir, "total_ios", NULL))
-		fallback = (uint64_t)llround(io->iops * (double)io->runtime_ms / 1000.0);
+	if (!json_object_object_get_ex(dir, "total_ios", NULL)) {
+		double ios = round(io->iops * (double)io->runtime_ms / 1000.0);
+		if (!(ios < FIO_INT_LIMIT))
+			return fail(p, "%s: 'iops' x 'runtime' (the I/O count) is out of range (%g)", where, ios);
+		fallback = (uint64_t)ios;
+	}
 	if ((r = parse_lat(p, dir, where, fallback, &io->clat)) < 0)
 		return r;
 	/* fio < 2.99 wrote io_bytes in KiB and had no io_kbytes. */
-	if (p->old_keys && !json_object_object_get_ex(dir, "io_kbytes", NULL))
+	if (p->old_keys && !json_object_object_get_ex(dir, "io_kbytes", NULL)) {
+		if (io->io_bytes > (UINT64_C(1) << 63) / 1024 - 1)
+			return fail(p, "%s: 'io_bytes' (KiB in fio < 2.99) is out of range (%" PRIu64 ")", where,
+				    io->io_bytes);
 		io->io_bytes *= 1024;
+	}
 	return 0;
 }
 
@@ -333,10 +391,10 @@ static int parse_job(struct parse *p, json_object *job, size_t idx, struct stune
 	if ((r = dup_str(json_object_get_string(v), &j->name)) < 0)
 		return r;
 	snprintf(where, sizeof(where), "jobs[%zu] '%.80s'", idx, j->name);
-	double x;
-	if ((r = get_num(p, job, "groupid", where, false, &x)) < 0)
+	uint64_t gid = 0;
+	if ((r = get_u64(p, job, "groupid", where, false, &gid)) < 0)
 		return r;
-	j->groupid = (int64_t)x;
+	j->groupid = (int64_t)gid;
 	if (json_object_object_get_ex(job, "error", &v)) {
 		if (!json_object_is_type(v, json_type_int))
 			return fail(p, "%s: 'error' is not an integer", where);
@@ -354,12 +412,15 @@ static int parse_job(struct parse *p, json_object *job, size_t idx, struct stune
 }
 
 /* Latency over all jobs: exact mean (weighted by samples), exact or labelled percentiles. */
-static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
+static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_dir d)
 {
 	struct stune_lat *t = &run->total[d].clat;
 	size_t with_samples = 0, with_bins = 0, last = 0;
 	double sum = 0;
+	uint64_t binned = 0;
 	bool first = true;
+	const char *dn = stune_fio_dir_name(d);
+	int r;
 
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct stune_lat *l = &run->jobs[i].io[d].clat;
@@ -369,8 +430,10 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 		last = i;
 		if (l->bins.n > 0)
 			with_bins++;
-		t->samples += l->samples;
-		sum += l->mean_ns * (double)l->samples;
+		if ((r = add_u64(p, "N", dn, &t->samples, l->samples)) < 0 ||
+		    (r = add_u64(p, "bins", dn, &binned, stune_hist_total(&l->bins))) < 0 ||
+		    (r = add_dbl(p, "mean", dn, &sum, l->mean_ns * (double)l->samples)) < 0)
+			return r;
 		t->min_ns = first || l->min_ns < t->min_ns ? l->min_ns : t->min_ns;
 		t->max_ns = first || l->max_ns > t->max_ns ? l->max_ns : t->max_ns;
 		first = false;
@@ -387,7 +450,7 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 	}
 	if (with_bins == with_samples) {
 		for (size_t i = 0; i < run->n_jobs; i++) {
-			int r = stune_hist_merge(&t->bins, &run->jobs[i].io[d].clat.bins);
+			r = stune_hist_merge(&t->bins, &run->jobs[i].io[d].clat.bins);
 			if (r < 0)
 				return r;
 		}
@@ -419,8 +482,9 @@ static int total_lat(struct stune_fio_run *run, enum stune_fio_dir d)
 	return 0;
 }
 
-static int compute_totals(struct stune_fio_run *run)
+static int compute_totals(struct parse *p, struct stune_fio_run *run)
 {
+	int r;
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct stune_fio_job *j = &run->jobs[i];
 		if (j->error != 0 && run->n_failed++ == 0) {
@@ -430,10 +494,12 @@ static int compute_totals(struct stune_fio_run *run)
 		for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
 			struct stune_fio_io *t = &run->total[d];
 			const struct stune_fio_io *io = &j->io[d];
-			t->io_bytes += io->io_bytes;
-			t->total_ios += io->total_ios;
-			t->bw_kib_s += io->bw_kib_s;
-			t->iops += io->iops;
+			const char *dn = stune_fio_dir_name(d);
+			if ((r = add_u64(p, "io_bytes", dn, &t->io_bytes, io->io_bytes)) < 0 ||
+			    (r = add_u64(p, "total_ios", dn, &t->total_ios, io->total_ios)) < 0 ||
+			    (r = add_dbl(p, "bw", dn, &t->bw_kib_s, io->bw_kib_s)) < 0 ||
+			    (r = add_dbl(p, "iops", dn, &t->iops, io->iops)) < 0)
+				return r;
 			if (io->runtime_ms > t->runtime_ms)
 				t->runtime_ms = io->runtime_ms;
 			if (io->clat.bins.n > 0)
@@ -441,10 +507,9 @@ static int compute_totals(struct stune_fio_run *run)
 		}
 	}
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
-		run->iops += run->total[d].iops;
-		run->bw_kib_s += run->total[d].bw_kib_s;
-		int r = total_lat(run, d);
-		if (r < 0)
+		if ((r = add_dbl(p, "iops", "read and write", &run->iops, run->total[d].iops)) < 0 ||
+		    (r = add_dbl(p, "bw", "read and write", &run->bw_kib_s, run->total[d].bw_kib_s)) < 0 ||
+		    (r = total_lat(p, run, (enum stune_fio_dir)d)) < 0)
 			return r;
 	}
 	return 0;
@@ -469,10 +534,18 @@ static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *ru
 	if (json_object_object_get_ex(doc, "fio version", &v) && json_object_is_type(v, json_type_string) &&
 	    (r = dup_str(json_object_get_string(v), &run->fio_version)) < 0)
 		return r;
-	if (json_object_object_get_ex(doc, "timestamp_ms", &v) && json_object_is_type(v, json_type_int))
+	/* Seconds or ms since 1970, before the year 10000 (ISO 8601's four digits): never negative, and
+	 * x 1000 cannot overflow. */
+	if (json_object_object_get_ex(doc, "timestamp_ms", &v) && json_object_is_type(v, json_type_int)) {
 		run->timestamp_ms = json_object_get_int64(v);
-	else if (json_object_object_get_ex(doc, "timestamp", &v) && json_object_is_type(v, json_type_int))
-		run->timestamp_ms = json_object_get_int64(v) * 1000;
+		if (run->timestamp_ms < 0 || run->timestamp_ms >= FIO_YEAR_10000_S * 1000)
+			return fail(p, "'timestamp_ms' is out of range (%" PRId64 ")", run->timestamp_ms);
+	} else if (json_object_object_get_ex(doc, "timestamp", &v) && json_object_is_type(v, json_type_int)) {
+		int64_t sec = json_object_get_int64(v);
+		if (sec < 0 || sec >= FIO_YEAR_10000_S)
+			return fail(p, "'timestamp' is out of range (%" PRId64 " s)", sec);
+		run->timestamp_ms = sec * 1000;
+	}
 	if (json_object_object_get_ex(doc, "time", &v) && json_object_is_type(v, json_type_string) &&
 	    (r = dup_str(json_object_get_string(v), &run->time)) < 0)
 		return r;
@@ -489,7 +562,7 @@ static int parse_doc(struct parse *p, json_object *doc, struct stune_fio_run *ru
 			return r;
 	}
 	run->old_keys = p->old_keys;
-	return compute_totals(run);
+	return compute_totals(p, run);
 }
 
 /* Length of the first line of s (at most max), for quoting it in a message. */
@@ -594,37 +667,18 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 
 int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_fio_run **out, char **err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
 
 	*err = NULL;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return negative_errno();
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, len = 0;
-	_cleanup_free_ char *buf = NULL;
-	for (;;) {
-		if (len + 1 >= cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (cap > FIO_MAX_FILE_BYTES)
-				return -EFBIG;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
+	/* A regular file only: a FIFO would block, /dev/zero never end. */
+	int r = stune_read_user_file(path, FIO_MAX_FILE_BYTES, 0, &buf, &len);
+	if (r < 0) {
+		if (r == -STUNE_ENOTREG || r == -EFBIG) {
+			*err = strdup(stune_user_file_strerror(r, FIO_MAX_FILE_BYTES));
+			return *err ? r : -ENOMEM;
 		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+		return r;
 	}
-	buf[len] = '\0';
 	return stune_fio_parse_buf(ctx, path, buf, len, out, err);
 }

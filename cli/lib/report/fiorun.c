@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/fiorun.h"
+#include "report/internal.h"
 #include "core/strv.h"
+#include "core/userfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A job file is a few lines; fio's own examples are under 10 KiB. */
+#define STUNE_JOB_FILE_MAX_BYTES (1u << 20)
+
 bool stune_fio_rw_writes(const char *rw)
 {
 	static const char *const reads[] = {"read", "randread"};
@@ -27,14 +32,13 @@ bool stune_fio_rw_writes(const char *rw)
 
 int stune_fio_job_file_writes(const char *path, bool *writes, char **line)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f)
-		return negative_errno();
-	_cleanup_free_ char *buf = NULL;
-	size_t size = 0;
+	_cleanup_free_ char *text = NULL;
+	/* A regular file only (a FIFO would block here, then again in fio). */
+	int r = stune_read_user_file(path, STUNE_JOB_FILE_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
+	if (r < 0)
+		return r;
 	*writes = false;
-	while (getline(&buf, &size, f) >= 0) {
-		char *s = buf;
+	for (char *next = text, *s; (s = strsep(&next, "\n"));) {
 		while (isspace((unsigned char)*s))
 			s++;
 		const char *keys[] = {"rw", "readwrite"};
@@ -59,7 +63,7 @@ int stune_fio_job_file_writes(const char *path, bool *writes, char **line)
 			}
 		}
 	}
-	return ferror(f) ? -EIO : 0;
+	return 0;
 }
 
 int stune_fio_find(const char *name, char **path)

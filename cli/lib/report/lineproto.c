@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/lineproto.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -39,8 +39,6 @@ void stune_lp_escape_tag(FILE *f, const char *s);
 /* The shortest decimal text that reads back as exactly v (finite v only). */
 void stune_lp_format_double(char *buf, size_t size, double v);
 
-/* One line (with its '\n') per run, appended to f. */
-int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct stune_lp_facts *facts);
 /* Every run of a set into a new string (*out, freed by the caller). */
 int stune_lp_encode(struct stune_fio_run *const *runs, size_t n, const struct stune_lp_facts *facts, char **out,
 		    size_t *len);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/internal.h"
 #include "core/cpuset.h"
 #include "core/macro.h"
 #include "report/fiorun.h"

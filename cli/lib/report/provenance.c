@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/provenance.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -131,12 +132,13 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 					  : strerror(-r));
 		return;
 	}
-	p->profile_verify_state = v.drifted ? "drifted" : "in-effect";
+	p->profile_verify_state = v.drifted ? "drifted" : v.profile_changed_rows ? "profile-changed" : "in-effect";
 	p->profile_verify_drifted = STUNE_NUM((int64_t)v.drifted);
-	p->profile_note = v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
-					      "changed since it was applied (checked as it is now)"
-			  : p->host_facts
-			      ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
+	p->profile_note =
+	    v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
+				"changed since it was applied (profile-changed: settings only the new file asks "
+				"for; drifted: the host changed what apply wrote)"
+	    : p->host_facts   ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
 			      : "from apply's journal; verify_state as scsitune verify, before the runs";
 }
 

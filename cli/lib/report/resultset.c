@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/resultset.h"
+#include "report/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,11 @@
 #include <time.h>
 
 #include "core/statefile.h"
+#include "core/utctime.h"
+#include "core/userfile.h"
+
+/* A saved set is a few KiB per run. */
+#define STUNE_RESULTSET_MAX_BYTES (64u << 20)
 
 bool stune_phase_valid(const char *phase)
 {
@@ -28,10 +34,12 @@ bool stune_phase_valid(const char *phase)
 
 int stune_resultset_name(int64_t start_ms, char **out)
 {
-	time_t t = (time_t)(start_ms / 1000);
-	struct tm tm;
+	struct stune_utc u;
 	char buf[64];
-	if (!gmtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ.json", &tm) == 0)
+	/* core/utctime.h, not gmtime_r/strftime (they read the host's /etc/localtime). */
+	if (start_ms < 0 || stune_utc_from_epoch(start_ms / 1000, &u) < 0 ||
+	    snprintf(buf, sizeof(buf), "%04d%02d%02dT%02d%02d%02dZ.json", u.year, u.month, u.day, u.hour, u.min,
+		     u.sec) >= (int)sizeof(buf))
 		return -EINVAL;
 	*out = strdup(buf);
 	return *out ? 0 : -ENOMEM;
@@ -117,20 +125,20 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 	_cleanup_(stune_saved_set_freep) struct stune_saved_set *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)))
 		return -ENOMEM;
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return negative_errno();
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	json_object *doc = json_object_from_file(path);
+	_cleanup_free_ char *text = NULL;
+	int r = stune_read_user_file(path, STUNE_RESULTSET_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
+	if (r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ)
+		return set_err(err, stune_user_file_strerror(r, STUNE_RESULTSET_MAX_BYTES), r);
+	if (r < 0)
+		return r;
+	enum json_tokener_error je;
+	json_object *doc = json_tokener_parse_verbose(text, &je);
 	if (!doc) {
 		char msg[256];
-		snprintf(msg, sizeof(msg), "not a scsitune result set: %s", json_util_get_last_err());
-		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(msg, sizeof(msg), "not a scsitune result set: not JSON (%s)", json_tokener_error_desc(je));
 		return set_err(err, msg, -EINVAL);
 	}
 	json_object *v, *runs;
-	int r = 0;
 	if (!json_object_is_type(doc, json_type_object) || !json_object_object_get_ex(doc, "schema_version", &v) ||
 	    !json_object_is_type(v, json_type_int) || !json_object_object_get_ex(doc, "runs", &runs) ||
 	    !json_object_is_type(runs, json_type_array))

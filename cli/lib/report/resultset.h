@@ -20,23 +20,6 @@
 /* Letters, digits, '.', '_', '-'; not starting with '.'; 1-64 characters. */
 bool stune_phase_valid(const char *phase);
 
-/* "YYYYmmddTHHMMSSZ.json" for a start time in ms since the epoch. */
-int stune_resultset_name(int64_t start_ms, char **out);
-
-/*
- * Write doc to STATE_DIR/reports/PHASE/NAME: directories created as needed
- * (0755), a temporary file in the same directory, fsync, rename, fsync of
- * the directory. Nothing is left behind on failure. *saved_path: the file.
- */
-int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc,
-			 char **saved_path);
-
-/* STATE_DIR/runs, created (0755) if needed: where `report --run` keeps fio's outputs. */
-int stune_resultset_rundir(const char *state_dir, char **dir);
-
-/* The newest saved set of a phase: -ENOENT when there is none. */
-int stune_resultset_find(const char *state_dir, const char *phase, char **path);
-
 /* What --compare needs from a saved set. */
 struct stune_saved_set {
 	char *path;
@@ -45,7 +28,5 @@ struct stune_saved_set {
 	size_t n;
 };
 
-/* -EINVAL with *err (one line, without the file name) on a file that is not a result set. */
-int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err);
 void stune_saved_set_free(struct stune_saved_set *s);
 DEFINE_CLEANUP_FUNC(struct stune_saved_set, stune_saved_set_free)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/runner.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -34,26 +35,15 @@ void stune_run_clear(struct stune_run *rs)
 	*rs = (struct stune_run){0};
 }
 
-static int fail(char **err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return r;
-}
-
 /* fio found and working. */
 static int find_fio(const struct stune_run_opts *o, struct stune_run *rs, char **err)
 {
 	int r = stune_fio_find(o->fio ? o->fio : "fio", &rs->fio_path);
 	if (r < 0)
-		return o->fio ? fail(err, r, "--fio %s: %s", o->fio, strerror(-r))
-			      : fail(err, r, "fio: not found in PATH (install fio, or give --fio PATH)");
+		return o->fio ? stune_errf(err, r, "--fio %s: %s", o->fio, strerror(-r))
+			      : stune_errf(err, r, "fio: not found in PATH (install fio, or give --fio PATH)");
 	if ((r = stune_fio_version(rs->fio_path, &rs->fio_version)) < 0)
-		return fail(err, r, "%s: not a working fio ('%s --version' failed)", rs->fio_path, rs->fio_path);
+		return stune_errf(err, r, "%s: not a working fio ('%s --version' failed)", rs->fio_path, rs->fio_path);
 	return 0;
 }
 
@@ -67,10 +57,11 @@ static int choose_devices(struct stune_ctx *ctx, const struct stune_run_opts *o,
 	if (!o->job.job_file && o->n_devices == 0) {
 		size_t n = 0;
 		if ((r = stune_mpi3mr_devices(rs->topo, &rs->default_devices, &n)) < 0)
-			return fail(err, r, "out of memory");
+			return stune_errf(err, r, "out of memory");
 		if (n == 0)
-			return fail(err, -ENOENT,
-				    "--run: no disk behind an mpi3mr HBA found: name the devices with --device DEV");
+			return stune_errf(
+			    err, -ENOENT,
+			    "--run: no disk behind an mpi3mr HBA found: name the devices with --device DEV");
 		*devices = rs->default_devices;
 		*n_devices = n;
 	}
@@ -79,9 +70,9 @@ static int choose_devices(struct stune_ctx *ctx, const struct stune_run_opts *o,
 		const char *dev = (*devices)[i];
 		struct stat st;
 		if (stat(dev, &st) < 0)
-			return fail(err, negative_errno(), "--device %s: %s", dev, strerror(errno));
+			return stune_errf(err, negative_errno(), "--device %s: %s", dev, strerror(errno));
 		if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
-			return fail(err, -EINVAL, "--device %s: not a block device or a regular file", dev);
+			return stune_errf(err, -EINVAL, "--device %s: not a block device or a regular file", dev);
 		const struct stune_hba *h = stune_device_hba(rs->topo, dev, o->sysroot);
 		if (!*hba)
 			*hba = h;
@@ -127,7 +118,7 @@ static int run_all(struct stune_ctx *ctx, const struct stune_run_opts *o, const 
 	_cleanup_free_ char *stamp = NULL;
 	int r;
 	if ((r = stune_resultset_name(p->start_ms, &stamp)) < 0 || !(rs->files = calloc(o->runs, sizeof(char *))))
-		return fail(err, -ENOMEM, "out of memory");
+		return stune_errf(err, -ENOMEM, "out of memory");
 	stamp[strlen(stamp) - 5] = '\0'; /* no ".json" */
 	struct stune_run_progress pr = {.n = o->runs, .per_run_s = o->job.job_file ? 0 : o->job.runtime_s};
 	struct tick_ctx tc = {.cb = cb, .p = &pr};
@@ -136,7 +127,7 @@ static int run_all(struct stune_ctx *ctx, const struct stune_run_opts *o, const 
 		if (asprintf(&rs->files[i], "%s/%s-run%u.json", rs->rundir, stamp, i + 1) < 0 ||
 		    asprintf(&errpath, "%s/%s-run%u.stderr", rs->rundir, stamp, i + 1) < 0) {
 			rs->files[i] = NULL;
-			return fail(err, -ENOMEM, "out of memory");
+			return stune_errf(err, -ENOMEM, "out of memory");
 		}
 		rs->n_files = i + 1;
 		struct stune_fio_spawn sp = {.fio = rs->fio_path,
@@ -151,7 +142,7 @@ static int run_all(struct stune_ctx *ctx, const struct stune_run_opts *o, const 
 					     .tick_data = &tc};
 		if (i == 0) {
 			if ((r = stune_fio_argv(&sp, &rs->fio_args)) < 0)
-				return fail(err, r, "out of memory");
+				return stune_errf(err, r, "out of memory");
 			job_args(rs->fio_args);
 			p->fio_args = rs->fio_args;
 		}
@@ -161,13 +152,13 @@ static int run_all(struct stune_ctx *ctx, const struct stune_run_opts *o, const 
 		if (cb && cb->ended)
 			cb->ended(cb->data, &pr);
 		if (r < 0)
-			return fail(err, r, "fio run %u of %u: %s (output kept: %s, %s)", i + 1, o->runs,
-				    serr ? serr : strerror(-r), rs->files[i], errpath);
+			return stune_errf(err, r, "fio run %u of %u: %s (output kept: %s, %s)", i + 1, o->runs,
+					  serr ? serr : strerror(-r), rs->files[i], errpath);
 		_cleanup_(stune_fio_run_freep) struct stune_fio_run *fr = NULL;
 		_cleanup_free_ char *perr = NULL;
 		if ((r = stune_fio_parse_file(ctx, rs->files[i], &fr, &perr)) < 0)
-			return fail(err, r, "fio run %u of %u: %s: %s", i + 1, o->runs, rs->files[i],
-				    perr ? perr : strerror(-r));
+			return stune_errf(err, r, "fio run %u of %u: %s: %s", i + 1, o->runs, rs->files[i],
+					  perr ? perr : strerror(-r));
 		if (cb && cb->done)
 			cb->done(cb->data, &pr, fr, rs->files[i]);
 	}
@@ -179,7 +170,7 @@ int stune_run_host_facts(struct stune_ctx *ctx, const struct stune_run_opts *o, 
 	struct stune_provenance *p = &rs->prov;
 	int r = stune_topology_scan_for_plan(ctx, &rs->topo);
 	if (r < 0)
-		return fail(err, r, "detect: %s", strerror(-r));
+		return stune_errf(err, r, "detect: %s", strerror(-r));
 	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)
 		rs->host[0] = '\0';
 	p->host_facts = true;
@@ -198,7 +189,7 @@ int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const s
 	if ((r = find_fio(o, rs, err)) < 0)
 		return r;
 	if ((r = stune_topology_scan_for_plan(ctx, &rs->topo)) < 0)
-		return fail(err, r, "detect: %s", strerror(-r));
+		return stune_errf(err, r, "detect: %s", strerror(-r));
 	char *const *devices = NULL;
 	size_t n_devices = 0;
 	const struct stune_hba *hba = NULL;
@@ -210,7 +201,8 @@ int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const s
 	if ((r = stune_provenance_bind(ctx, p, hba, &bo, &binder, &rs->cpus, &rs->note, err)) < 0)
 		return r;
 	if ((r = stune_resultset_rundir(o->state_dir, &rs->rundir)) < 0)
-		return fail(err, r, "--state-dir %s: creating %s/runs: %s", o->state_dir, o->state_dir, strerror(-r));
+		return stune_errf(err, r, "--state-dir %s: creating %s/runs: %s", o->state_dir, o->state_dir,
+				  strerror(-r));
 
 	/* Provenance: detect's model (the --sysroot tree's under --sysroot). */
 	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)

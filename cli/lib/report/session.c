@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/session.h"
+#include "report/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/strv.h"
 #include "report/fio.h"
 #include "report/lineproto.h"
 #include "report/resultset.h"
@@ -24,17 +26,6 @@ void stune_report_set_clear(struct stune_report_set *s)
 	s->runs = NULL;
 	s->kiops = NULL;
 	s->n_runs = 0;
-}
-
-static int fail(char **err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return r;
 }
 
 static void report_bad(void (*bad)(void *, const char *), void *data, const char *fmt, ...) _printf_(3, 4);
@@ -103,22 +94,22 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 	*c = (struct stune_report_compare){.cur_label = s->phase ? s->phase : "this set"};
 	if (stune_report_is_file_arg(compare)) {
 		if (!(path = strdup(compare)))
-			return fail(err, -ENOMEM, "out of memory");
+			return stune_errf(err, -ENOMEM, "out of memory");
 	} else {
 		r = stune_resultset_find(state_dir, compare, &path);
 		if (r == -ENOENT)
-			return fail(err, r, "--compare %s: no saved result set for phase '%s' in %s/reports/%s",
-				    compare, compare, state_dir, compare);
+			return stune_errf(err, r, "--compare %s: no saved result set for phase '%s' in %s/reports/%s",
+					  compare, compare, state_dir, compare);
 		if (r < 0)
-			return fail(err, r, "--compare %s: %s/reports/%s: %s", compare, state_dir, compare,
-				    strerror(-r));
+			return stune_errf(err, r, "--compare %s: %s/reports/%s: %s", compare, state_dir, compare,
+					  strerror(-r));
 	}
 	r = stune_saved_set_load(path, ref, &lerr);
 	if (r < 0)
-		return fail(err, r, "--compare %s: %s: %s", compare, path, lerr ? lerr : strerror(-r));
+		return stune_errf(err, r, "--compare %s: %s: %s", compare, path, lerr ? lerr : strerror(-r));
 	if ((r = stune_stats_compute((*ref)->kiops, (*ref)->n, &c->ref)) < 0 ||
 	    (r = stune_stats_compare(&c->ref, &s->stats, &c->cmp)) < 0)
-		return fail(err, r, "--compare %s: %s: reference has no usable runs", compare, (*ref)->path);
+		return stune_errf(err, r, "--compare %s: %s: reference has no usable runs", compare, (*ref)->path);
 	c->ref_label = (*ref)->phase ? (*ref)->phase : (*ref)->path;
 	c->ref_source = (*ref)->path;
 	return 0;
@@ -222,13 +213,14 @@ int stune_report_flush(const char *state_dir, const struct stune_upload *u, cons
 	*res = (struct stune_flush_result){0};
 	int r = stune_spool_list(state_dir, &paths, &n);
 	if (r < 0)
-		return fail(&res->err, r, "--state-dir %s: reading %s/spool: %s", state_dir, state_dir, strerror(-r));
+		return stune_errf(&res->err, r, "--state-dir %s: reading %s/spool: %s", state_dir, state_dir,
+				  strerror(-r));
 	res->batches = n;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *body = NULL;
 		size_t len = 0;
 		if ((r = stune_spool_read(paths[i], &body, &len)) < 0) {
-			fail(&res->err, r, "%s: %s", paths[i], strerror(-r));
+			stune_errf(&res->err, r, "%s: %s", paths[i], strerror(-r));
 			break;
 		}
 		if ((r = send_batch(u, body, len, cb, &res->err)) < 0) {

@@ -8,6 +8,7 @@
  * and GnuTLS do not support being unloaded).
  */
 #include "report/upload.h"
+#include "report/internal.h"
 
 #include <curl/curl.h>
 #include <dirent.h>
@@ -21,7 +22,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hostcrypto.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
+
+/* An auth file is one line; a few KiB of anything else is not one. */
+#define STUNE_AUTH_MAX_BYTES (64u << 10)
+/* A batch is a few hundred bytes per run. */
+#define STUNE_SPOOL_MAX_BYTES (64u << 20)
 
 static int set_err(char **err, int r, const char *fmt, ...) _printf_(3, 4);
 static int set_err(char **err, int r, const char *fmt, ...)
@@ -56,34 +64,21 @@ void stune_auth_free(struct stune_auth *a)
 int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 {
 	*err = NULL;
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return negative_errno();
+	_cleanup_close_ int fd = -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	if (!S_ISREG(st.st_mode))
-		return set_err(err, -EINVAL, "not a regular file");
+	char *buf = NULL;
+	int r = stune_user_file_open(path, &fd, &st);
+	if (r == -STUNE_ENOTREG)
+		return set_err(err, r, "%s", stune_user_file_strerror(r, 0));
+	if (r < 0)
+		return r;
 	if (st.st_mode & S_IROTH)
 		return set_err(err, -EPERM, "readable by others (mode %04o): chmod o-r it", st.st_mode & 07777);
-	char buf[4096];
 	size_t len = 0;
-	while (len < sizeof(buf) - 1) {
-		ssize_t k = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			int r = negative_errno();
-			explicit_bzero(buf, sizeof(buf));
-			return r;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	buf[len] = '\0';
+	r = stune_read_user_fd(fd, STUNE_AUTH_MAX_BYTES, 0, &buf, &len);
+	if (r < 0)
+		return r == -EFBIG ? set_err(err, r, "%s", stune_user_file_strerror(r, STUNE_AUTH_MAX_BYTES)) : r;
 	buf[strcspn(buf, "\r\n")] = '\0';
-	int r = 0;
 	_cleanup_(stune_auth_freep) struct stune_auth *a = calloc(1, sizeof(*a));
 	if (!a) {
 		r = -ENOMEM;
@@ -114,7 +109,8 @@ int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 	}
 	*out = steal_pointer(&a);
 out:
-	explicit_bzero(buf, sizeof(buf));
+	explicit_bzero(buf, len);
+	free(buf);
 	return r;
 }
 
@@ -167,6 +163,8 @@ static int curl_load(char **err)
 			dlclose(h);
 			return set_err(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
 		}
+	/* TLS is the host's: its OpenSSL settings, also under --sysroot. */
+	stune_crypto_host_config_for_tls();
 	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		dlclose(h);
 		return set_err(err, -ENOMEM, "curl_global_init failed");
@@ -456,28 +454,8 @@ int stune_spool_list(const char *state_dir, char ***paths, size_t *n)
 
 int stune_spool_read(const char *path, char **body, size_t *len)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f)
-		return negative_errno();
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *m = open_memstream(&buf, &size);
-	if (!m)
-		return -ENOMEM;
-	char chunk[8192];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, k, m);
-	int r = ferror(f) ? -EIO : 0;
-	if (fclose(m) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	*body = buf;
-	*len = size;
-	return 0;
+	/* scsitune wrote it, but a disk, a crash or a hand can leave anything there. */
+	return stune_read_user_file(path, STUNE_SPOOL_MAX_BYTES, STUNE_UF_TEXT, body, len);
 }
 
 int stune_spool_remove(const char *path)

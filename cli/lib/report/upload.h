@@ -46,8 +46,6 @@ struct stune_upload {
 	const struct stune_auth *auth;
 	long timeout_s; /* 0: STUNE_UPLOAD_DEFAULT_TIMEOUT_S; connecting gets min(this, 5 s) */
 };
-/* One POST of body. */
-int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);
 
 /*
  * One HTTP(S) POST, the engine of the upload and of report --query: TLS

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tune/apply.h"
+#include "tune/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -52,8 +53,8 @@ static int read_entry(const struct stune_root *r, enum stune_jkind kind, const c
 	return kind == STUNE_JK_SYMLINK ? stune_root_readlink(r, path, out) : stune_root_read(r, path, out);
 }
 
-int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
-		      char **after)
+static int apply_write(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
+		       const char *path, const char *value, char **after)
 {
 	int w;
 	if (after)
@@ -75,11 +76,34 @@ int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const c
 		return -ENOMEM;
 	else if (kind == STUNE_JK_FILE) /* configuration files are replaced whole */
 		w = stune_root_replace(r, path, line, 0644);
-	else /* a kernel attribute: one write, read back through the same open file */
+	else if (dir) /* a kernel attribute: one write, read back through the same open file */
+		return stune_root_write_read_at(r, dir, stune_path_basename(path), line, after);
+	else
 		return stune_root_write_read(r, path, line, after);
 	if (w == 0 && after && read_entry(r, kind, path, after) < 0)
 		*after = NULL;
 	return w;
+}
+
+int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
+		      char **after)
+{
+	return apply_write(r, NULL, kind, path, value, after);
+}
+
+int stune_apply_write_at(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
+			 const char *path, const char *value, char **after)
+{
+	return apply_write(r, kind == STUNE_JK_VALUE ? dir : NULL, kind, path, value, after);
+}
+
+/* The raw text the plan's scan read for a disk row's setting, or NULL (then read it). */
+static const char *scanned(const struct stune_plan *plan, const struct stune_change *c, const char *setting)
+{
+	const struct stune_topology *t = plan->topology;
+	if (c->kind != STUNE_OBJ_DISK || !t || !t->plan_scope || c->index >= t->n_disks)
+		return NULL;
+	return stune_disk_raw_value(&t->disks[c->index], setting);
 }
 
 /* A persist row (persist.c): a file or symlink, maybe not there yet (absent). */
@@ -102,11 +126,14 @@ static int record_persist(struct stune_ctx *ctx, struct stune_journal *j, const 
 	return 0;
 }
 
-static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_change *c, const char *path,
-		  const char *setting, const char *desired, enum stune_jstate state)
+static int record(struct stune_ctx *ctx, struct stune_journal *j, const struct stune_plan *plan,
+		  const struct stune_change *c, const char *path, const char *setting, const char *desired,
+		  enum stune_jstate state)
 {
 	_cleanup_free_ char *old = NULL;
-	int rd = stune_root_read(ctx->root, path, &old), r;
+	/* Read once per run: the scan's text when it has it. */
+	const char *raw = scanned(plan, c, setting);
+	int rd = raw ? ((old = strdup(raw)) ? 0 : -ENOMEM) : stune_root_read(ctx->root, path, &old), r;
 	if (rd == -ENOMEM)
 		return rd;
 	if (rd < 0)
@@ -144,6 +171,28 @@ static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, con
 	return 0;
 }
 
+static void rdir_closep(struct stune_rdir *d)
+{
+	stune_root_dir_close(d);
+}
+
+/* dir: path's directory, opened unless it already is (not there: left closed,
+ * the write then fails as a full-path one would). */
+static int enter_dir(const struct stune_root *root, const char *path, struct stune_rdir *dir)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	if (dir->path && strlen(dir->path) == len && !strncmp(dir->path, path, len))
+		return 0;
+	stune_root_dir_close(dir);
+	_cleanup_free_ char *d = strndup(path, len);
+	if (!d)
+		return -ENOMEM;
+	if (stune_root_dir_open(root, d, dir) < 0)
+		dir->path = steal_pointer(&d);
+	return 0;
+}
+
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
 		     struct stune_journal *j)
 {
@@ -172,11 +221,13 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
 				    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
 					return r;
-				/* Read it straight away (no exists() first: that resolves the
-				 * path by hand, a readlinkat per component); not there: nothing
-				 * to record. */
+				/* The scan's text, else read it straight away (no exists() first:
+				 * that resolves the path by hand, a readlinkat per component);
+				 * not there: nothing to record. */
 				_cleanup_free_ char *nr_old = NULL;
-				r = stune_root_read(ctx->root, nrpath, &nr_old);
+				const char *raw = scanned(plan, c, "queue/nr_requests");
+				r = raw ? ((nr_old = strdup(raw)) ? 0 : -ENOMEM)
+					: stune_root_read(ctx->root, nrpath, &nr_old);
 				if (r == -ENOMEM)
 					return r;
 				if (r == 0 && (r = stune_journal_add(j, c->object, "queue/nr_requests", nrpath, nr_old,
@@ -184,19 +235,23 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 					return r;
 			}
 		}
-		if ((r = record(ctx, j, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
+		if ((r = record(ctx, j, plan, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
 			return r;
 	}
 	_cleanup_close_ int log = -1;
 	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
 		return r;
 
-	/* 2. The writes, in plan order, each outcome appended to the log. */
+	/* 2. The writes, in plan order, each outcome appended to the log; a
+	 * directory's attributes (a disk's queue/) through one open of it. */
+	_cleanup_(rdir_closep) struct stune_rdir dir = STUNE_RDIR_INIT;
 	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state != STUNE_J_PENDING)
 			continue;
-		int w = stune_apply_write(ctx->root, e->kind, e->path, e->desired, &e->after);
+		if (e->kind == STUNE_JK_VALUE && (r = enter_dir(ctx->root, e->path, &dir)) < 0)
+			return r;
+		int w = stune_apply_write_at(ctx->root, &dir, e->kind, e->path, e->desired, &e->after);
 		if (w < 0) {
 			e->state = STUNE_J_FAILED;
 			e->err = -w;
@@ -333,6 +388,11 @@ static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force,
 	return 0;
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
 		 struct stune_revert_item **items, size_t *n_items, bool *complete)
 {
@@ -341,8 +401,22 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 	int r = 0;
 	if (!it)
 		return -ENOMEM;
+	/* Objects whose scheduler pass 0 restored, sorted: pass 1 looks them up in O(log n). */
+	_cleanup_free_ const char **switched = calloc(j->n ? j->n : 1, sizeof(*switched));
+	size_t n_switched = 0;
+	if (!switched) {
+		free(it);
+		return -ENOMEM;
+	}
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
-	for (int pass = 0; pass < 2 && r >= 0; pass++)
+	for (int pass = 0; pass < 2 && r >= 0; pass++) {
+		if (pass == 1) {
+			for (size_t m = 0; m < n; m++)
+				if (it[m].outcome == STUNE_RV_RESTORED &&
+				    !strcmp(j->entries[it[m].entry].setting, "queue/scheduler"))
+					switched[n_switched++] = j->entries[it[m].entry].object;
+			qsort(switched, n_switched, sizeof(*switched), str_cmp);
+		}
 		for (size_t k = j->n; k-- > 0 && r >= 0;) {
 			struct stune_jentry *e = &j->entries[k];
 			bool sched = !strcmp(e->setting, "queue/scheduler");
@@ -353,16 +427,13 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 				continue;
 			}
 			/* nr_requests of a disk whose scheduler revert just switched back: reset by the kernel. */
-			bool reset = false;
-			if (!strcmp(e->setting, "queue/nr_requests"))
-				for (size_t m = 0; m < n && !reset; m++)
-					reset = it[m].outcome == STUNE_RV_RESTORED &&
-						!strcmp(j->entries[it[m].entry].setting, "queue/scheduler") &&
-						!strcmp(j->entries[it[m].entry].object, e->object);
+			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
+				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
 			it[n].entry = k;
 			r = revert_one(ctx, e, force, reset, &it[n]);
 			n++;
 		}
+	}
 	bool done = true;
 	for (size_t k = 0; k < j->n; k++)
 		done = done && j->entries[k].state == STUNE_J_REVERTED;

@@ -12,21 +12,12 @@
 #include "tune/plan.h"
 
 /*
- * Write one value; after (optional): what reads back then (NULL if that read
- * failed), for a kernel attribute through the same open file. Test builds (-DSCSITUNE_TEST_HOOKS=ON) honour
- * SCSITUNE_FAIL_WRITE=SUBSTRING:ERRNO (a write to a path containing
- * SUBSTRING fails with ERRNO, a number or EIO/EINVAL/EBUSY/EPERM/EACCES, or
- * with "ignore" succeeds without writing anything) and
- * SCSITUNE_TEST_ABORT_AFTER=N (abort() instead of write number N+1).
- */
-int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
-		      char **after);
-
-/*
  * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;
  * the caller holds the lock. The journal j (profile fields filled by the
  * caller) gets one entry per CHANGE row (plus the nr_requests of a disk
  * whose scheduler changes), all saved to state_dir before the first write;
+ * a disk's old value is the raw text the plan's scan read (stune_disk.raw),
+ * other old values are read here;
  * each write's outcome is appended to the journal's log, and the journal is
  * compacted at the end. After the writes the host is read
  * again and the plan rebuilt: a write that the kernel accepted but that is

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tune/journal.h"
+#include "tune/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/jsonw.h"
 #include "core/statefile.h"
+#include "core/userfile.h"
+
+/* journal.json of the whole 4,096-disk plan is ~6 MiB (bench/); its log as much again. */
+#define STUNE_JOURNAL_MAX_BYTES (256u << 20)
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
@@ -60,11 +67,15 @@ static int dup_opt(const char *s, char **out)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
 		      const char *old, const char *desired, enum stune_jstate state)
 {
-	struct stune_jentry *n = realloc(j->entries, (j->n + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	j->entries = n;
-	struct stune_jentry *e = &n[j->n];
+	if (j->n >= j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 64;
+		struct stune_jentry *n = realloc(j->entries, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		j->entries = n;
+		j->cap = cap;
+	}
+	struct stune_jentry *e = &j->entries[j->n];
 	memset(e, 0, sizeof(*e));
 	e->state = state;
 	if (dup_opt(object, &e->object) < 0 || dup_opt(setting, &e->setting) < 0 || dup_opt(path, &e->path) < 0 ||
@@ -126,18 +137,13 @@ int stune_lock_take(const char *dir, int *fd, pid_t *holder)
 	return 0;
 }
 
-static void put_str(json_object *o, const char *k, const char *v)
+/* The outcome fields of an entry: after, state, errno (when set). */
+static void entry_outcome(struct stune_jsonw *w, const struct stune_jentry *e)
 {
-	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
-}
-
-static json_object *entry_outcome(const struct stune_jentry *e, json_object *o)
-{
-	put_str(o, "after", e->after);
-	put_str(o, "state", stune_jstate_name(e->state));
+	stune_jsonw_str(w, "after", e->after);
+	stune_jsonw_str(w, "state", stune_jstate_name(e->state));
 	if (e->err)
-		json_object_object_add(o, "errno", json_object_new_int(e->err));
-	return o;
+		stune_jsonw_int(w, "errno", e->err);
 }
 
 static int journal_path(const char *dir, const char *name, char **out)
@@ -145,48 +151,55 @@ static int journal_path(const char *dir, const char *name, char **out)
 	return asprintf(out, "%s/%s", dir, name) < 0 ? -ENOMEM : 0;
 }
 
+struct doc {
+	const struct stune_journal *j;
+	const char *log_id;
+};
+
+/* journal.json, streamed (the bytes json-c printed for the tree it used to build: pretty, no space after ':'). */
+static int fill_doc(FILE *f, void *data)
+{
+	const struct doc *d = data;
+	const struct stune_journal *j = d->j;
+	struct stune_jsonw w;
+	stune_jsonw_init(&w, f, STUNE_JSONW_PRETTY);
+	stune_jsonw_obj_begin(&w, NULL);
+	stune_jsonw_int(&w, "version", STUNE_JOURNAL_VERSION);
+	stune_jsonw_str(&w, "profile", j->profile);
+	stune_jsonw_str(&w, "profile_path", j->profile_path);
+	stune_jsonw_str(&w, "profile_dir", j->profile_dir);
+	stune_jsonw_str(&w, "digest", j->digest);
+	stune_jsonw_int(&w, "started", j->started);
+	if (j->persist)
+		stune_jsonw_bool(&w, "persist", true);
+	if (d->log_id)
+		stune_jsonw_str(&w, "log", d->log_id);
+	stune_jsonw_arr_begin(&w, "changes");
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		stune_jsonw_obj_begin(&w, NULL);
+		stune_jsonw_str(&w, "object", e->object);
+		stune_jsonw_str(&w, "setting", e->setting);
+		stune_jsonw_str(&w, "path", e->path);
+		if (e->kind != STUNE_JK_VALUE)
+			stune_jsonw_str(&w, "kind", e->kind == STUNE_JK_FILE ? "file" : "symlink");
+		if (e->absent)
+			stune_jsonw_bool(&w, "absent", true);
+		stune_jsonw_str(&w, "old", e->old);
+		stune_jsonw_str(&w, "desired", e->desired);
+		entry_outcome(&w, e);
+		stune_jsonw_end(&w);
+	}
+	stune_jsonw_end_all(&w);
+	fputc('\n', f);
+	return 0;
+}
+
 /* Write journal.json naming log_id (NULL: compact). */
 static int save_doc(const char *dir, const struct stune_journal *j, const char *log_id)
 {
-	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	if (!root)
-		return -ENOMEM;
-	json_object_object_add(root, "version", json_object_new_int(STUNE_JOURNAL_VERSION));
-	put_str(root, "profile", j->profile);
-	put_str(root, "profile_path", j->profile_path);
-	put_str(root, "profile_dir", j->profile_dir);
-	put_str(root, "digest", j->digest);
-	json_object_object_add(root, "started", json_object_new_int64(j->started));
-	if (j->persist)
-		json_object_object_add(root, "persist", json_object_new_boolean(true));
-	if (log_id)
-		put_str(root, "log", log_id);
-	json_object *arr = json_object_new_array_ext((int)j->n);
-	json_object_object_add(root, "changes", arr);
-	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_jentry *e = &j->entries[i];
-		json_object *o = json_object_new_object();
-		if (!o)
-			return -ENOMEM;
-		put_str(o, "object", e->object);
-		put_str(o, "setting", e->setting);
-		put_str(o, "path", e->path);
-		if (e->kind != STUNE_JK_VALUE)
-			put_str(o, "kind", e->kind == STUNE_JK_FILE ? "file" : "symlink");
-		if (e->absent)
-			json_object_object_add(o, "absent", json_object_new_boolean(true));
-		put_str(o, "old", e->old);
-		put_str(o, "desired", e->desired);
-		json_object_array_add(arr, entry_outcome(e, o));
-	}
-	const char *text =
-	    json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text)
-		return -ENOMEM;
-	_cleanup_free_ char *doc = NULL;
-	if (asprintf(&doc, "%s\n", text) < 0)
-		return -ENOMEM;
-	return stune_write_atomic(dir, "journal.json", doc, strlen(doc), 0644, NULL);
+	struct doc d = {j, log_id};
+	return stune_write_atomic_fn(dir, "journal.json", 0644, fill_doc, &d, NULL);
 }
 
 /* Remove journal.log (after journal.json stopped naming it: a crash between leaves a log nobody replays). */
@@ -209,20 +222,32 @@ int stune_journal_save(const char *dir, struct stune_journal *j)
 	return unlink_log(dir);
 }
 
-static int write_line(int fd, json_object *o)
+/* One log line: the JSON object fill writes, a newline, one write(2) on an
+ * O_APPEND fd (a kill never leaves half a line behind a whole one). */
+static int write_line(int fd, void (*fill)(struct stune_jsonw *w, const void *data), const void *data)
 {
-	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text)
-		return -ENOMEM;
 	_cleanup_free_ char *line = NULL;
-	int len = asprintf(&line, "%s\n", text);
-	if (len < 0)
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+	if (!m)
 		return -ENOMEM;
-	/* One write(2) per line on an O_APPEND fd: a kill never leaves half a line behind a whole one. */
-	ssize_t k = write(fd, line, (size_t)len);
+	struct stune_jsonw w;
+	stune_jsonw_init(&w, m, 0);
+	fill(&w, data);
+	stune_jsonw_end_all(&w);
+	fputc('\n', m);
+	if (fclose(m) != 0)
+		return -ENOMEM;
+	ssize_t k = write(fd, line, len);
 	if (k < 0)
 		return negative_errno();
-	return k == len ? 0 : -EIO;
+	return (size_t)k == len ? 0 : -EIO;
+}
+
+static void fill_head(struct stune_jsonw *w, const void *data)
+{
+	stune_jsonw_obj_begin(w, NULL);
+	stune_jsonw_str(w, "log", data);
 }
 
 int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
@@ -237,11 +262,7 @@ int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
 	_cleanup_close_ int f = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (f < 0)
 		return negative_errno();
-	_cleanup_(json_object_putp) json_object *head = json_object_new_object();
-	if (!head)
-		return -ENOMEM;
-	put_str(head, "log", id);
-	if ((r = write_line(f, head)) < 0 || (r = save_doc(dir, j, id)) < 0)
+	if ((r = write_line(f, fill_head, id)) < 0 || (r = save_doc(dir, j, id)) < 0)
 		return r;
 	free(j->log_id);
 	j->log_id = steal_pointer(&id);
@@ -250,13 +271,23 @@ int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
 	return 0;
 }
 
+struct entry_line {
+	const struct stune_journal *j;
+	size_t i;
+};
+
+static void fill_entry(struct stune_jsonw *w, const void *data)
+{
+	const struct entry_line *l = data;
+	stune_jsonw_obj_begin(w, NULL);
+	stune_jsonw_int(w, "i", (int64_t)l->i);
+	entry_outcome(w, &l->j->entries[l->i]);
+}
+
 int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	if (!o)
-		return -ENOMEM;
-	json_object_object_add(o, "i", json_object_new_int64((int64_t)i));
-	return write_line(fd, entry_outcome(&j->entries[i], o));
+	struct entry_line l = {j, i};
+	return write_line(fd, fill_entry, &l);
 }
 
 static int get_str(json_object *o, const char *k, char **out)
@@ -278,12 +309,30 @@ static enum stune_jstate jstate_from_name(const char *name)
 	return _STUNE_J_MAX;
 }
 
+/* One JSON value that is exactly the len bytes of line (no newline); NULL otherwise. */
+static json_object *parse_line(const char *line, size_t len)
+{
+	if (len == 0 || len > INT_MAX)
+		return NULL;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return NULL;
+	json_object *o = json_tokener_parse_ex(tok, line, (int)len);
+	if (o &&
+	    (json_tokener_get_error(tok) != json_tokener_success || (size_t)json_tokener_get_parse_end(tok) != len)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
 /* One outcome line onto its entry; false: not a whole, valid line (a torn tail ends the replay). */
-static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
+static bool replay_line(struct stune_journal *j, const char *line, size_t len)
 {
 	if (len < 2 || line[len - 1] != '\n')
 		return false;
-	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(line);
+	_cleanup_(json_object_putp) json_object *o = parse_line(line, len - 1);
 	json_object *v;
 	if (!o || !json_object_object_get_ex(o, "i", &v) || !json_object_is_type(v, json_type_int))
 		return false;
@@ -306,25 +355,31 @@ static bool replay_line(struct stune_journal *j, const char *line, ssize_t len)
 /* Replay journal.log onto j when its first line names j's log. */
 static int replay_log(const char *dir, struct stune_journal *j)
 {
-	_cleanup_free_ char *p = NULL, *line = NULL;
-	size_t cap = 0;
+	_cleanup_free_ char *p = NULL, *text = NULL;
+	size_t len = 0;
 	int r = journal_path(dir, "journal.log", &p);
 	if (r < 0)
 		return r;
-	_cleanup_fclose_ FILE *f = fopen(p, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : negative_errno(); /* no log: every outcome still pending */
-	ssize_t len = getline(&line, &cap, f);
-	if (len <= 0)
+	r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, &len);
+	if (r == -ENOENT)
+		return 0; /* no log: every outcome still pending */
+	if (r < 0)
+		return r;
+	/* Lines up to each '\n'; a torn last line has none (and a NUL makes a line invalid). */
+	const char *line = text, *end = text + len;
+	const char *nl = memchr(line, '\n', len);
+	if (!nl)
 		return 0;
-	_cleanup_(json_object_putp) json_object *head = json_tokener_parse(line);
+	_cleanup_(json_object_putp) json_object *head = parse_line(line, (size_t)(nl - line));
 	json_object *v;
 	if (!head || !json_object_object_get_ex(head, "log", &v) || !json_object_is_type(v, json_type_string) ||
 	    strcmp(json_object_get_string(v), j->log_id))
 		return 0; /* another apply's log */
-	while ((len = getline(&line, &cap, f)) > 0)
-		if (!replay_line(j, line, len))
+	for (line = nl + 1; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl || !replay_line(j, line, (size_t)(nl - line) + 1))
 			break;
+	}
 	return 0;
 }
 
@@ -333,9 +388,11 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	_cleanup_free_ char *p = NULL;
 	if (asprintf(&p, "%s/journal.json", dir) < 0)
 		return -ENOMEM;
-	if (access(p, F_OK) < 0)
-		return negative_errno();
-	_cleanup_(json_object_putp) json_object *root = json_object_from_file(p);
+	_cleanup_free_ char *text = NULL;
+	int r = stune_read_user_file(p, STUNE_JOURNAL_MAX_BYTES, 0, &text, NULL);
+	if (r < 0)
+		return r;
+	_cleanup_(json_object_putp) json_object *root = json_tokener_parse(text);
 	json_object *v, *arr;
 	if (!root || !json_object_object_get_ex(root, "version", &v) ||
 	    json_object_get_int(v) != STUNE_JOURNAL_VERSION || !json_object_object_get_ex(root, "changes", &arr) ||
@@ -344,7 +401,6 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	int r;
 	if ((r = get_str(root, "profile", &j->profile)) < 0 ||
 	    (r = get_str(root, "profile_path", &j->profile_path)) < 0 ||
 	    (r = get_str(root, "profile_dir", &j->profile_dir)) < 0 || (r = get_str(root, "digest", &j->digest)) < 0)
@@ -354,6 +410,7 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 	size_t n = json_object_array_length(arr);
 	if (n && !(j->entries = calloc(n, sizeof(*j->entries))))
 		return -ENOMEM;
+	j->cap = n;
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		struct stune_jentry *e = &j->entries[i];

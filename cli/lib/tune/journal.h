@@ -70,9 +70,9 @@ struct stune_journal {
 	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
 	struct stune_jentry *entries;
 	size_t n;
+	size_t cap; /* entries allocated (stune_journal_add doubles it) */
 };
 
-const char *stune_jstate_name(enum stune_jstate s);
 void stune_journal_free(struct stune_journal *j);
 DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tune/persist.h"
+#include "tune/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

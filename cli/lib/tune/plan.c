@@ -6,6 +6,7 @@
  * documented in scsitune-apply(8).
  */
 #include "tune/plan.h"
+#include "tune/internal.h"
 #include "detect/irqbalance.h"
 #include "core/strv.h"
 
@@ -53,6 +54,9 @@ void stune_plan_free(struct stune_plan *plan)
 		free(c->note);
 	}
 	free(plan->changes);
+	for (size_t i = 0; i < plan->n_hbas; i++)
+		free(plan->hbas[i].why);
+	free(plan->hbas);
 	free(plan);
 }
 
@@ -76,13 +80,17 @@ struct draft {
 static int add(struct stune_plan *plan, struct draft *d)
 {
 	int r = 0;
-	struct stune_change *n = realloc(plan->changes, (plan->n_changes + 1) * sizeof(*n));
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
+	if (plan->n_changes >= plan->cap_changes) {
+		size_t cap = plan->cap_changes ? 2 * plan->cap_changes : 64;
+		struct stune_change *n = realloc(plan->changes, cap * sizeof(*n));
+		if (!n) {
+			r = -ENOMEM;
+			goto out;
+		}
+		plan->changes = n;
+		plan->cap_changes = cap;
 	}
-	plan->changes = n;
-	struct stune_change *c = &n[plan->n_changes];
+	struct stune_change *c = &plan->changes[plan->n_changes];
 	*c = (struct stune_change){
 	    .kind = d->kind,
 	    .cls = d->cls,
@@ -123,30 +131,83 @@ static const struct stune_host *disk_host(const struct stune_topology *t, const 
 	return d->host < t->n_hosts ? &t->hosts[d->host] : NULL;
 }
 
+/* match_driver's words: the SCSI or the PCI function's driver; "*" is any. */
+static bool driver_in(const char *words, const struct stune_hba *h)
+{
+	if (stune_word_in(words, "*"))
+		return true;
+	return h && ((h->driver && stune_word_in(words, h->driver)) ||
+		     (h->pci_driver && stune_word_in(words, h->pci_driver)));
+}
+
 static bool match_driver(const struct stune_prule *r, const struct stune_hba *h)
 {
 	const struct stune_pvalue *m = stune_prule_match(r, "match_driver");
-	if (!m)
-		return true;
-	if (!h)
-		return false;
-	return (h->driver && stune_word_in(m->value, h->driver)) ||
-	       (h->pci_driver && stune_word_in(m->value, h->pci_driver));
+	return !m || driver_in(m->value, h);
 }
 
-static bool hba_selected(const struct stune_profile *p, const struct stune_hba *h)
+/*
+ * Is h in the profile's scope ([hba] match_driver / match_pci; a profile
+ * without them is refused at load)? why (may be NULL) gets the reason, for
+ * people: which key took it or left it out, and where that key was set.
+ */
+static bool hba_scope(const struct stune_profile *p, const struct stune_hba *h, char **why)
 {
+	bool in = false, seen = false;
+	_cleanup_free_ char *text = NULL;
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct stune_prule *r = &p->rules[i];
 		if (r->cls != STUNE_PC_HBA)
 			continue;
-		if (!match_driver(r, h))
-			return false;
-		const struct stune_pvalue *m = stune_prule_match(r, "match_pci");
-		if (m && (!h || !h->pci_address || !stune_word_in(m->value, h->pci_address)))
-			return false;
+		const struct stune_pvalue *md = stune_prule_match(r, "match_driver"),
+					  *mp = stune_prule_match(r, "match_pci");
+		if (!md && !mp)
+			continue;
+		seen = true;
+		_cleanup_free_ char *drv = NULL;
+		if (h && h->driver && h->pci_driver && strcmp(h->driver, h->pci_driver))
+			drv = stune_strdupf("driver %s (PCI function: %s)", h->driver, h->pci_driver);
+		else
+			drv = stune_strdupf("driver %s", h && h->driver	      ? h->driver
+							 : h && h->pci_driver ? h->pci_driver
+									      : "unknown");
+		const char *addr = h && h->pci_address ? h->pci_address : NULL;
+		/* One [hba] rule (the section takes no label); included files override it key by key. */
+		in = true;
+		free(text);
+		text = NULL;
+		if (md && !driver_in(md->value, h)) {
+			in = false;
+			text = stune_strdupf("%s: not in match_driver = %s (%s:%u)", drv ? drv : "driver", md->value,
+					     md->file, md->line);
+		} else if (mp && (!addr || !stune_word_in(mp->value, addr))) {
+			in = false;
+			text = addr ? stune_strdupf("%s: not in match_pci = %s (%s:%u)", addr, mp->value, mp->file,
+						    mp->line)
+				    : stune_strdupf("no PCI address: match_pci = %s (%s:%u) cannot take it", mp->value,
+						    mp->file, mp->line);
+		} else if (md && mp)
+			text = stune_strdupf("%s in match_driver (%s:%u), %s in match_pci (%s:%u)",
+					     drv ? drv : "driver", md->file, md->line, addr, mp->file, mp->line);
+		else if (md && stune_word_in(md->value, "*"))
+			text = stune_strdupf("match_driver = * (%s:%u): every HBA", md->file, md->line);
+		else if (md)
+			text = stune_strdupf("%s in match_driver (%s:%u)", drv ? drv : "driver", md->file, md->line);
+		else
+			text = stune_strdupf("%s in match_pci (%s:%u)", addr, mp->file, mp->line);
 	}
-	return true;
+	if (!seen) {
+		in = false;
+		text = strdup("the profile names no HBA ([hba] match_driver or match_pci)");
+	}
+	if (why)
+		*why = steal_pointer(&text);
+	return in;
+}
+
+static bool hba_selected(const struct stune_profile *p, const struct stune_hba *h)
+{
+	return hba_scope(p, h, NULL);
 }
 
 static bool match_disk(const struct stune_prule *r, const struct stune_disk *d, const struct stune_hba *h)
@@ -402,18 +463,26 @@ static char *cpus_str(const struct stune_cpuset *s)
 	return out;
 }
 
-/* What the profile does for the disks of a host whose IRQs cannot be moved. */
-static char *managed_note(const struct stune_profile *p, const struct stune_topology *t, const struct stune_hba *h,
-			  const struct stune_irq *q)
+/* Per HBA: does the profile set rq_affinity=2 on one of its disks? One pass over the disks for all HBAs. */
+static bool *hbas_rq2(const struct stune_profile *p, const struct stune_topology *t)
 {
-	bool rq2 = false;
-	for (size_t i = 0; i < t->n_disks && !rq2; i++) {
+	bool *rq2 = calloc(t->n_hbas ? t->n_hbas : 1, sizeof(*rq2));
+	if (!rq2)
+		return NULL;
+	for (size_t i = 0; i < t->n_disks; i++) {
 		const struct stune_disk *d = &t->disks[i];
-		if (disk_hba(t, d) != h)
+		const struct stune_hba *h = disk_hba(t, d);
+		if (!h || rq2[h - t->hbas])
 			continue;
 		const struct stune_pvalue *v = disk_value(p, STUNE_PC_QUEUE, d, h, "rq_affinity");
-		rq2 = v && !strcmp(v->value, "2");
+		rq2[h - t->hbas] = v && !strcmp(v->value, "2");
 	}
+	return rq2;
+}
+
+/* What the profile does for the disks of a host whose IRQs cannot be moved (rq2: hbas_rq2 for h). */
+static char *managed_note(const struct stune_hba *h, const struct stune_irq *q, bool rq2)
+{
 	_cleanup_free_ char *node = NULL;
 	if (h->numa_node.set && h->numa_node.v >= 0)
 		node = stune_strdupf("bind the workload to node %lld (report --run does)", (long long)h->numa_node.v);
@@ -425,7 +494,7 @@ static char *managed_note(const struct stune_profile *p, const struct stune_topo
 }
 
 static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
-			 size_t hi, size_t *n_pinned)
+			 size_t hi, const bool *rq2, size_t *n_pinned)
 {
 	const struct stune_hba *h = &t->hbas[hi];
 	const struct stune_pvalue *v = irq_policy(p, h);
@@ -439,7 +508,11 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 	struct stune_cpuset cpus = {0};
 	const char *no_node = NULL;
 	const struct stune_node *node = NULL;
-	if (!h->numa_node.set)
+	if (!h->numa_node.set && h->pci_address)
+		no_node =
+		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
+		    "IRQ left in place";
+	else if (!h->numa_node.set)
 		no_node = "the HBA's NUMA node is unknown (no PCI function): no CPU is local to it, IRQ left in place";
 	else if (h->numa_node.v < 0)
 		no_node = "the HBA's numa_node is -1: the firmware gives no locality, so no node is local to it; "
@@ -480,7 +553,7 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 		dr.current = cpus_str(&q->affinity);
 		if (q->managed == STUNE_YES) {
 			dr.state = STUNE_NOT_SETTABLE;
-			dr.note = managed_note(p, t, h, q);
+			dr.note = managed_note(h, q, rq2[hi]);
 		} else if (q->managed == STUNE_UNKNOWN) {
 			dr.state = STUNE_NOT_SETTABLE;
 			dr.note = stune_strdupf(
@@ -538,24 +611,34 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	if (!v || strcmp(v->value, "yes"))
 		return 0;
 	const struct stune_irqbalance *ib = &t->irqbalance;
-	/* The bans the pinned IRQs need, and those the current args lack. */
+	/* The bans the pinned IRQs need, and those the current args lack (grown in place: linear in IRQs). */
 	_cleanup_free_ char *all = NULL, *missing = NULL;
+	size_t all_len = 0, missing_len = 0;
+	_cleanup_fclose_ FILE *fa = open_memstream(&all, &all_len);
+	_cleanup_fclose_ FILE *fm = open_memstream(&missing, &missing_len);
+	if (!fa || !fm)
+		return -ENOMEM;
 	for (size_t i = first_irq_change; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
 		if (c->kind != STUNE_OBJ_IRQ || (c->state != STUNE_CHANGE && c->state != STUNE_ALREADY))
 			continue;
 		unsigned irq = (unsigned)strtoul(c->object + 4, NULL, 10);
-		char *n = stune_strdupf("%s%s--banirq=%u", all ? all : "", all ? " " : "", irq);
-		if (!n)
-			return -ENOMEM;
+		fprintf(fa, "%s--banirq=%u", ftell(fa) ? " " : "", irq);
+		if (!stune_irqbalance_bans(ib->args, irq))
+			fprintf(fm, "%s--banirq=%u", ftell(fm) ? " " : "", irq);
+	}
+	bool any_all = ftell(fa) > 0, any_missing = ftell(fm) > 0;
+	int ca = fclose(fa), cm = fclose(fm);
+	fa = fm = NULL;
+	if (ca != 0 || cm != 0)
+		return -ENOMEM;
+	if (!any_all) {
 		free(all);
-		all = n;
-		if (stune_irqbalance_bans(ib->args, irq))
-			continue;
-		if (!(n = stune_strdupf("%s%s--banirq=%u", missing ? missing : "", missing ? " " : "", irq)))
-			return -ENOMEM;
+		all = NULL;
+	}
+	if (!any_missing) {
 		free(missing);
-		missing = n;
+		missing = NULL;
 	}
 	if (!all)
 		return 0;
@@ -662,7 +745,19 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 	if (!plan)
 		return -ENOMEM;
 	plan->profile = p;
+	plan->topology = t;
 	int r;
+
+	/* The scope first: per HBA, in or out, and why (the plan shows it). */
+	if (t->n_hbas && !(plan->hbas = calloc(t->n_hbas, sizeof(*plan->hbas))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_hbas; i++) {
+		struct stune_plan_hba *s = &plan->hbas[plan->n_hbas++];
+		s->index = i;
+		s->in_scope = hba_scope(p, &t->hbas[i], &s->why);
+		if (!s->why)
+			return -ENOMEM;
+	}
 
 	for (size_t i = 0; i < t->n_disks; i++) {
 		const struct stune_hba *h = disk_hba(t, &t->disks[i]);
@@ -674,10 +769,13 @@ int stune_plan_build(const struct stune_topology *t, const struct stune_profile 
 			return r;
 	}
 	size_t first_irq = plan->n_changes, n_pinned = 0;
+	_cleanup_free_ bool *rq2 = hbas_rq2(p, t);
+	if (!rq2)
+		return -ENOMEM;
 	for (size_t i = 0; i < t->n_hbas; i++) {
 		if (!hba_selected(p, &t->hbas[i]))
 			continue;
-		if ((r = plan_hba_irqs(plan, t, p, i, &n_pinned)) < 0)
+		if ((r = plan_hba_irqs(plan, t, p, i, rq2, &n_pinned)) < 0)
 			return r;
 	}
 	if (n_pinned && (r = plan_irqbalance(plan, t, p, first_irq)) < 0)

@@ -43,17 +43,24 @@ struct stune_change {
 	char *note;			   /* why this state, and what is done instead; NULL for plain changes */
 };
 
+/* Per HBA of the host: whether the profile's [hba] takes it, and why. */
+struct stune_plan_hba {
+	size_t index; /* into topology.hbas */
+	bool in_scope;
+	char *why; /* "driver ahci: not in match_driver = mpi3mr (numa:18)" */
+};
+
 struct stune_plan {
 	const struct stune_profile *profile;
+	const struct stune_topology *topology; /* the host model it was built from; outlives the plan */
 	struct stune_change *changes;
 	size_t n_changes;
+	struct stune_plan_hba *hbas; /* one per topology HBA, in topology order */
+	size_t n_hbas;
+	size_t cap_changes; /* allocated (doubled as rows are added) */
 };
 
 int stune_plan_build(const struct stune_topology *t, const struct stune_profile *p, struct stune_plan **out);
-/* Append a row built outside the plan engine (persist.c); the strings are copied, cls is unused (0). */
-int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, const char *object, const char *setting,
-		       const char *path, const char *current, const char *desired, enum stune_change_state state,
-		       const char *note);
 void stune_plan_free(struct stune_plan *plan);
 DEFINE_CLEANUP_FUNC(struct stune_plan, stune_plan_free)
 
@@ -69,16 +76,6 @@ bool stune_change_in_effect(const struct stune_change *c, const char *raw);
  * (a symlink: its target). buf holds what is made here.
  */
 const char *stune_change_display(const struct stune_change *c, bool desired, char *buf, size_t len);
-
-/* The plan's rows sorted by (object, setting): lookups in O(log n) on plans of 20,000 rows. */
-struct stune_plan_index {
-	const struct stune_change **rows;
-	size_t n;
-};
-int stune_plan_index_build(const struct stune_plan *plan, struct stune_plan_index *idx);
-const struct stune_change *stune_plan_index_find(const struct stune_plan_index *idx, const char *object,
-						 const char *setting);
-void stune_plan_index_free(struct stune_plan_index *idx);
 
 const char *stune_change_state_name(enum stune_change_state s);
 /* Counts per state (array of 4). */

@@ -5,6 +5,7 @@
  * value the file, line and the comment just above it (the "why" a plan shows).
  */
 #include "tune/profile.h"
+#include "tune/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/userfile.h"
+
 #define MAX_INCLUDE_DEPTH 16
+/* The shipped profiles are a few KiB; a megabyte is no profile. */
+#define STUNE_PROFILE_MAX_BYTES (1u << 20)
 
 static const char *const class_names[_STUNE_PC_MAX] = {
     [STUNE_PC_HBA] = "hba",	  [STUNE_PC_IRQ] = "irq",
@@ -207,7 +212,6 @@ struct loader {
 /* One file being parsed. */
 struct file_state {
 	struct loader *L;
-	FILE *f;
 	const char *display;  /* owned by L->p->files */
 	const char *file_dir; /* directory of this file, for path includes */
 	unsigned line;
@@ -215,7 +219,7 @@ struct file_state {
 	char *why;	   /* the comment that belongs to the line just read */
 	unsigned err_line; /* first line where the handler failed */
 	unsigned too_long; /* first line longer than inih's buffer */
-	const char *text;  /* load_string: the text, read line by line */
+	const char *text;  /* the file's text, read line by line */
 };
 
 static int set_err(struct loader *L, int r, const char *fmt, ...) _printf_(3, 4);
@@ -252,48 +256,30 @@ static void append_comment(struct file_state *s, const char *text)
 	s->comment = c;
 }
 
-/* fgets-style reader for inih: counts lines and collects comments. */
+/* fgets-style reader for inih over the file's text: counts lines and collects comments. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct file_state *s = stream;
 	char *got;
 
-	if (s->text) {
-		if (!*s->text)
-			return NULL;
-		const char *nl = strchr(s->text, '\n');
-		size_t len = nl ? (size_t)(nl - s->text) + 1 : strlen(s->text);
-		if (len >= (size_t)num) {
-			s->line++;
-			if (!s->too_long)
-				s->too_long = s->line;
-			s->text += len;
-			str[0] = '\n';
-			str[1] = '\0';
-			return str;
-		}
-		memcpy(str, s->text, len);
-		str[len] = '\0';
+	if (!*s->text)
+		return NULL;
+	const char *nl = strchr(s->text, '\n');
+	size_t len = nl ? (size_t)(nl - s->text) + 1 : strlen(s->text);
+	if (len >= (size_t)num) {
+		/* inih would cut the line in two: refuse it instead. */
+		s->line++;
+		if (!s->too_long)
+			s->too_long = s->line;
 		s->text += len;
-		got = str;
-	} else {
-		got = fgets(str, num, s->f);
-		if (!got)
-			return NULL;
-		size_t len = strlen(str);
-		if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(s->f)) {
-			/* inih would cut the line in two: refuse it instead. */
-			int c;
-			while ((c = fgetc(s->f)) != EOF && c != '\n')
-				;
-			s->line++;
-			if (!s->too_long)
-				s->too_long = s->line;
-			str[0] = '\n';
-			str[1] = '\0';
-			return str;
-		}
+		str[0] = '\n';
+		str[1] = '\0';
+		return str;
 	}
+	memcpy(str, s->text, len);
+	str[len] = '\0';
+	s->text += len;
+	got = str;
 	s->line++;
 	free(s->why);
 	s->why = NULL;
@@ -561,15 +547,17 @@ static int load_file(struct loader *L, const char *path, const char *display, un
 			       MAX_INCLUDE_DEPTH),
 		       -ELOOP;
 
-	_cleanup_fclose_ FILE *f = fopen(real, "re");
-	if (!f) {
-		int e = errno;
+	/* Regular files only, read whole with a cap: a FIFO or /dev/zero would
+	 * block or never end, a directory would read as an empty profile. */
+	_cleanup_free_ char *text = NULL;
+	int rd = stune_read_user_file(real, STUNE_PROFILE_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
+	if (rd < 0) {
+		const char *why = stune_user_file_strerror(rd, STUNE_PROFILE_MAX_BYTES);
 		if (from_file)
-			return set_err(L, -e, "%s:%u: include '%s': %s", from_file, from_line, display, strerror(e)),
-			       -e;
-		return set_err(L, -e, "profile %s: %s", display, strerror(e)), -e;
+			return set_err(L, rd, "%s:%u: include '%s': %s", from_file, from_line, display, why), rd;
+		return set_err(L, rd, "profile %s: %s", display, why), rd;
 	}
-	struct file_state s = {.L = L, .f = f};
+	struct file_state s = {.L = L, .text = text};
 	int r = add_file_name(L->p, display, &s.display);
 	if (r < 0)
 		return set_err(L, r, "out of memory"), r;
@@ -589,8 +577,26 @@ static int load_file(struct loader *L, const char *path, const char *display, un
 	return r;
 }
 
+/*
+ * A profile must say which HBAs it tunes: one without [hba] match_driver or
+ * match_pci would retune every disk of the host, the boot disk too.
+ */
+static int check_scope(struct loader *L)
+{
+	for (size_t i = 0; i < L->p->n_rules; i++)
+		if (L->p->rules[i].cls == STUNE_PC_HBA && L->p->rules[i].n_matches)
+			return 0;
+	set_err(L, -EINVAL,
+		"%s: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		"('match_driver = *' for every HBA)",
+		L->p->n_files ? L->p->files[0] : L->p->name);
+	return -EINVAL;
+}
+
 static int finish(struct loader *L, int r, struct stune_profile **out, char **err)
 {
+	if (r >= 0 && !L->err)
+		r = check_scope(L);
 	if (r < 0 || L->err) {
 		if (err)
 			*err = steal_pointer(&L->err);

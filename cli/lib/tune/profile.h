@@ -71,5 +71,3 @@ const char *stune_pclass_name(enum stune_pclass c);
 /* The rule's value for key, or NULL. */
 const struct stune_pvalue *stune_prule_get(const struct stune_prule *r, const char *key);
 const struct stune_pvalue *stune_prule_match(const struct stune_prule *r, const char *key);
-/* True when value is one of the space-separated words of list. */
-bool stune_word_in(const char *list, const char *value);

@@ -88,7 +88,7 @@ err = read("live.err").strip()
 check(err == "", f"detect -o json wrote nothing to stderr ({err!r})")
 check(read("live-txt.rc").strip() == "0", "detect (text) exited 0 in the guest")
 live = json.loads(read("live.json"))
-check(live["schema_version"] == 1, "schema_version 1")
+check(live["schema_version"] == 2, "schema_version 2")
 schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../schema/detect.schema.json")
 
 
