@@ -32,7 +32,7 @@ elif what == "waves":
     for block in re.findall(r'"msg": \[\n(.*?)\n    \]', text, re.S):
         lines = [json.loads(l.strip().rstrip(",")) for l in block.splitlines()]
         if lines and lines[0].startswith("wave "):
-            print(" | ".join(lines))
+            print(" | ".join(lines).replace("\n", " / "))
 elif what == "points":
     base = sys.argv[2]
     urllib.request.urlopen(base + "/internal/force_flush", timeout=10).read()
