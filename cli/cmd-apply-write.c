@@ -15,6 +15,7 @@
 #include "tune/plan.h"
 #include "core/strv.h"
 #include "rows.h"
+#include "cmd-payload.h"
 #include "scsitune.h"
 #include "wrap.h"
 
@@ -322,16 +323,27 @@ static void render_changes(struct out *o, const struct stune_plan *plan, const s
 }
 
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist)
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
+		const struct payload_bundle *b)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
+	/* apply --payload: the payload first, under the same lock; refused or failed: no profile either. */
+	if (b && payload_apply_install(g, ctx, b, state_dir, false) < 0)
+		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	if (journal_begin(plan, profile_dir, state_dir, persist, &j) < 0)
 		return EXIT_ERROR;
+	if (b) { /* the journal names the payload installed with this apply */
+		free(j->payload);
+		if (!(j->payload = stune_strdupf("%s %s", b->m->payload_version, b->m->release))) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
+	}
 	size_t first = j->n;
 	struct tally n = {0};
 	stune_plan_count(plan, n.counts);
@@ -368,6 +380,15 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	out_obj_end(o);
 	out_bool(o, "dry_run", NULL, STUNE_NO);
 	out_str(o, "journal", NULL, n.counts[STUNE_CHANGE] ? state_dir : NULL);
+	/* apply --payload: the payload's chain of custody, from the code payload verify runs. */
+	_cleanup_(stune_pstate_freep) struct stune_pstate *ps = NULL;
+	if (b && out_is_json(o) &&
+	    stune_payload_state(ctx, b->m, NULL, STUNE_PSTATE_MODPROBE | STUNE_PSTATE_INITRD, NULL, &ps) == 0) {
+		out_obj_begin(o, "payload");
+		payload_render_state(o, ps, g->verbose);
+		out_obj_end(o);
+	} else
+		out_str(o, "payload", NULL, NULL);
 	render_counts(o, g, t, plan, &n);
 	render_rows(o, g, plan, res, restart);
 	render_changes(o, plan, res, &n);

@@ -21,6 +21,7 @@
 #include "detect/scan.h"
 #include "core/strv.h"
 #include "rows.h"
+#include "cmd-payload.h"
 #include "scsitune.h"
 #include "wrap.h"
 
@@ -52,7 +53,11 @@ void help_apply(FILE *f)
 	      "                           inside the --sysroot tree when one is given)\n"
 	      "      --persist            also make it last: a udev rule for the disks, a boot\n"
 	      "                           unit that applies the profile again (IRQs), modprobe.d\n"
-	      "                           for driver parameters; revert removes them\n\n",
+	      "                           for driver parameters; revert removes them\n"
+	      "      --payload FILE       install this signed payload bundle first, under the\n"
+	      "                           same lock (as 'scsitune payload install FILE'; its\n"
+	      "                           signature is FILE.minisig); refused or failed: the\n"
+	      "                           profile is not applied either\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nExit status: 0 plan printed or every change applied, 1 error (bad profile,\n"
@@ -300,15 +305,16 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 
 int cmd_apply(struct global_opts *g, int argc, char **argv)
 {
-	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST };
+	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST, OPT_PAYLOAD };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"profile", required_argument, NULL, 'p'},
 						 {"dry-run", no_argument, NULL, 'n'},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
 						 {"persist", no_argument, NULL, OPT_PERSIST},
+						 {"payload", required_argument, NULL, OPT_PAYLOAD},
 						 {NULL, 0, NULL, 0}};
-	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL;
+	const char *profile = NULL, *dir = SCSITUNE_PROFILE_DIR, *state_opt = NULL, *payload = NULL;
 	bool dry_run = false, persist = false;
 	int c;
 
@@ -344,6 +350,13 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 			}
 			state_opt = optarg;
 			continue;
+		case OPT_PAYLOAD:
+			if (!*optarg) {
+				usage_error("apply", "apply: --payload: empty file name");
+				return EXIT_USAGE;
+			}
+			payload = optarg;
+			continue;
 		}
 		int ec = command_opt(g, "apply", c, optarg);
 		if (ec)
@@ -366,12 +379,18 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
+	/* --payload: the bundle's signature and contents first, before anything else. */
+	_cleanup_(payload_bundle_clear) struct payload_bundle b = {0};
+	if (payload && payload_bundle_load(ctx, payload, NULL, NULL, &b) < 0)
+		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
 	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
 		return EXIT_ERROR;
 	if (!dry_run)
-		return apply_write(g, ctx, t, plan, dir, state_opt, persist);
+		return apply_write(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
+	if (payload && payload_apply_install(g, ctx, &b, NULL, true) < 0)
+		return EXIT_ERROR;
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");

@@ -8,6 +8,7 @@
 
 #include "detect/scan.h"
 #include "render.h"
+#include "payload/state.h"
 #include "scsitune.h"
 
 void help_detect(FILE *f)
@@ -98,7 +99,11 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	render_topology(o, t, g->sysroot, g->verbose, only);
+	/* The payload's state, from the code payload verify runs (its cheap links only). */
+	_cleanup_(stune_pstate_freep) struct stune_pstate *ps = NULL;
+	if (stune_payload_state(ctx, NULL, NULL, 0, NULL, &ps) < 0)
+		ps = NULL;
+	render_topology(o, t, g->sysroot, g->verbose, only, ps);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

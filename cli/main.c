@@ -19,6 +19,8 @@ static const struct command commands[] = {
     {"apply", cmd_apply, "apply a tuning profile with a journal of old values, or print its plan (dry run)",
      help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
+    {"payload", cmd_payload, "the patched kernel modules: pack a signed bundle, install, verify what is loaded, remove",
+     help_payload},
     {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
      help_report},
     {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},

@@ -223,6 +223,7 @@ static void render_provenance(struct out *o, const struct stune_report_set *s)
 	out_str(o, "payload_version", "  payload %s", p->payload_version);
 	if (!p->payload_version)
 		out_text(o, " (no version marker on scsi_mod: stock modules)");
+	out_str(o, "payload_state", " (payload verify: %s)", p->payload_state);
 	out_obj_begin(o, "profile");
 	out_str(o, "name", "; profile %s", p->profile);
 	out_str(o, "digest", p->profile ? " (sha256 %.12s...)" : NULL, p->profile_digest);

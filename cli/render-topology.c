@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "payload/state.h"
+
 static const char *adapter_state_name(struct stune_num s)
 {
 	/* include/uapi/scsi/scsi_bsg_mpi3mr.h MPI3MR_BSG_ADPSTATE_* */
@@ -59,11 +61,14 @@ static void render_kernel(struct out *o, const struct stune_topology *t)
 	out_obj_end(o);
 }
 
-static void render_payload(struct out *o, const struct stune_topology *t)
+static void render_payload(struct out *o, const struct stune_topology *t, const struct stune_pstate *ps)
 {
 	const struct stune_kernel *k = &t->kernel;
 
 	out_obj_begin(o, "payload");
+	/* payload verify's verdict, from its code (without the modprobe and initrd links). */
+	out_str(o, "verdict", NULL, ps ? stune_pverdict_name(ps->verdict) : NULL);
+	out_str(o, "payload_version", NULL, ps ? ps->payload_version : NULL);
 	out_arr_begin(o, "modules");
 	for (size_t i = 0; i < k->n_modules; i++) {
 		const struct stune_module *m = &k->modules[i];
@@ -87,6 +92,13 @@ static void render_payload(struct out *o, const struct stune_topology *t)
 		out_obj_end(o);
 	}
 	out_arr_end(o);
+	if (ps && ps->payload_version)
+		out_text(o, "           scsitune payload %s: %s (scsitune payload verify)\n", ps->payload_version,
+			 stune_pverdict_name(ps->verdict));
+	else if (ps && ps->verdict == STUNE_PV_NOT_INSTALLED)
+		out_text(o, "           scsitune payload: not installed (no updates/scsitune/manifest.json)\n");
+	else if (ps)
+		out_text(o, "           scsitune payload: %s\n", stune_pverdict_name(ps->verdict));
 	out_obj_end(o);
 }
 
@@ -546,7 +558,8 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 	out_obj_end(o);
 }
 
-void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only)
+void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only,
+		     const struct stune_pstate *payload)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_DETECT_SCHEMA_VERSION);
@@ -555,7 +568,7 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 	out_str(o, "udev", NULL, t->udev_source);
 	out_obj_end(o);
 	render_kernel(o, t);
-	render_payload(o, t);
+	render_payload(o, t, payload);
 	render_cpus_numa(o, t);
 
 	size_t mpi3mr = 0;

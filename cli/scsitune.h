@@ -69,6 +69,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv);
 void help_apply(FILE *f);
 int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
+int cmd_payload(struct global_opts *g, int argc, char **argv);
+void help_payload(FILE *f);
 int cmd_report(struct global_opts *g, int argc, char **argv);
 void help_report(FILE *f);
 int cmd_revert(struct global_opts *g, int argc, char **argv);
@@ -99,5 +101,8 @@ char *plan_row_device(const struct stune_change *c);
 /* "scheduler mq-deadline -> none" (with_desired), else "scheduler mq-deadline" (caller frees). */
 char *plan_row_text(const struct stune_change *c, bool with_desired);
 /* apply without --dry-run (cmd-apply-write.c). */
+struct payload_bundle;
+/* b: apply --payload's bundle (installed first, under the same lock), or NULL. */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist);
+		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
+		const struct payload_bundle *b);

@@ -45,6 +45,8 @@ run() { # run EXPECTED_RC LABEL ARGS...: output in $work/out, $work/err
 }
 # The text rows with their wrapped continuation lines joined (a row's settings wrap under its column).
 joined() { awk '/^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$work/out"; }
+# grep ARGS over joined(), read from a file: a pipe into grep -q fails under pipefail when grep stops early.
+jgrep() { joined >"$work/joined" && grep "$@" "$work/joined"; }
 same_tree() { [ "$(snap)" = "$before" ] || { fail "$1: the tree is not byte-identical to the snapshot"; }; }
 journal_path() { # first journal entry (state applied, or $2) for a setting
 	python3 -c 'import json,sys
@@ -81,7 +83,7 @@ read -r path object < <(journal_path queue/read_ahead_kb)
 echo 4096 >"$work/root/$path"
 run 2 "verify after a hand change" st verify --profile-dir "$profiles" --state-dir "$state"
 disk=$(cut -d/ -f3 <<<"$path")
-joined | grep -qE "^drifted +$disk +$object +read_ahead_kb 4096 \(expected [0-9]+\)" || fail "verify does not name the drifted setting beside its device $disk: $(cat "$work/out")"
+jgrep -qE "^drifted +$disk +$object +read_ahead_kb 4096 \(expected [0-9]+\)" || fail "verify does not name the drifted setting beside its device $disk: $(cat "$work/out")"
 # The nr_requests a scheduler switch resets is recorded, not written: a hand
 # change to it after apply is someone else's too, as long as revert does not
 # switch that disk's scheduler back (which resets it again): here someone
@@ -93,9 +95,9 @@ if [ -n "${rpath:-}" ]; then
 	echo '[kyber] none mq-deadline' >"$work/root/${rpath%/nr_requests}/scheduler"
 fi
 run 1 "revert leaves the hand change alone" st revert --state-dir "$state"
-joined | grep -qE "^left alone +$disk +$object .*read_ahead_kb 4096 \(changed since apply" || fail "revert does not report the value changed since apply beside its device $disk"
+jgrep -qE "^left alone +$disk +$object .*read_ahead_kb 4096 \(changed since apply" || fail "revert does not report the value changed since apply beside its device $disk"
 if [ -n "${rpath:-}" ]; then
-	joined | grep -qE "^left alone .* $robject .*nr_requests 77 " || fail "revert overwrote a recorded nr_requests changed by hand"
+	jgrep -qE "^left alone .* $robject .*nr_requests 77 " || fail "revert overwrote a recorded nr_requests changed by hand"
 	[ "$(cat "$work/root/$rpath")" = 77 ] || fail "recorded nr_requests changed by hand was written"
 fi
 [ -f "$state/journal.json" ] || fail "journal removed though a value was left alone"
@@ -115,10 +117,10 @@ run 0 "apply (a copy of the profiles)" st apply --profile "$pfile" --profile-dir
 run 0 "verify before the profile changes" st verify --state-dir "$state"
 sed -i 's/^read_ahead_kb = 16$/read_ahead_kb = 64/' "$work/prof/numa"
 run 5 "verify after the profile file changed" st verify --state-dir "$state"
-joined | grep -qE "^profile-changed +sd[a-z]+ +[^ ]+ +read_ahead_kb 16 \(the profile now asks 64\)" &&
+jgrep -qE "^profile-changed +sd[a-z]+ +[^ ]+ +read_ahead_kb 16 \(the profile now asks 64\)" &&
 	! grep -q '^drifted' "$work/out" && grep -q '^The profile changed since apply (applied: sha256 [0-9a-f]\{12\})$' "$work/out" ||
 	fail "verify does not tell the changed profile apart: $(cat "$work/out")"
-joined | grep -qE "^Profile $pfile +sha256 [0-9a-f]{12}" || fail "verify does not name the profile as apply does: $(head -2 "$work/out")"
+jgrep -qE "^Profile $pfile +sha256 [0-9a-f]{12}" || fail "verify does not name the profile as apply does: $(head -2 "$work/out")"
 run 5 "verify -o json after the profile file changed" st verify --state-dir "$state" -o json
 python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); s=d["summary"]
@@ -128,7 +130,7 @@ assert {x["state"] for x in d["settings"] if x["setting"]=="queue/read_ahead_kb"
 read -r npath nobject < <(journal_path queue/nomerges)
 echo 1 >"$work/root/$npath"
 run 2 "verify after the profile changed and the host drifted" st verify --state-dir "$state"
-joined | grep -qE "^drifted +sd[a-z]+ +$nobject +nomerges 1 \(expected 2\)" && grep -q '^profile-changed ' "$work/out" ||
+jgrep -qE "^drifted +sd[a-z]+ +$nobject +nomerges 1 \(expected 2\)" && grep -q '^profile-changed ' "$work/out" ||
 	fail "verify does not show both the drift and the changed profile: $(cat "$work/out")"
 run 0 "revert --force after the profile change" st revert --force --state-dir "$state"
 same_tree "revert after the profile change"
@@ -137,7 +139,7 @@ rm -rf "$work/prof"
 # 2. Faults: EINVAL and EIO on chosen writes are reported, the rest applied, revert restores.
 run 1 "apply with rq_affinity EINVAL" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:EINVAL \
 	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
-joined | grep -qE '^rejected .* rq_affinity [0-9] -> 2 \(EINVAL' || fail "EINVAL not reported as rejected"
+jgrep -qE '^rejected .* rq_affinity [0-9] -> 2 \(EINVAL' || fail "EINVAL not reported as rejected"
 grep -q '^applied ' "$work/out" || fail "other writes not applied after a rejected one"
 run 2 "verify after a rejected write" st verify --profile-dir "$profiles" --state-dir "$state"
 run 0 "revert after a rejected write" st revert --state-dir "$state"
@@ -153,7 +155,7 @@ same_tree "revert after EIO"
 
 run 1 "apply with rq_affinity ignored" env SCSITUNE_FAIL_WRITE=queue/rq_affinity:ignore \
 	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
-joined | grep -qE "^ignored .* rq_affinity [0-9] -> 2 \(the kernel accepted the write but it is not in effect" || fail "a write accepted but not in effect is not reported as ignored"
+jgrep -qE "^ignored .* rq_affinity [0-9] -> 2 \(the kernel accepted the write but it is not in effect" || fail "a write accepted but not in effect is not reported as ignored"
 python3 -c 'import json,sys
 j=json.load(open(sys.argv[1])); assert any(e["state"]=="ignored" for e in j["changes"])' "$state/journal.json" ||
 	fail "journal has no ignored entry"
@@ -200,17 +202,17 @@ if grep -q '"object": "irqbalance"' < <(st apply --profile "$profile" --profile-
 	grep -q '^IRQBALANCE_ARGS="--hintpolicy=ignore --banirq=[0-9]' "$ib" || fail "irqbalance: site options not kept, or no bans: $(cat "$ib")"
 	grep -q '^IRQBALANCE_ONESHOT=$' "$ib" || fail "irqbalance: the other lines were not kept"
 	run 0 "verify with the bans in place" st verify --state-dir "$state" -v
-	joined | grep -qE '^in-effect +- +irqbalance +IRQBALANCE_ARGS ' || fail "verify does not see the bans in effect"
+	jgrep -qE '^in-effect +- +irqbalance +IRQBALANCE_ARGS ' || fail "verify does not see the bans in effect"
 	sed -i 's/--hintpolicy=ignore/--hintpolicy=exact/' "$ib"
 	run 0 "verify after a hand edit that keeps the bans" st verify --state-dir "$state"
 	run 1 "revert leaves an edited irqbalance file alone" st revert --state-dir "$state"
-	joined | grep -qE '^left alone +- +irqbalance +IRQBALANCE_ARGS .*changed since apply' || fail "revert did not leave the edited irqbalance file alone"
+	jgrep -qE '^left alone +- +irqbalance +IRQBALANCE_ARGS .*changed since apply' || fail "revert did not leave the edited irqbalance file alone"
 	run 0 "revert --force puts the irqbalance file back" st revert --force --state-dir "$state"
 	same_tree "irqbalance file after revert --force"
 	printf 'IRQBALANCE_ARGS="$EXTRA --foreground"\n' >"$ib"
 	before=$(snap)
 	run 0 "dry-run with a non-plain IRQBALANCE_ARGS" st apply --profile "$profile" --profile-dir "$profiles" --dry-run -v
-	joined | grep -q 'not a plain value' || fail "a non-plain IRQBALANCE_ARGS is not reported"
+	jgrep -q 'not a plain value' || fail "a non-plain IRQBALANCE_ARGS is not reported"
 	run 0 "apply with a non-plain IRQBALANCE_ARGS" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 	grep -q '^IRQBALANCE_ARGS="$EXTRA --foreground"$' "$ib" || fail "a non-plain IRQBALANCE_ARGS was rewritten"
 	run 0 "revert" st revert --state-dir "$state"
@@ -249,10 +251,10 @@ if [ "$name" = dual-socket-mpi3mr ]; then
 	grep -qx 'options mpi3mr poll_queues=2' "$mp" || fail "persist: modprobe.d lacks the mpi3mr option: $(cat "$mp" 2>&1)"
 fi
 run 0 "verify after apply --persist (persist rows from the journal)" st verify --state-dir "$state" -v
-joined | grep -qE '^in-effect +- +persist:boot-unit-enable +symlink ' || fail "verify does not check the persist files"
+jgrep -qE '^in-effect +- +persist:boot-unit-enable +symlink ' || fail "verify does not check the persist files"
 echo '# local' >>"$unit"
 run 2 "verify after a hand edit of the boot unit" st verify --state-dir "$state"
-joined | grep -qE '^drifted +- +persist:boot-unit +file other content \(expected [0-9]+ lines\)' || fail "verify does not name the edited boot unit"
+jgrep -qE '^drifted +- +persist:boot-unit +file other content \(expected [0-9]+ lines\)' || fail "verify does not name the edited boot unit"
 run 1 "revert leaves the edited boot unit" st revert --state-dir "$state"
 [ -f "$unit" ] && [ ! -e "$rules" ] && [ ! -L "$wants" ] || fail "revert: the edited unit should stay, the rest go"
 run 0 "revert --force removes the edited unit too" st revert --force --state-dir "$state"
@@ -260,7 +262,7 @@ same_tree "apply --persist round trip"
 # No udev here (no /etc/udev/rules.d): that row is not applicable, nothing created.
 rmdir "$work/root/etc/udev/rules.d"
 run 0 "dry-run --persist without /etc/udev/rules.d" st apply --profile "$profile" --profile-dir "$profiles" --persist --dry-run -v
-joined | grep -qE '^not-applicable +- +persist:udev-rules +file absent .*note: no /etc/udev/rules.d here' ||
+jgrep -qE '^not-applicable +- +persist:udev-rules +file absent .*note: no /etc/udev/rules.d here' ||
 	[ "$n_disk" -eq 0 ] || fail "persist: a missing /etc/udev/rules.d is not reported"
 mkdir "$work/root/etc/udev/rules.d"
 

@@ -481,9 +481,33 @@ static void test_persist(void)
 					   "ATTR{queue/rq_affinity}=\"2\""));
 		CHECK(text && !strstr(text, "sdb") && !strstr(text, "sdc")); /* sdc: rotational, not tuned */
 		CHECK(text && text[strlen(text) - 1] != '\n');
+		/* No kernel name: sda's rule is named by its key (sdX names change between boots). */
+		CHECK(text && !strstr(text, "sda") && strstr(text, "\n# wwn-0x5000000000000001\nACTION=="));
 		free(text);
 		text = NULL;
-		CHECK(stune_persist_modprobe(plan, &text) == 0);
+		/* The same disks enumerated under swapped names (as after a reboot): the same text, the
+		 * rules in the order of their keys. */
+		char *first = NULL, *second = NULL;
+		m.disks[1].key_source = "ID_WWN";
+		m.disks[1].wwn = "0x5000000000000002";
+		m.disks[1].scheduler = "mq-deadline"; /* a row to write, so a rule */
+		stune_plan_free(plan);
+		plan = NULL;
+		CHECK(stune_plan_build(&m.t, p, &plan) == 0 && stune_persist_udev_rules(plan, &m.t, &first) == 0);
+		struct stune_disk swap = m.disks[0];
+		m.disks[0] = m.disks[1];
+		m.disks[1] = swap;
+		m.disks[0].name = "sda";
+		m.disks[1].name = "sdb";
+		stune_plan_free(plan);
+		plan = NULL;
+		CHECK(stune_plan_build(&m.t, p, &plan) == 0 && stune_persist_udev_rules(plan, &m.t, &second) == 0);
+		CHECK(first && second && !strcmp(first, second));
+		CHECK(first && strstr(first, "0x5000000000000001") &&
+		      strstr(first, "0x5000000000000001") < strstr(first, "0x5000000000000002"));
+		free(first);
+		free(second);
+		CHECK(plan && stune_persist_modprobe(plan, &text) == 0);
 		CHECK(text && strstr(text, "\noptions mpi3mr poll_queues=2") && !strstr(text, "mpt3sas"));
 		free(text);
 		text = NULL;

@@ -170,6 +170,11 @@ static int root_open(const struct stune_root *r, const char *path, int flags)
 	return fd < 0 ? negative_errno() : fd;
 }
 
+int stune_root_open(const struct stune_root *r, const char *path, int flags)
+{
+	return root_open(r, path, flags);
+}
+
 void stune_root_force_resolve_by_hand(struct stune_root *r)
 {
 	__atomic_store_n(&r->nonlinks->no_openat2, true, __ATOMIC_RELAXED);

@@ -27,6 +27,8 @@ const char *stune_root_prefix(const struct stune_root *r);
 /* Host path of a root-relative path, for messages and for libraries that need one. */
 int stune_root_host_path(const struct stune_root *r, const char *path, char **out);
 
+/* Open a root-relative path (symlinks resolved inside the root); an fd or -errno. */
+int stune_root_open(const struct stune_root *r, const char *path, int flags);
 /* Whole file; one trailing newline removed. -ENOENT, -EACCES, -EISDIR... */
 int stune_root_read(const struct stune_root *r, const char *path, char **out);
 /* The same for a file that must be a regular file (a configuration file, not a

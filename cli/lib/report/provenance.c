@@ -12,6 +12,7 @@
 #include "core/ctx.h"
 #include "core/macro.h"
 #include "detect/topology.h"
+#include "payload/state.h"
 #include "report/fiorun.h"
 #include "tune/journal.h"
 #include "tune/verify.h"
@@ -86,6 +87,13 @@ void stune_provenance_host(struct stune_provenance *p, const struct stune_topolo
 		p->hba_driver = hba->driver;
 		p->hba_numa_node = hba->numa_node;
 	}
+}
+
+void stune_provenance_payload(struct stune_ctx *ctx, struct stune_provenance *p)
+{
+	_cleanup_(stune_pstate_freep) struct stune_pstate *s = NULL;
+	p->payload_state =
+	    stune_payload_state(ctx, NULL, NULL, 0, NULL, &s) == 0 ? stune_pverdict_name(s->verdict) : NULL;
 }
 
 /* The journal's own state: applied, incomplete (pending or failed entries), partly-reverted. */

@@ -28,6 +28,9 @@ struct stune_provenance {
 	const char *hba_model, *hba_firmware, *hba_pci_address, *hba_driver;
 	struct stune_num hba_numa_node;
 	const char *payload_version; /* sys/module/scsi_mod/version */
+	/* payload verify's verdict for the running kernel (payload/state.h, without the
+	 * modprobe and initrd links): loaded, reboot-pending, drift, not-installed, unknown */
+	const char *payload_state;
 	/* The applied profile, from apply's journal; NULL name: none applied */
 	const char *profile, *profile_digest, *profile_journal_state, *profile_note;
 	/* Was it in effect when the runs started (verify's rule): "in-effect", "drifted",
@@ -68,6 +71,9 @@ const struct stune_hba *stune_first_mpi3mr_hba(const struct stune_topology *t);
  */
 void stune_provenance_host(struct stune_provenance *p, const struct stune_topology *t, const struct stune_hba *hba,
 			   bool sysroot, const char *hostname);
+
+/* p->payload_state from the code `payload verify` runs (the --sysroot tree's under a sysroot). */
+void stune_provenance_payload(struct stune_ctx *ctx, struct stune_provenance *p);
 
 /*
  * The applied profile, from apply's journal in state_dir: the journal says

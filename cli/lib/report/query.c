@@ -668,7 +668,8 @@ static int merge(struct answer *a)
 {
 	if (a->n < 2)
 		return 0;
-	qsort(a->s, a->n, sizeof(*a->s), labels_cmp);
+	if (a->n)
+		qsort(a->s, a->n, sizeof(*a->s), labels_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < a->n; i++) {
 		if (m == 0 || labels_cmp(&a->s[m - 1], &a->s[i])) {
@@ -1075,7 +1076,8 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	int r;
 	if ((r = keep_asked(q, a)) < 0 || (r = merge(a)) < 0 || (r = dedup(a)) < 0)
 		return r;
-	qsort(a->s, a->n, sizeof(*a->s), series_cmp);
+	if (a->n) /* qsort wants a non-NULL base even for 0 items */
+		qsort(a->s, a->n, sizeof(*a->s), series_cmp);
 	f->series = a->s;
 	f->n_series = a->n;
 	f->n_points = a->points;

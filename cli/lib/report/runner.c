@@ -175,6 +175,7 @@ int stune_run_host_facts(struct stune_ctx *ctx, const struct stune_run_opts *o, 
 		rs->host[0] = '\0';
 	p->host_facts = true;
 	stune_provenance_host(p, rs->topo, stune_first_mpi3mr_hba(rs->topo), o->sysroot, rs->host);
+	stune_provenance_payload(ctx, p);
 	stune_provenance_profile(ctx, o->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
 	p->bound_node = -1;
 	p->start_ms = (int64_t)time(NULL) * 1000;
@@ -208,6 +209,7 @@ int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const s
 	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)
 		rs->host[0] = '\0';
 	stune_provenance_host(p, rs->topo, hba, o->sysroot, rs->host);
+	stune_provenance_payload(ctx, p);
 	stune_provenance_profile(ctx, o->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
 	p->fio_path = rs->fio_path;
 	p->fio_version = rs->fio_version;

@@ -52,6 +52,7 @@ void stune_journal_free(struct stune_journal *j)
 	free(j->profile_path);
 	free(j->profile_dir);
 	free(j->digest);
+	free(j->payload);
 	free(j->log_id);
 	free(j);
 }
@@ -172,6 +173,8 @@ static int fill_doc(FILE *f, void *data)
 	stune_jsonw_int(&w, "started", j->started);
 	if (j->persist)
 		stune_jsonw_bool(&w, "persist", true);
+	if (j->payload)
+		stune_jsonw_str(&w, "payload", j->payload);
 	if (d->log_id)
 		stune_jsonw_str(&w, "log", d->log_id);
 	stune_jsonw_arr_begin(&w, "changes");
@@ -438,6 +441,8 @@ int stune_journal_load(const char *dir, struct stune_journal **out)
 		e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
 	}
 	j->persist = json_object_object_get_ex(root, "persist", &v) && json_object_get_boolean(v);
+	if ((r = get_str(root, "payload", &j->payload)) < 0)
+		return r;
 	if ((r = get_str(root, "log", &j->log_id)) < 0 || (j->log_id && (r = replay_log(dir, j)) < 0))
 		return r;
 	*out = steal_pointer(&j);

@@ -66,6 +66,7 @@ struct stune_journal {
 	char *profile_dir;  /* --profile-dir of the apply (include= names resolve there) */
 	char *digest;	    /* SHA-256 (hex) of the resolved profile */
 	bool persist;	    /* apply --persist: the plan has the persist rows (verify adds them too) */
+	char *payload;	    /* apply --payload: "PAYLOAD_VERSION RELEASE" installed with it (payload/journal.h) */
 	long long started;  /* unix seconds */
 	char *log_id;	    /* the outcome log this journal.json names; NULL when compact */
 	struct stune_jentry *entries;

@@ -83,9 +83,33 @@ static int disk_match(const struct stune_disk *d, char **out)
 	return 0;
 }
 
+/* One disk's rule: its stable key (the plan's object) and the rule line. */
+struct rule {
+	const char *key;
+	char *line;
+};
+
+static int rule_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rule *)a)->key, ((const struct rule *)b)->key);
+}
+
+struct rules {
+	struct rule *v;
+	size_t n;
+};
+
+static void rules_free(struct rules *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].line);
+	free(r->v);
+}
+
 int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_topology *t, char **out)
 {
 	_cleanup_(sbuf_free) struct sbuf text = {0};
+	_cleanup_(rules_free) struct rules rules = {0};
 	int r;
 	*out = NULL;
 	for (size_t i = 0; i < plan->n_changes;) {
@@ -110,22 +134,33 @@ int stune_persist_udev_rules(const struct stune_plan *plan, const struct stune_t
 		}
 		const struct stune_disk *d = &t->disks[c->index];
 		if (attrs.len && (r = disk_match(d, &match)) == 0 && match) {
-			if (!text.len &&
-			    (r = addf(&text,
-				      "# Written by scsitune apply --persist (profile %s): the disks' queue "
-				      "settings\n# on every add and change event. scsitune revert "
-				      "removes this file.\n",
-				      profile_name(plan))) < 0)
-				return r;
-			if ((r = addf(
-				 &text,
-				 "# %s (%s)\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
-				 "%s%s\n",
-				 d->name ? d->name : "?", c->object, match, attrs.s)) < 0)
-				return r;
+			struct rule *v = realloc(rules.v, (rules.n + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			rules.v = v;
+			/* Named by the stable key only: the kernel's sdX names (and the plan's order, which
+			 * follows them) change between boots, and verify compares the file's text. */
+			v[rules.n].key = c->object;
+			if (!(v[rules.n].line = stune_strdupf("# %s\nACTION==\"add|change\", SUBSYSTEM==\"block\", "
+							      "ENV{DEVTYPE}==\"disk\", %s%s\n",
+							      c->object, match, attrs.s)))
+				return -ENOMEM;
+			rules.n++;
 		}
 		i = j;
 	}
+	if (!rules.n)
+		return 0;
+	qsort(rules.v, rules.n, sizeof(*rules.v), rule_cmp);
+	if ((r = addf(&text,
+		      "# Written by scsitune apply --persist (profile %s): the disks' queue "
+		      "settings\n# on every add and change event. scsitune revert "
+		      "removes this file.\n",
+		      profile_name(plan))) < 0)
+		return r;
+	for (size_t k = 0; k < rules.n; k++)
+		if ((r = addf(&text, "%s", rules.v[k].line)) < 0)
+			return r;
 	*out = sbuf_take(&text);
 	return 0;
 }

@@ -7,7 +7,9 @@
  *       ID_PATH, else H:C:T:L), ATTR{queue/...} for the disk's settings in
  *       plan order (scheduler first): udev applies them on every add and
  *       change event, so a hot-added disk, a rescan or a revalidate (sd sets
- *       add_random again) gets them too;
+ *       add_random again) gets them too; the rules are sorted by that key
+ *       and name no sdX (kernel names change between boots, and verify
+ *       compares the file's text);
  *   etc/systemd/system/scsitune-apply.service and its enabling link in
  *   multi-user.target.wants/
  *       a oneshot unit that runs `scsitune apply` of the same profile at boot,

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What `payload` shares with `apply --payload`, `detect` and `report`. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "core/ctx.h"
+#include "out.h"
+#include "payload/bundle.h"
+#include "payload/minisign.h"
+#include "payload/state.h"
+#include "scsitune.h"
+
+struct payload_bundle {
+	const char *file;
+	char *sig_path;
+	char sha256[STUNE_SHA256_HEX];
+	size_t size;
+	struct stune_minisign_result sig;
+	char key_id[17];
+	struct stune_manifest *m;
+};
+
+void payload_bundle_clear(struct payload_bundle *b);
+/* Signature (sig_opt, default FILE.minisig) checked, then the archive read in memory. Prints the error; -1. */
+int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_opt, const char *trusted_key,
+			struct payload_bundle *b);
+/*
+ * Preflight and install, the lock held (state_dir NULL: dry run, preflight
+ * only). Renders into o (keys preflight, steps, modules, initrd, result);
+ * prints errors; -1 on refusal (*refused) or failure.
+ */
+int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
+			   const char *state_dir, bool no_initramfs, bool reload, bool *refused);
+/* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
+int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force, bool no_initramfs);
+/*
+ * apply --payload: preflight and install b with the lock held (dry_run: the
+ * preflight only). Text goes to stdout ahead of apply's; in JSON the install
+ * document is printed only when the install did not go through (then it is
+ * the only document). 0 installed (or already), -1 refused or failed.
+ */
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+			  const char *state_dir, bool dry_run);
+/* The chain of custody (keys release, payload_version, source, verdict, links). */
+void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);

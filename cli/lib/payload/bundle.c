@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "payload/bundle.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/strv.h"
+
+DEFINE_CLEANUP_FUNC(json_object, json_object_put)
+
+static int fail(char **err, int e, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **err, int e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err) {
+		free(*err);
+		if (vasprintf(err, fmt, ap) < 0)
+			*err = NULL;
+	}
+	va_end(ap);
+	return e;
+}
+
+/* --- the manifest ----------------------------------------------------------- */
+
+static void pmodule_clear(struct stune_pmodule *m)
+{
+	free(m->name);
+	free(m->file);
+	free(m->build_id);
+	free(m->srcversion);
+	free(m->version);
+	free(m->vermagic);
+	stune_strv_free(m->patches);
+	for (size_t i = 0; i < m->n_exports; i++)
+		free(m->exports[i].symbol);
+	free(m->exports);
+}
+
+void stune_manifest_free(struct stune_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->payload_version);
+	free(m->release);
+	free(m->debian_package);
+	free(m->debian_version);
+	free(m->vermagic);
+	free(m->created);
+	for (size_t i = 0; i < m->n_modules; i++)
+		pmodule_clear(&m->modules[i]);
+	free(m->modules);
+	for (size_t i = 0; i < m->n_patches; i++) {
+		free(m->patches[i].id);
+		free(m->patches[i].file);
+		free(m->patches[i].lands_in);
+	}
+	free(m->patches);
+	for (size_t i = 0; i < m->n_files; i++) {
+		free(m->files[i].name);
+		free(m->files[i].data);
+	}
+	free(m->files);
+	free(m->json);
+	free(m);
+}
+
+const struct stune_pfile *stune_manifest_file(const struct stune_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_files; i++)
+		if (!strcmp(m->files[i].name, name))
+			return &m->files[i];
+	return NULL;
+}
+
+const struct stune_pmodule *stune_manifest_module(const struct stune_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_modules; i++)
+		if (!strcmp(m->modules[i].name, name))
+			return &m->modules[i];
+	return NULL;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+	       c == '-' || c == '+';
+}
+
+/* One path component of safe characters, not "." or "..". */
+static bool valid_component(const char *s, size_t n)
+{
+	if (n == 0 || n > 255 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!name_char(s[i]))
+			return false;
+	return true;
+}
+
+/* a/b/c: relative, components as above, at most 4 deep. */
+static bool valid_relname(const char *s)
+{
+	int depth = 0;
+	if (!s || !*s || strlen(s) > 1024)
+		return false;
+	for (;;) {
+		size_t n = strcspn(s, "/");
+		if (!valid_component(s, n) || ++depth > 4)
+			return false;
+		if (!s[n])
+			return true;
+		s += n + 1;
+	}
+}
+
+static bool valid_hex(const char *s, size_t len)
+{
+	if (!s || strlen(s) != len)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return true;
+}
+
+static bool valid_modname(const char *s)
+{
+	if (!s || !*s || strlen(s) > 55)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Printable text without control characters (it ends up in messages and paths' neighbours). */
+static bool valid_text(const char *s)
+{
+	if (!s || strlen(s) > 512)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int dupstr(char **dst, const char *s)
+{
+	return (*dst = strdup(s)) ? 0 : -ENOMEM;
+}
+
+static int parse_crc(const char *s, uint32_t *out)
+{
+	if (!s || strncmp(s, "0x", 2) || strlen(s) != 10)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s + 2, &end, 16);
+	if (errno || *end)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int symcrc_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct stune_symcrc *)a)->symbol, ((const struct stune_symcrc *)b)->symbol);
+}
+
+#define REQUIRE_STR(dst, obj, key, check, what)                                                                \
+	do {                                                                                                   \
+		const char *_v = jstr(obj, key);                                                               \
+		if (!_v || !(check))                                                                           \
+			return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"%s\"", what, key); \
+		if (dupstr(&(dst), _v) < 0)                                                                    \
+			return -ENOMEM;                                                                        \
+	} while (0)
+
+static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
+{
+	const char *_name = jstr(o, "name");
+	const char *what = _name && valid_modname(_name) ? _name : "a module";
+	REQUIRE_STR(m->name, o, "name", valid_modname(_v), "a module");
+	REQUIRE_STR(m->file, o, "file", valid_relname(_v), what);
+	REQUIRE_STR(m->vermagic, o, "vermagic", valid_text(_v), what);
+	REQUIRE_STR(m->version, o, "version", valid_text(_v), what);
+	REQUIRE_STR(m->srcversion, o, "srcversion", valid_text(_v), what);
+	REQUIRE_STR(m->build_id, o, "build_id", valid_hex(_v, strlen(_v)) && strlen(_v) >= 2, what);
+	json_object *v;
+	if (!json_object_object_get_ex(o, "signed", &v) || !json_object_is_type(v, json_type_boolean))
+		return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"signed\"", what);
+	m->is_signed = json_object_get_boolean(v);
+	size_t np = 0;
+	if (json_object_object_get_ex(o, "patches", &v) && json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *p = json_object_array_get_idx(v, i);
+			if (!json_object_is_type(p, json_type_string) || !valid_text(json_object_get_string(p)))
+				return fail(err, -EBADMSG, "manifest.json: %s: invalid \"patches\"", what);
+			int r = stune_strv_push(&m->patches, &np, strdup(json_object_get_string(p)));
+			if (r < 0)
+				return r;
+		}
+	}
+	if (!json_object_object_get_ex(o, "exports", &v) || !json_object_is_type(v, json_type_object))
+		return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"exports\"", what);
+	size_t n = (size_t)json_object_object_length(v), k = 0;
+	if (!(m->exports = calloc(n ? n : 1, sizeof(*m->exports))))
+		return -ENOMEM;
+	json_object_object_foreach(v, sym, crc)
+	{
+		uint32_t c;
+		if (!json_object_is_type(crc, json_type_string) || parse_crc(json_object_get_string(crc), &c) < 0 ||
+		    !*sym || strlen(sym) > 55 || !valid_text(sym))
+			return fail(err, -EBADMSG, "manifest.json: %s: invalid export \"%.60s\"", what, sym);
+		if (!(m->exports[k].symbol = strdup(sym)))
+			return -ENOMEM;
+		m->exports[k++].crc = c;
+		m->n_exports = k;
+	}
+	if (k)
+		qsort(m->exports, k, sizeof(*m->exports), symcrc_cmp);
+	return 0;
+}
+
+int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **out, char **err)
+{
+	_cleanup_(stune_manifest_freep) struct stune_manifest *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	if (len > STUNE_MANIFEST_MAX || memchr(json, '\0', len))
+		return fail(err, -EBADMSG, "manifest.json: not a JSON text");
+	if (!(m->json = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(m->json, json, len);
+	m->json[len] = '\0';
+	m->json_len = len;
+	_cleanup_(json_object_putp) json_object *root = NULL;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, m->json, (int)len);
+	bool complete = json_tokener_get_error(tok) == json_tokener_success && tok->char_offset == (int)len;
+	json_tokener_free(tok);
+	if (!root || !complete || !json_object_is_type(root, json_type_object))
+		return fail(err, -EBADMSG, "manifest.json: not a JSON object");
+	const char *fmt = jstr(root, "format");
+	if (!fmt || strcmp(fmt, STUNE_BUNDLE_FORMAT))
+		return fail(err, -EBADMSG, "manifest.json: \"format\" is not \"%s\": not a scsitune payload bundle",
+			    STUNE_BUNDLE_FORMAT);
+	json_object *v;
+	if (!json_object_object_get_ex(root, "format_version", &v) || !json_object_is_type(v, json_type_int))
+		return fail(err, -EBADMSG, "manifest.json: missing \"format_version\"");
+	m->format_version = json_object_get_int(v);
+	if (m->format_version != STUNE_BUNDLE_FORMAT_VERSION)
+		return fail(err, -EBADMSG, "manifest.json: format_version %d (this scsitune reads %d)",
+			    m->format_version, STUNE_BUNDLE_FORMAT_VERSION);
+	REQUIRE_STR(m->payload_version, root, "payload_version", valid_text(_v) && *_v, "bundle");
+	/* The release becomes a path component (lib/modules/RELEASE). */
+	REQUIRE_STR(m->release, root, "release", valid_component(_v, strlen(_v)), "bundle");
+	REQUIRE_STR(m->debian_package, root, "debian_package", valid_component(_v, strlen(_v)), "bundle");
+	REQUIRE_STR(m->debian_version, root, "debian_version", valid_text(_v) && *_v, "bundle");
+	REQUIRE_STR(m->vermagic, root, "vermagic", valid_text(_v) && *_v, "bundle");
+	REQUIRE_STR(m->created, root, "created", valid_text(_v), "bundle");
+
+	if (!json_object_object_get_ex(root, "files", &v) || !json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0 || json_object_array_length(v) >= STUNE_BUNDLE_ENTRIES_MAX)
+		return fail(err, -EBADMSG, "manifest.json: missing or invalid \"files\"");
+	size_t nf = json_object_array_length(v);
+	if (!(m->files = calloc(nf, sizeof(*m->files))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		json_object *f = json_object_array_get_idx(v, i), *sz;
+		struct stune_pfile *pf = &m->files[i];
+		m->n_files = i + 1;
+		const char *name = jstr(f, "name"), *sha = jstr(f, "sha256");
+		if (!name || !valid_relname(name) || !strcmp(name, "manifest.json"))
+			return fail(err, -EBADMSG,
+				    "manifest.json: file %zu: invalid \"name\" (a relative path of "
+				    "[A-Za-z0-9._+-] components, no \"..\")",
+				    i + 1);
+		if (!sha || !valid_hex(sha, 64))
+			return fail(err, -EBADMSG, "manifest.json: %s: invalid \"sha256\"", name);
+		if (!json_object_object_get_ex(f, "size", &sz) || !json_object_is_type(sz, json_type_int) ||
+		    json_object_get_int64(sz) < 0 || json_object_get_int64(sz) > STUNE_BUNDLE_ENTRY_MAX)
+			return fail(err, -EBADMSG, "manifest.json: %s: invalid \"size\"", name);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(m->files[k].name, name))
+				return fail(err, -EBADMSG, "manifest.json: %s listed twice", name);
+		if (dupstr(&pf->name, name) < 0)
+			return -ENOMEM;
+		memcpy(pf->sha256, sha, STUNE_SHA256_HEX);
+		pf->size = (uint64_t)json_object_get_int64(sz);
+	}
+	if (!json_object_object_get_ex(root, "modules", &v) || !json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0 || json_object_array_length(v) > 16)
+		return fail(err, -EBADMSG, "manifest.json: missing or invalid \"modules\"");
+	size_t nm = json_object_array_length(v);
+	if (!(m->modules = calloc(nm, sizeof(*m->modules))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nm; i++) {
+		m->n_modules = i + 1;
+		int r = parse_module(json_object_array_get_idx(v, i), &m->modules[i], err);
+		if (r < 0)
+			return r;
+		const struct stune_pmodule *pm = &m->modules[i];
+		if (!stune_manifest_file(m, pm->file))
+			return fail(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
+				    pm->name, pm->file);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(m->modules[k].name, pm->name))
+				return fail(err, -EBADMSG, "manifest.json: module %s listed twice", pm->name);
+		if (strcmp(pm->vermagic, m->vermagic))
+			return fail(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
+				    pm->name);
+	}
+	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array)) {
+		size_t np = json_object_array_length(v);
+		if (np > 64 || !(m->patches = calloc(np ? np : 1, sizeof(*m->patches))))
+			return np > 64 ? fail(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
+		for (size_t i = 0; i < np; i++) {
+			json_object *p = json_object_array_get_idx(v, i);
+			struct stune_ppatch *pp = &m->patches[i];
+			m->n_patches = i + 1;
+			const char *id = jstr(p, "id"), *file = jstr(p, "file"), *lands = jstr(p, "lands_in");
+			if ((id && !valid_text(id)) || (file && !valid_relname(file)) || (lands && !valid_text(lands)))
+				return fail(err, -EBADMSG, "manifest.json: patch %zu: invalid", i + 1);
+			if ((id && dupstr(&pp->id, id) < 0) || (file && dupstr(&pp->file, file) < 0) ||
+			    (lands && dupstr(&pp->lands_in, lands) < 0))
+				return -ENOMEM;
+		}
+	}
+	*out = steal_pointer(&m);
+	return 0;
+}
+
+/* --- reading a bundle ----------------------------------------------------------- */
+
+static void archive_read_freep(struct archive **a)
+{
+	if (*a)
+		archive_read_free(*a);
+}
+
+static const char *filetype_name(mode_t t)
+{
+	switch (t) {
+	case AE_IFLNK:
+		return "a symbolic link";
+	case AE_IFCHR:
+		return "a character device node";
+	case AE_IFBLK:
+		return "a block device node";
+	case AE_IFDIR:
+		return "a directory";
+	case AE_IFIFO:
+		return "a FIFO";
+	case AE_IFSOCK:
+		return "a socket";
+	}
+	return "not a regular file";
+}
+
+/* The entry's name as a one-line quoted string for messages (control characters escaped). */
+static void shown(const char *s, char *buf, size_t size)
+{
+	size_t o = 0;
+	for (; s && *s && o + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
+static int read_entry_data(struct archive *a, uint64_t cap, uint8_t **data, size_t *len)
+{
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t n = 0, size = 0;
+	for (;;) {
+		const void *blk;
+		size_t bl;
+		la_int64_t off;
+		int r = archive_read_data_block(a, &blk, &bl, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK)
+			return -EBADMSG;
+		if (off < 0 || (uint64_t)off + bl > cap)
+			return -EFBIG;
+		size_t end = (size_t)off + bl;
+		if (end > size) {
+			size_t ns = size ? size : 65536;
+			while (ns < end)
+				ns *= 2;
+			uint8_t *nb = realloc(buf, ns);
+			if (!nb)
+				return -ENOMEM;
+			memset(nb + size, 0, ns - size); /* sparse holes read as zeros */
+			buf = nb;
+			size = ns;
+		}
+		memcpy(buf + off, blk, bl);
+		if (end > n)
+			n = end;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	*data = steal_pointer(&buf);
+	*len = n;
+	return 0;
+}
+
+int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out, char **err)
+{
+	_cleanup_(archive_read_freep) struct archive *a = archive_read_new();
+	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
+	struct archive_entry *e;
+	char name[300];
+	uint64_t total = 0;
+	size_t nentries = 0;
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	if (len > STUNE_BUNDLE_MAX)
+		return fail(err, -EFBIG, "larger than %u MiB", STUNE_BUNDLE_MAX >> 20);
+	/* Only what pack writes: tar (ustar/pax), zstd or uncompressed. */
+	archive_read_support_filter_zstd(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
+		return fail(err, -EBADMSG, "not a zstd-compressed tar archive (%s)", archive_error_string(a));
+	for (;;) {
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return fail(err, -EBADMSG, "damaged or truncated archive after %zu entries (%s)", nentries,
+				    archive_error_string(a) ? archive_error_string(a) : "libarchive error");
+		if (++nentries > STUNE_BUNDLE_ENTRIES_MAX)
+			return fail(err, -EBADMSG, "more than %d entries", STUNE_BUNDLE_ENTRIES_MAX);
+		const char *pn = archive_entry_pathname(e);
+		shown(pn, name, sizeof(name));
+		if (!pn || !*pn)
+			return fail(err, -EBADMSG, "entry %zu has no name", nentries);
+		if (archive_entry_hardlink(e))
+			return fail(err, -EBADMSG, "entry '%s' is a hard link: refused", name);
+		if (archive_entry_filetype(e) != AE_IFREG)
+			return fail(err, -EBADMSG, "entry '%s' is %s: refused (only regular files)", name,
+				    filetype_name(archive_entry_filetype(e)));
+		if (pn[0] == '/')
+			return fail(err, -EBADMSG, "entry '%s' has an absolute name: refused", name);
+		for (const char *s = pn; *s;) {
+			size_t n = strcspn(s, "/");
+			if (n == 2 && s[0] == '.' && s[1] == '.')
+				return fail(err, -EBADMSG, "entry '%s' has a '..' component: refused", name);
+			s += n;
+			if (*s)
+				s++;
+		}
+		if (!valid_relname(pn))
+			return fail(err, -EBADMSG, "entry '%s': not a plain relative name: refused", name);
+		if (!archive_entry_size_is_set(e) || archive_entry_size(e) < 0)
+			return fail(err, -EBADMSG, "entry '%s' has no size", name);
+		uint64_t esize = (uint64_t)archive_entry_size(e);
+		uint64_t cap = nentries == 1 ? STUNE_MANIFEST_MAX : STUNE_BUNDLE_ENTRY_MAX;
+		if (esize > cap || total + esize > STUNE_BUNDLE_TOTAL_MAX)
+			return fail(err, -EFBIG,
+				    "entry '%s' is %llu bytes: over the size cap (%llu bytes per %s, %u MiB in all)",
+				    name, (unsigned long long)esize, (unsigned long long)cap,
+				    nentries == 1 ? "manifest" : "file", STUNE_BUNDLE_TOTAL_MAX >> 20);
+
+		if (nentries == 1) {
+			if (strcmp(pn, "manifest.json"))
+				return fail(err, -EBADMSG, "the first entry is '%s', not manifest.json", name);
+			_cleanup_free_ uint8_t *mj = NULL;
+			size_t ml = 0;
+			if ((r = read_entry_data(a, STUNE_MANIFEST_MAX, &mj, &ml)) < 0)
+				return fail(err, r == -EFBIG ? -EFBIG : -EBADMSG, "manifest.json: %s",
+					    r == -EFBIG ? "over the size cap" : "damaged or truncated");
+			if ((r = stune_manifest_parse((const char *)mj, ml, &m, err)) < 0)
+				return r;
+			total += ml;
+			continue;
+		}
+		if (!strcmp(pn, "manifest.json"))
+			return fail(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
+		struct stune_pfile *pf = (struct stune_pfile *)stune_manifest_file(m, pn);
+		if (!pf)
+			return fail(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
+		if (pf->data)
+			return fail(err, -EBADMSG, "entry '%s' appears twice: refused", name);
+		size_t dl = 0;
+		r = read_entry_data(a, esize < cap ? esize : cap, &pf->data, &dl);
+		if (r < 0)
+			return fail(err,
+				    r == -ENOMEM  ? -ENOMEM
+				    : r == -EFBIG ? -EFBIG
+						  : -EBADMSG,
+				    "entry '%s': %s", name,
+				    r == -EFBIG ? "more data than its header says" : "damaged or truncated");
+		total += dl;
+		if (dl != pf->size) {
+			free(pf->data);
+			pf->data = NULL;
+			return fail(err, -EBADMSG, "%s: %zu bytes, the manifest says %llu", name, dl,
+				    (unsigned long long)pf->size);
+		}
+		char sha[STUNE_SHA256_HEX];
+		stune_sha256_hex(pf->data, dl, sha);
+		if (strcmp(sha, pf->sha256))
+			return fail(err, -EBADMSG, "%s: SHA-256 %s, the manifest says %s", name, sha, pf->sha256);
+	}
+	if (!m)
+		return fail(err, -EBADMSG, "empty archive: no manifest.json");
+	for (size_t i = 0; i < m->n_files; i++)
+		if (!m->files[i].data)
+			return fail(err, -EBADMSG, "%s: named in the manifest, missing from the archive",
+				    m->files[i].name);
+	/* Each module says the same as the manifest. */
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
+		_cleanup_free_ char *why = NULL;
+		if ((r = stune_ko_read(pf->data, pf->size, &ko, &why)) < 0)
+			return fail(err, r, "%s: %s", pm->file, why ? why : strerror(-r));
+		const char *what = NULL;
+		if (strcmp(ko->name, pm->name))
+			what = "name";
+		else if (strcmp(ko->vermagic, pm->vermagic))
+			what = "vermagic";
+		else if (!ko->srcversion || strcmp(ko->srcversion, pm->srcversion))
+			what = "srcversion";
+		else if (!ko->version || strcmp(ko->version, pm->version))
+			what = "version";
+		else if (!ko->build_id || strcmp(ko->build_id, pm->build_id))
+			what = "build_id";
+		else if (ko->is_signed != pm->is_signed)
+			what = "signed";
+		else if (ko->n_exports != pm->n_exports)
+			what = "exports";
+		for (size_t k = 0; !what && k < ko->n_exports; k++)
+			if (strcmp(ko->exports[k].symbol, pm->exports[k].symbol) ||
+			    ko->exports[k].crc != pm->exports[k].crc)
+				what = "exports";
+		if (what)
+			return fail(err, -EBADMSG, "%s: its %s differs from what the manifest says", pm->file, what);
+	}
+	*out = steal_pointer(&m);
+	return 0;
+}
+
+/* --- pack ----------------------------------------------------------------------- */
+
+struct membuf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static la_ssize_t mem_write(struct archive *a, void *data, const void *buf, size_t len)
+{
+	(void)a;
+	struct membuf *m = data;
+	if (m->n + len > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 1 << 20;
+		while (nc < m->n + len)
+			nc *= 2;
+		uint8_t *np = realloc(m->p, nc);
+		if (!np)
+			return -1;
+		m->p = np;
+		m->cap = nc;
+	}
+	memcpy(m->p + m->n, buf, len);
+	m->n += len;
+	return (la_ssize_t)len;
+}
+
+static void archive_write_freep(struct archive **a)
+{
+	if (*a)
+		archive_write_free(*a);
+}
+
+static int add_entry(struct archive *a, const char *name, const void *data, size_t len, long long mtime)
+{
+	struct archive_entry *e = archive_entry_new();
+	if (!e)
+		return -ENOMEM;
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)len);
+	archive_entry_set_mtime(e, (time_t)mtime, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, "root");
+	archive_entry_set_gname(e, "root");
+	int r = archive_write_header(a, e);
+	archive_entry_free(e);
+	if (r != ARCHIVE_OK || (len && archive_write_data(a, data, len) != (la_ssize_t)len))
+		return -EIO;
+	return 0;
+}
+
+static json_object *jstring(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t *len, struct stune_manifest **manifest,
+		      char **err)
+{
+	_cleanup_free_ char *bpath = NULL, *mtext = NULL;
+	_cleanup_free_ uint8_t *bm = NULL;
+	/* Declared before the first goto: a cleanup variable must be initialised on every path to "out". */
+	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
+	size_t bml = 0;
+	int r;
+
+	if (asprintf(&bpath, "%s/manifest.json", dir) < 0)
+		return -ENOMEM;
+	if ((r = stune_read_host_file(bpath, STUNE_MANIFEST_MAX, &bm, &bml)) < 0)
+		return fail(err, r, "%s: %s", bpath,
+			    r == -ENOENT ? "no such file (not a payload/build output directory)" : strerror(-r));
+	_cleanup_free_ char *btext = strndup((const char *)bm, bml);
+	if (!btext)
+		return -ENOMEM;
+	_cleanup_(json_object_putp) json_object *b = json_tokener_parse(btext);
+	if (!b || !json_object_is_type(b, json_type_object))
+		return fail(err, -EBADMSG, "%s: not a JSON object", bpath);
+	const char *release = jstr(b, "release"), *debver = jstr(b, "debian_version"),
+		   *pver = jstr(b, "payload_version");
+	json_object *bfiles, *bmods, *bpatches = NULL;
+	if (!release || !valid_component(release, strlen(release)) || !debver || !valid_text(debver) || !pver ||
+	    !valid_text(pver) || !json_object_object_get_ex(b, "files", &bfiles) ||
+	    !json_object_is_type(bfiles, json_type_object) || !json_object_object_get_ex(b, "modules", &bmods) ||
+	    !json_object_is_type(bmods, json_type_array))
+		return fail(err, -EBADMSG,
+			    "%s: not a payload/build manifest (release, debian_version, payload_version, files, "
+			    "modules)",
+			    bpath);
+	json_object_object_get_ex(b, "patches", &bpatches);
+
+	_cleanup_(json_object_putp) json_object *out = json_object_new_object();
+	json_object *jfiles = json_object_new_array(), *jmods = json_object_new_array();
+	if (!out || !jfiles || !jmods) {
+		json_object_put(jfiles);
+		json_object_put(jmods);
+		return -ENOMEM;
+	}
+	char ts[32];
+	time_t t = (time_t)created;
+	struct tm tm;
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	_cleanup_free_ char *pkg = NULL;
+	if (asprintf(&pkg, "linux-image-%s", release) < 0)
+		return -ENOMEM;
+	json_object_object_add(out, "format", json_object_new_string(STUNE_BUNDLE_FORMAT));
+	json_object_object_add(out, "format_version", json_object_new_int(STUNE_BUNDLE_FORMAT_VERSION));
+	json_object_object_add(out, "payload_version", json_object_new_string(pver));
+	json_object_object_add(out, "release", json_object_new_string(release));
+	json_object_object_add(out, "debian_package", json_object_new_string(pkg));
+	json_object_object_add(out, "debian_version", json_object_new_string(debver));
+	json_object_object_add(out, "created", json_object_new_string(ts));
+
+	/* Files: every file the build manifest lists, checked against its SHA-256, in name order. */
+	struct fileent {
+		char *name;
+		uint8_t *data;
+		size_t len;
+	} *files = NULL;
+	size_t nfiles = 0;
+	int ret = 0;
+	char *vermagic = NULL;
+	json_object_object_foreach(bfiles, fname, fsha)
+	{
+		_cleanup_free_ char *p = NULL;
+		if (!valid_relname(fname) || !json_object_is_type(fsha, json_type_string) ||
+		    !valid_hex(json_object_get_string(fsha), 64)) {
+			ret = fail(err, -EBADMSG, "%s: invalid entry \"%.60s\" in files", bpath, fname);
+			goto out;
+		}
+		if (nfiles + 2 >= STUNE_BUNDLE_ENTRIES_MAX) {
+			ret = fail(err, -EBADMSG, "%s: too many files", bpath);
+			goto out;
+		}
+		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
+		if (!nf || asprintf(&p, "%s/%s", dir, fname) < 0) {
+			if (nf)
+				files = nf;
+			ret = -ENOMEM;
+			goto out;
+		}
+		files = nf;
+		files[nfiles] = (struct fileent){.name = strdup(fname)};
+		nfiles++;
+		if (!files[nfiles - 1].name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
+					      &files[nfiles - 1].len)) < 0) {
+			ret = fail(err, r, "%s: %s", p, strerror(-r));
+			goto out;
+		}
+		char sha[STUNE_SHA256_HEX];
+		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
+		if (strcmp(sha, json_object_get_string(fsha))) {
+			ret = fail(err, -EBADMSG, "%s: SHA-256 differs from %s (changed since payload/build wrote it)",
+				   p, bpath);
+			goto out;
+		}
+	}
+	for (size_t i = 1; i < nfiles; i++) /* name order: the bundle is reproducible */
+		for (size_t k = i; k > 0 && strcmp(files[k - 1].name, files[k].name) > 0; k--) {
+			struct fileent tmp = files[k];
+			files[k] = files[k - 1];
+			files[k - 1] = tmp;
+		}
+	for (size_t i = 0; i < nfiles; i++) {
+		json_object *f = json_object_new_object();
+		char sha[STUNE_SHA256_HEX];
+		stune_sha256_hex(files[i].data, files[i].len, sha);
+		json_object_object_add(f, "name", json_object_new_string(files[i].name));
+		json_object_object_add(f, "size", json_object_new_int64((int64_t)files[i].len));
+		json_object_object_add(f, "sha256", json_object_new_string(sha));
+		json_object_array_add(jfiles, f);
+	}
+	/* Modules: their facts as libelf reads them. */
+	for (size_t i = 0; i < json_object_array_length(bmods); i++) {
+		json_object *bmod = json_object_array_get_idx(bmods, i), *pids;
+		const char *mname = jstr(bmod, "module"), *mfile = jstr(bmod, "file");
+		struct fileent *fe = NULL;
+		for (size_t k = 0; mfile && k < nfiles; k++)
+			if (!strcmp(files[k].name, mfile))
+				fe = &files[k];
+		if (!mname || !valid_modname(mname) || !fe) {
+			ret = fail(err, -EBADMSG, "%s: module %zu: no name or its file is not in files", bpath, i + 1);
+			goto out;
+		}
+		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
+		_cleanup_free_ char *why = NULL;
+		if ((r = stune_ko_read(fe->data, fe->len, &ko, &why)) < 0) {
+			ret = fail(err, r, "%s/%s: %s", dir, mfile, why ? why : strerror(-r));
+			goto out;
+		}
+		size_t rl = strlen(release);
+		const char *problem = strcmp(ko->name, mname) ? "its modinfo name differs"
+				      : strncmp(ko->vermagic, release, rl) || ko->vermagic[rl] != ' '
+					  ? "its vermagic is not for the release"
+				      : !ko->version	   ? "no version marker (MODULE_VERSION)"
+				      : !ko->srcversion	   ? "no srcversion"
+				      : !ko->build_id	   ? "no GNU build-id note"
+				      : ko->n_exports == 0 ? "no exported symbol CRCs (built without modversions?)"
+				      : vermagic && strcmp(vermagic, ko->vermagic)
+					  ? "its vermagic differs from the other modules'"
+					  : NULL;
+		if (problem) {
+			ret = fail(err, -EBADMSG, "%s/%s: %s", dir, mfile, problem);
+			goto out;
+		}
+		if (!vermagic && !(vermagic = strdup(ko->vermagic))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		json_object *jm = json_object_new_object(), *ex = json_object_new_object(),
+			    *jp = json_object_new_array();
+		json_object_object_add(jm, "name", json_object_new_string(mname));
+		json_object_object_add(jm, "file", json_object_new_string(mfile));
+		json_object_object_add(jm, "vermagic", json_object_new_string(ko->vermagic));
+		json_object_object_add(jm, "version", json_object_new_string(ko->version));
+		json_object_object_add(jm, "srcversion", json_object_new_string(ko->srcversion));
+		json_object_object_add(jm, "build_id", json_object_new_string(ko->build_id));
+		json_object_object_add(jm, "signed", json_object_new_boolean(ko->is_signed));
+		if (json_object_object_get_ex(bmod, "patches", &pids) && json_object_is_type(pids, json_type_array))
+			for (size_t k = 0; k < json_object_array_length(pids); k++)
+				json_object_array_add(jp, json_object_get(json_object_array_get_idx(pids, k)));
+		json_object_object_add(jm, "patches", jp);
+		for (size_t k = 0; k < ko->n_exports; k++) {
+			char crc[16];
+			snprintf(crc, sizeof(crc), "0x%08x", ko->exports[k].crc);
+			json_object_object_add(ex, ko->exports[k].symbol, json_object_new_string(crc));
+		}
+		json_object_object_add(jm, "exports", ex);
+		json_object_array_add(jmods, jm);
+	}
+	if (!vermagic) {
+		ret = fail(err, -EBADMSG, "%s: no modules", bpath);
+		goto out;
+	}
+	json_object_object_add(out, "vermagic", json_object_new_string(vermagic));
+	json_object_object_add(out, "modules", jmods);
+	jmods = NULL;
+	if (bpatches && json_object_is_type(bpatches, json_type_array)) {
+		json_object *jp = json_object_new_array();
+		for (size_t i = 0; i < json_object_array_length(bpatches); i++) {
+			json_object *p = json_object_array_get_idx(bpatches, i), *np = json_object_new_object();
+			json_object_object_add(np, "id", jstring(jstr(p, "id")));
+			json_object_object_add(np, "file", jstring(jstr(p, "file")));
+			json_object_object_add(np, "lands_in", jstring(jstr(p, "lands_in")));
+			json_object_array_add(jp, np);
+		}
+		json_object_object_add(out, "patches", jp);
+	}
+	json_object_object_add(out, "files", jfiles);
+	jfiles = NULL;
+
+	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (asprintf(&mtext, "%s\n", text) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Parse what we wrote: the same checks install will make. */
+	if ((r = stune_manifest_parse(mtext, strlen(mtext), &m, err)) < 0) {
+		ret = r;
+		goto out;
+	}
+
+	struct membuf mb = {0};
+	{
+		_cleanup_(archive_write_freep) struct archive *a = archive_write_new();
+		/* bytes_in_last_block 1: no zero padding after the zstd frame (zstd -t would call it garbage). */
+		if (!a || archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
+		    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+		    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+		    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
+			ret = fail(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
+			free(mb.p);
+			goto out;
+		}
+		r = add_entry(a, "manifest.json", mtext, strlen(mtext), created);
+		for (size_t i = 0; r == 0 && i < nfiles; i++)
+			r = add_entry(a, files[i].name, files[i].data, files[i].len, created);
+		if (r < 0 || archive_write_close(a) != ARCHIVE_OK) {
+			ret = fail(err, -EIO, "libarchive: %s", archive_error_string(a));
+			free(mb.p);
+			goto out;
+		}
+	}
+	*data = mb.p;
+	*len = mb.n;
+	if (manifest)
+		*manifest = steal_pointer(&m);
+out:
+	free(vermagic);
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].name);
+		free(files[i].data);
+	}
+	free(files);
+	json_object_put(jfiles);
+	json_object_put(jmods);
+	return ret;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The payload bundle: one tar archive, zstd-compressed, written and read
+ * with libarchive. Its first entry is manifest.json; then the files the
+ * manifest names (modules/M.ko, patches/...). The bundle is signed as a
+ * whole (minisign, payload/minisign.h) and the signature is checked before
+ * a byte of it is parsed.
+ *
+ * Reading happens in memory only (never archive_write_disk): every entry
+ * must be a regular file named in the manifest, once, within the size caps;
+ * links, devices, directories, absolute names and ".." are refused; every
+ * file's size and SHA-256 must equal the manifest's, and each module's
+ * own facts (read with libelf: payload/ko.h) the manifest's claims.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/macro.h"
+#include "payload/ko.h"
+#include "payload/util.h"
+
+#define STUNE_BUNDLE_FORMAT	    "scsitune-payload"
+#define STUNE_BUNDLE_FORMAT_VERSION 1
+#define STUNE_BUNDLE_MAX	    (256u << 20) /* the bundle file */
+#define STUNE_BUNDLE_ENTRY_MAX	    (64u << 20)	 /* one file, uncompressed */
+#define STUNE_BUNDLE_TOTAL_MAX	    (256u << 20) /* all files, uncompressed */
+#define STUNE_BUNDLE_ENTRIES_MAX    64
+#define STUNE_MANIFEST_MAX	    (1u << 20)
+
+struct stune_pfile {
+	char *name; /* relative: modules/scsi_mod.ko */
+	uint64_t size;
+	char sha256[STUNE_SHA256_HEX];
+	uint8_t *data; /* a read bundle: the contents; NULL in a bare manifest */
+};
+
+struct stune_pmodule {
+	char *name; /* scsi_mod */
+	char *file; /* modules/scsi_mod.ko (one of files) */
+	char *build_id, *srcversion, *version, *vermagic;
+	char **patches; /* ids, NULL-terminated */
+	bool is_signed; /* a kernel module signature is appended */
+	struct stune_symcrc *exports;
+	size_t n_exports;
+};
+
+struct stune_ppatch {
+	char *id, *file, *lands_in;
+};
+
+struct stune_manifest {
+	int format_version;
+	char *payload_version;
+	char *release;	      /* uname -r the modules are for */
+	char *debian_package; /* linux-image-RELEASE */
+	char *debian_version; /* its exact Debian version, e.g. 6.1.192-3 */
+	char *vermagic;
+	char *created;
+	struct stune_pmodule *modules;
+	size_t n_modules;
+	struct stune_ppatch *patches;
+	size_t n_patches;
+	struct stune_pfile *files;
+	size_t n_files;
+	char *json; /* the manifest's own bytes, as signed */
+	size_t json_len;
+};
+
+void stune_manifest_free(struct stune_manifest *m);
+DEFINE_CLEANUP_FUNC(struct stune_manifest, stune_manifest_free)
+
+/* Parse and validate a manifest (names, digests, the release as a path component). -EBADMSG + *err. */
+int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **out, char **err);
+const struct stune_pfile *stune_manifest_file(const struct stune_manifest *m, const char *name);
+const struct stune_pmodule *stune_manifest_module(const struct stune_manifest *m, const char *name);
+
+/*
+ * Read a bundle (already signature-checked) from memory. On success every
+ * file of *out has its data, checked. -EBADMSG with *err (one line naming
+ * the entry) for anything refused; -EFBIG for a size cap.
+ */
+int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out, char **err);
+
+/*
+ * pack: a payload/build output directory (host path: DIR/manifest.json,
+ * DIR/modules/ *.ko, DIR/patches/) -> the bundle in memory. The build
+ * manifest's SHA-256s must match the files; the modules are read with
+ * libelf and their facts go into the bundle's manifest. created: the
+ * manifest's timestamp (unix seconds; SOURCE_DATE_EPOCH-style).
+ */
+int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t *len, struct stune_manifest **manifest,
+		      char **err);

@@ -1,0 +1,879 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "payload/install.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/statefile.h"
+#include "core/strv.h"
+#include "payload/initrd.h"
+#include "payload/kmod.h"
+
+/* depmod's output files (kmod's depmod.c depfiles[]): what remove compares. */
+static const char *const depmod_index[] = {
+    "modules.dep",     "modules.dep.bin",     "modules.alias",	     "modules.alias.bin",	  "modules.softdep",
+    "modules.symbols", "modules.symbols.bin", "modules.builtin.bin", "modules.builtin.alias.bin", "modules.devname",
+};
+
+static int fail(char **err, int e, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **err, int e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err) {
+		free(*err);
+		if (vasprintf(err, fmt, ap) < 0)
+			*err = NULL;
+	}
+	va_end(ap);
+	return e;
+}
+
+/* --- test hook: a kill -9 at the N-th change ------------------------------------ */
+
+static void hook(void)
+{
+#ifdef SCSITUNE_TEST_HOOKS
+	static long count, limit = -1;
+	if (limit < 0) {
+		const char *s = getenv("SCSITUNE_TEST_PAYLOAD_ABORT");
+		limit = s ? strtol(s, NULL, 10) : 0;
+	}
+	if (limit > 0 && ++count == limit)
+		abort();
+#endif
+}
+
+/* --- small file-system helpers, all inside the root ------------------------------ */
+
+static int open_dir(struct stune_ctx *ctx, const char *path)
+{
+	return stune_root_open(ctx->root, path, O_RDONLY | O_DIRECTORY);
+}
+
+static int split(const char *path, char **dir, const char **base)
+{
+	*base = stune_path_basename(path);
+	return stune_path_dirname(path, dir);
+}
+
+static char *tmp_name(const char *base)
+{
+	return stune_strdupf(".%s.scsitune-tmp", base);
+}
+
+static bool is_dir(struct stune_ctx *ctx, const char *path)
+{
+	int fd = open_dir(ctx, path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int mkdir_root(struct stune_ctx *ctx, const char *path, mode_t mode)
+{
+	_cleanup_free_ char *dir = NULL;
+	const char *base;
+	int r = split(path, &dir, &base);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int dfd = open_dir(ctx, dir);
+	if (dfd < 0)
+		return dfd;
+	if (mkdirat(dfd, base, mode) < 0 && errno != EEXIST)
+		return negative_errno();
+	return stune_dir_sync(dfd);
+}
+
+static int write_tmp(struct stune_ctx *ctx, const char *path, const void *data, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *dir = NULL, *tmp = NULL;
+	const char *base;
+	int r = split(path, &dir, &base);
+	if (r < 0 || !(tmp = tmp_name(base)))
+		return r < 0 ? r : -ENOMEM;
+	_cleanup_close_ int dfd = open_dir(ctx, dir);
+	if (dfd < 0)
+		return dfd;
+	(void)unlinkat(dfd, tmp, 0); /* a leftover of a killed install: ours by its name */
+	return stune_dir_write(dfd, tmp, data, len, mode);
+}
+
+static int rename_tmp(struct stune_ctx *ctx, const char *path)
+{
+	_cleanup_free_ char *dir = NULL, *tmp = NULL;
+	const char *base;
+	int r = split(path, &dir, &base);
+	if (r < 0 || !(tmp = tmp_name(base)))
+		return r < 0 ? r : -ENOMEM;
+	_cleanup_close_ int dfd = open_dir(ctx, dir);
+	if (dfd < 0)
+		return dfd;
+	if (renameat(dfd, tmp, dfd, base) < 0)
+		return negative_errno();
+	return stune_dir_sync(dfd);
+}
+
+/* Unlink path (and its temporary name) when it is ours (sha256) or force. */
+static enum stune_prm_outcome unlink_ours(struct stune_ctx *ctx, const char *path, const char *sha256, bool force,
+					  char actual[STUNE_SHA256_HEX], int *err)
+{
+	_cleanup_free_ char *dir = NULL, *tmp = NULL;
+	const char *base;
+	actual[0] = '\0';
+	if (split(path, &dir, &base) < 0 || !(tmp = tmp_name(base))) {
+		*err = ENOMEM;
+		return STUNE_PRM_FAILED;
+	}
+	_cleanup_close_ int dfd = open_dir(ctx, dir);
+	if (dfd < 0)
+		return dfd == -ENOENT ? STUNE_PRM_ABSENT : (*err = -dfd, STUNE_PRM_FAILED);
+	bool had_tmp = unlinkat(dfd, tmp, 0) == 0;
+	int r = stune_sha256_root_file(ctx->root, path, actual);
+	if (r == -ENOENT) {
+		actual[0] = '\0';
+		if (had_tmp)
+			stune_dir_sync(dfd);
+		return had_tmp ? STUNE_PRM_REMOVED : STUNE_PRM_ABSENT;
+	}
+	if (r < 0) {
+		*err = -r;
+		return STUNE_PRM_FAILED;
+	}
+	if (!force && (!sha256 || strcmp(actual, sha256)))
+		return STUNE_PRM_CHANGED;
+	if (unlinkat(dfd, base, 0) < 0 || stune_dir_sync(dfd) < 0) {
+		*err = errno;
+		return STUNE_PRM_FAILED;
+	}
+	return STUNE_PRM_REMOVED;
+}
+
+/* --- depmod and update-initramfs ---------------------------------------------- */
+
+static int run_depmod(struct stune_ctx *ctx, const char *release, char **err)
+{
+	_cleanup_free_ char *out = NULL, *cfg = NULL;
+	int r;
+	if (stune_root_is_live(ctx->root)) {
+		const char *argv[] = {"depmod", "-a", release, NULL};
+		r = stune_run(argv, NULL, &out);
+	} else {
+		/* depmod -b prefixes the module directory only: its configuration is named with -C. */
+		const char *prefix = stune_root_prefix(ctx->root);
+		if (is_dir(ctx, "etc/depmod.d"))
+			cfg = stune_strdupf("%s/etc/depmod.d", prefix);
+		else
+			cfg = strdup("/dev/null");
+		if (!cfg)
+			return -ENOMEM;
+		const char *argv[] = {"depmod", "-b", prefix, "-C", cfg, release, NULL};
+		r = stune_run(argv, NULL, &out);
+	}
+	if (r == 0)
+		return 0;
+	_cleanup_free_ char *last = stune_last_line(out);
+	return fail(err, r < 0 ? r : -EIO, "depmod %s: %s", release,
+		    r == -ENOENT ? "not found (install kmod)"
+		    : last	 ? last
+				 : "failed");
+}
+
+int stune_initramfs_runner(struct stune_ctx *ctx, char **chroot_dir, char **why)
+{
+	*chroot_dir = NULL;
+	if (stune_root_is_live(ctx->root))
+		return 0;
+	if (!stune_root_exists(ctx->root, "usr/sbin/update-initramfs")) {
+		*why = strdup("the --sysroot tree has no usr/sbin/update-initramfs: the initrd is not made here");
+		return -ENOENT;
+	}
+	if (geteuid() != 0) {
+		*why = strdup("update-initramfs runs in a chroot of the --sysroot tree, which needs root");
+		return -EPERM;
+	}
+	return (*chroot_dir = strdup(stune_root_prefix(ctx->root))) ? 0 : -ENOMEM;
+}
+
+static int run_update_initramfs(struct stune_ctx *ctx, const char *release, const char *chroot_dir, char **err)
+{
+	_cleanup_free_ char *out = NULL;
+	const char *argv[] = {chroot_dir ? "/usr/sbin/update-initramfs" : "update-initramfs", "-u", "-k", release,
+			      NULL};
+	(void)ctx;
+	int r = stune_run(argv, chroot_dir, &out);
+	if (r == 0)
+		return 0;
+	_cleanup_free_ char *last = stune_last_line(out);
+	return fail(err, r < 0 ? r : -EIO, "update-initramfs -u -k %s: %s", release,
+		    r == -ENOENT ? "not found (install initramfs-tools)"
+		    : last	 ? last
+				 : "failed");
+}
+
+/* Put data (the kept initrd) back at path, mode kept. */
+static int restore_file(struct stune_ctx *ctx, const char *path, const uint8_t *data, size_t len, mode_t mode)
+{
+	int r = write_tmp(ctx, path, data, len, mode);
+	if (r < 0)
+		return r;
+	hook();
+	return rename_tmp(ctx, path);
+}
+
+/* --- results ------------------------------------------------------------------ */
+
+void stune_pinstall_result_clear(struct stune_pinstall_result *r)
+{
+	stune_pjournal_free(r->journal);
+	stune_strv_free(r->resolved);
+	free(r->initrd_note);
+	free(r->need);
+	memset(r, 0, sizeof(*r));
+}
+
+char *stune_depmod_conf_text(const struct stune_manifest *m)
+{
+	char *s = stune_strdupf("# scsitune payload %s for %s (Debian %s %s).\n"
+				"# Written by `scsitune payload install`; `scsitune payload remove` deletes it.\n"
+				"# override lines only: a search line would change the order of every module.\n",
+				m->payload_version, m->release, m->debian_package, m->debian_version);
+	for (size_t i = 0; s && i < m->n_modules; i++) {
+		char *n =
+		    stune_strdupf("%soverride %s %s %s\n", s, m->modules[i].name, m->release, STUNE_PAYLOAD_SUBDIR);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_phost *h, const char *name,
+				    const char *srcversion)
+{
+	if (!h->running)
+		return STUNE_NEED_REBOOT;
+	_cleanup_free_ char *init = NULL, *src = NULL, *refcnt = NULL, *holders = NULL;
+	if (stune_root_readf(ctx->root, &init, "sys/module/%s/initstate", name) < 0)
+		return STUNE_NEED_NOTHING;
+	if (srcversion && stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", name) == 0 &&
+	    !strcmp(src, srcversion))
+		return STUNE_NEED_NONE_LOADED_OURS;
+	if (stune_root_readf(ctx->root, &refcnt, "sys/module/%s/refcnt", name) == 0 && strcmp(refcnt, "0"))
+		return STUNE_NEED_REBOOT;
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_free_ char *hp = stune_strdupf("sys/module/%s/holders", name);
+	if (hp && stune_root_opendir(ctx->root, hp, &d) == 0) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				return STUNE_NEED_REBOOT;
+	}
+	return STUNE_NEED_RELOAD;
+}
+
+/* --- install -------------------------------------------------------------------- */
+
+static int save(const char *state_dir, struct stune_pjournal *j, char **err)
+{
+	int r = stune_pjournal_save(state_dir, j);
+	if (r < 0)
+		return fail(err, r, "%s/payload/journal.json: %s", state_dir, strerror(-r));
+	hook();
+	return 0;
+}
+
+static int set_state(const char *state_dir, struct stune_pjournal *j, size_t i, enum stune_pstep_state s, char **err)
+{
+	j->steps[i].state = s;
+	return save(state_dir, j, err);
+}
+
+static int set_note(struct stune_pstep *s, const char *fmt, ...) _printf_(2, 3);
+static int set_note(struct stune_pstep *s, const char *fmt, ...)
+{
+	va_list ap;
+	free(s->note);
+	va_start(ap, fmt);
+	int k = vasprintf(&s->note, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		s->note = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Which of m's modules the initrd carries a copy of; our copies there. */
+static int check_initrd(const struct stune_manifest *m, const uint8_t *old, size_t old_len, const uint8_t *new,
+			size_t new_len, char **note, bool *ok)
+{
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t nn = 0;
+	int r;
+	*ok = false;
+	for (size_t i = 0; i < m->n_modules; i++)
+		if ((r = stune_strv_push(&names, &nn, strdup(m->modules[i].name))) < 0)
+			return r;
+	_cleanup_(stune_initrd_freep) struct stune_initrd *before = NULL, *after = NULL;
+	_cleanup_free_ char *why = NULL;
+	if (old && stune_initrd_read(old, old_len, m->release, names, &before, NULL) < 0)
+		before = NULL;
+	if ((r = stune_initrd_read(new, new_len, m->release, names, &after, &why)) < 0) {
+		*note = stune_strdupf("the new initrd cannot be read: %s", why ? why : strerror(-r));
+		return 0;
+	}
+	_cleanup_free_ char *summary = strdup("");
+	bool all = true;
+	for (size_t i = 0; i < m->n_modules && summary; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		_cleanup_free_ char *rel = stune_initrd_resolve(after, pm->name);
+		bool had = false;
+		for (size_t k = 0; before && k < before->n; k++)
+			had |= !strcmp(before->files[k].module, pm->name);
+		const struct stune_initrd_file *f = NULL;
+		if (rel)
+			f = stune_initrd_file(after, pm->name, rel);
+		for (size_t k = 0; !f && k < after->n; k++)
+			if (!strcmp(after->files[k].module, pm->name))
+				f = &after->files[k];
+		char *n;
+		if (f && !strcmp(f->sha256, pf->sha256))
+			n = stune_strdupf("%s%s%s.ko: ours (%s)", summary, *summary ? "; " : "", pm->name, f->path);
+		else if (f) {
+			all = false;
+			n = stune_strdupf("%s%s%s.ko: NOT ours (%s, SHA-256 %.12s...)", summary, *summary ? "; " : "",
+					  pm->name, f->path, f->sha256);
+		} else if (had) {
+			all = false;
+			n = stune_strdupf("%s%s%s.ko: missing (the old initrd had it)", summary, *summary ? "; " : "",
+					  pm->name);
+		} else
+			n = stune_strdupf("%s%s%s.ko: not in the initrd (loaded from /lib/modules)", summary,
+					  *summary ? "; " : "", pm->name);
+		free(summary);
+		summary = n;
+	}
+	if (!summary)
+		return -ENOMEM;
+	*ok = all;
+	*note = steal_pointer(&summary);
+	return 0;
+}
+
+int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
+{
+	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = calloc(1, sizeof(*j));
+	_cleanup_free_ char *updates = NULL, *dir = NULL, *conf = NULL, *initrd = NULL, *kept = NULL,
+			    *runner_why = NULL, *chroot_dir = NULL;
+	int r;
+	memset(res, 0, sizeof(*res));
+	if (!j)
+		return -ENOMEM;
+	if (!(j->release = strdup(m->release)) || !(j->payload_version = strdup(m->payload_version)) ||
+	    (o->bundle_sha256 && !(j->bundle_sha256 = strdup(o->bundle_sha256))) ||
+	    (o->key_id && !(j->key_id = strdup(o->key_id))) || !(j->manifest_sha256 = malloc(STUNE_SHA256_HEX)))
+		return -ENOMEM;
+	stune_sha256_hex(m->json, m->json_len, j->manifest_sha256);
+	j->started = (long long)time(NULL);
+	if (!(updates = stune_strdupf("lib/modules/%s/updates", m->release)) ||
+	    !(dir = stune_strdupf("%s/scsitune", updates)) || !(conf = stune_depmod_conf_text(m)) ||
+	    !(initrd = stune_strdupf("boot/initrd.img-%s", m->release)))
+		return -ENOMEM;
+
+	/* The plan: every step, in the journal before the first change. */
+	if (!is_dir(ctx, updates) && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, updates, NULL)) < 0)
+		return r;
+	if ((r = stune_pjournal_add(j, STUNE_PS_MKDIR, dir, NULL)) < 0)
+		return r;
+	if (!is_dir(ctx, "etc/depmod.d") && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, "etc/depmod.d", NULL)) < 0)
+		return r;
+	size_t first_file = j->n;
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		_cleanup_free_ char *p = stune_strdupf("%s/%s.ko", dir, pm->name);
+		if (!p || (r = stune_pjournal_add(j, STUNE_PS_FILE, p, stune_manifest_file(m, pm->file)->sha256)) < 0)
+			return p ? r : -ENOMEM;
+	}
+	char sha[STUNE_SHA256_HEX];
+	_cleanup_free_ char *mp = stune_strdupf("%s/manifest.json", dir);
+	if (!mp || (r = stune_pjournal_add(j, STUNE_PS_FILE, mp, j->manifest_sha256)) < 0)
+		return mp ? r : -ENOMEM;
+	stune_sha256_hex(conf, strlen(conf), sha);
+	if ((r = stune_pjournal_add(j, STUNE_PS_FILE, STUNE_DEPMOD_CONF, sha)) < 0)
+		return r;
+	size_t end_files = j->n;
+	if ((r = stune_pjournal_add(j, STUNE_PS_DEPMOD, NULL, NULL)) < 0)
+		return r;
+	size_t depmod_step = j->n - 1;
+	if ((r = stune_pjournal_add(j, STUNE_PS_INITRD, initrd, NULL)) < 0)
+		return r;
+	size_t initrd_step = j->n - 1;
+	struct stune_pstep *is = &j->steps[initrd_step];
+	struct stat ist;
+	_cleanup_close_ int ifd = stune_root_open(ctx->root, initrd, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (o->no_initramfs)
+		r = set_note(is,
+			     "--no-initramfs: the initrd still holds the stock modules until update-initramfs -u -k %s",
+			     m->release);
+	else if (ifd < 0)
+		r = set_note(is, "no /%s: nothing to update", initrd);
+	else if (fstat(ifd, &ist) < 0 || !S_ISREG(ist.st_mode))
+		r = set_note(is, "/%s is not a regular file: not updated", initrd);
+	else if (stune_initramfs_runner(ctx, &chroot_dir, &runner_why) < 0)
+		r = set_note(is, "%s", runner_why);
+	else
+		r = 1;
+	if (r < 0)
+		return r;
+	bool do_initrd = r == 1;
+	if (!do_initrd)
+		is->state = STUNE_PSS_SKIPPED;
+	else
+		is->mode = ist.st_mode & 07777;
+	for (size_t i = 0; i < ELEMENTSOF(depmod_index); i++) {
+		_cleanup_free_ char *p = stune_strdupf("lib/modules/%s/%s", m->release, depmod_index[i]);
+		if (!p)
+			return -ENOMEM;
+		char d[STUNE_SHA256_HEX];
+		if (stune_sha256_root_file(ctx->root, p, d) < 0)
+			continue;
+		struct stune_pfiledigest *n = realloc(j->index, (j->n_index + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		j->index = n;
+		n[j->n_index].path = steal_pointer(&p);
+		memcpy(n[j->n_index++].sha256, d, STUNE_SHA256_HEX);
+	}
+	if ((r = save(o->state_dir, j, err)) < 0)
+		goto out;
+
+	/* Directories. */
+	for (size_t i = 0; i < first_file; i++) {
+		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+			goto out;
+		if ((r = mkdir_root(ctx, j->steps[i].path, 0755)) < 0) {
+			r = fail(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
+			goto out;
+		}
+		hook();
+		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
+			goto out;
+	}
+	/* Files: all staged (written under a temporary name, fsync'd), then renamed into place. */
+	for (size_t i = first_file; i < end_files; i++) {
+		struct stune_pstep *s = &j->steps[i];
+		const void *data;
+		size_t len;
+		if (i - first_file < m->n_modules) {
+			const struct stune_pfile *pf = stune_manifest_file(m, m->modules[i - first_file].file);
+			data = pf->data;
+			len = pf->size;
+		} else if (i == end_files - 1) {
+			data = conf;
+			len = strlen(conf);
+		} else {
+			data = m->json;
+			len = m->json_len;
+		}
+		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+			goto out;
+		if ((r = write_tmp(ctx, s->path, data, len, 0644)) < 0) {
+			r = fail(err, r, "writing /%s: %s", s->path, strerror(-r));
+			goto out;
+		}
+		hook();
+	}
+	for (size_t i = first_file; i < end_files; i++) {
+		if ((r = rename_tmp(ctx, j->steps[i].path)) < 0) {
+			r = fail(err, r, "renaming into /%s: %s", j->steps[i].path, strerror(-r));
+			goto out;
+		}
+		hook();
+	}
+	for (size_t i = first_file; i < end_files; i++)
+		j->steps[i].state = STUNE_PSS_DONE;
+	if ((r = save(o->state_dir, j, err)) < 0)
+		goto out;
+
+	/* depmod, then what modprobe resolves. */
+	if ((r = set_state(o->state_dir, j, depmod_step, STUNE_PSS_STARTED, err)) < 0)
+		goto out;
+	if ((r = run_depmod(ctx, m->release, err)) < 0)
+		goto out;
+	hook();
+	if ((r = set_state(o->state_dir, j, depmod_step, STUNE_PSS_DONE, err)) < 0)
+		goto out;
+	if (!(res->resolved = calloc(m->n_modules + 1, sizeof(char *))) ||
+	    !(res->need = calloc(m->n_modules, sizeof(*res->need)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m->n_modules; i++) {
+		int k = stune_kmod_resolve(ctx, m->release, m->modules[i].name, &res->resolved[i]);
+		if (k == -EPERM) /* --sysroot without root: not checked */
+			res->unresolved = true;
+		else if (k < 0 && k != -ENOENT) {
+			r = fail(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
+			goto out;
+		}
+		if (!res->resolved[i] && !(res->resolved[i] = strdup(""))) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+
+	/* The initrd: the old one kept, update-initramfs, the new one read back. */
+	if (do_initrd) {
+		_cleanup_free_ uint8_t *old = NULL, *new = NULL;
+		size_t old_len = 0, new_len = 0;
+		if ((r = stune_read_fd(ifd, STUNE_INITRD_MAX, &old, &old_len)) < 0) {
+			r = fail(err, r, "reading /%s: %s", initrd, strerror(-r));
+			goto out;
+		}
+		if (!(is->old_sha256 = malloc(STUNE_SHA256_HEX))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		stune_sha256_hex(old, old_len, is->old_sha256);
+		if ((r = set_state(o->state_dir, j, initrd_step, STUNE_PSS_STARTED, err)) < 0)
+			goto out;
+		_cleanup_free_ char *pdir = NULL;
+		if ((r = stune_pjournal_dir(o->state_dir, true, &pdir)) < 0 ||
+		    (r = stune_write_atomic(pdir, "kept-initrd", old, old_len, 0600, NULL)) < 0) {
+			r = fail(err, r, "keeping the initrd in %s: %s", pdir ? pdir : o->state_dir, strerror(-r));
+			goto out;
+		}
+		hook();
+		if ((r = run_update_initramfs(ctx, m->release, chroot_dir, err)) < 0)
+			goto out;
+		hook();
+		if ((r = stune_read_root_file(ctx->root, initrd, STUNE_INITRD_MAX, &new, &new_len)) < 0) {
+			r = fail(err, r, "reading the new /%s: %s", initrd, strerror(-r));
+			goto out;
+		}
+		if (!(is->sha256 = malloc(STUNE_SHA256_HEX))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		stune_sha256_hex(new, new_len, is->sha256);
+		if ((r = check_initrd(m, old, old_len, new, new_len, &res->initrd_note, &res->initrd_ok)) < 0)
+			goto out;
+		if ((r = set_note(is, "%s", res->initrd_note ? res->initrd_note : "?")) < 0)
+			goto out;
+		if ((r = set_state(o->state_dir, j, initrd_step, STUNE_PSS_DONE, err)) < 0)
+			goto out;
+	} else if (!(res->initrd_note = strdup(is->note ? is->note : "skipped"))) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	j->complete = true;
+	if ((r = save(o->state_dir, j, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < m->n_modules; i++)
+		res->need[i] = stune_payload_need(ctx, h, m->modules[i].name, m->modules[i].srcversion);
+	r = 0;
+out:
+	res->journal = steal_pointer(&j);
+	return r;
+}
+
+/* --- remove ----------------------------------------------------------------------- */
+
+static const char *const prm_names[_STUNE_PRM_MAX] = {
+    [STUNE_PRM_REMOVED] = "removed", [STUNE_PRM_RESTORED] = "restored", [STUNE_PRM_REBUILT] = "rebuilt",
+    [STUNE_PRM_ABSENT] = "absent",   [STUNE_PRM_RAN] = "ran",		[STUNE_PRM_CHANGED] = "changed-since",
+    [STUNE_PRM_KEPT] = "kept",	     [STUNE_PRM_SKIPPED] = "skipped",	[STUNE_PRM_FAILED] = "failed",
+};
+
+const char *stune_prm_outcome_name(enum stune_prm_outcome o)
+{
+	return o < _STUNE_PRM_MAX ? prm_names[o] : "?";
+}
+
+void stune_premove_result_clear(struct stune_premove_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->rows[i].path);
+		free(r->rows[i].expected);
+		free(r->rows[i].actual);
+		free(r->rows[i].note);
+	}
+	free(r->rows);
+	free(r->index_note);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct stune_prm_row *rm_row(struct stune_premove_result *res, enum stune_pstep_kind kind, const char *path,
+				    const char *expected, const char *actual, enum stune_prm_outcome outcome)
+{
+	struct stune_prm_row *n = realloc(res->rows, (res->n + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	res->rows = n;
+	struct stune_prm_row *w = &n[res->n++];
+	memset(w, 0, sizeof(*w));
+	w->kind = kind;
+	w->outcome = outcome;
+	if ((path && !(w->path = strdup(path))) || (expected && *expected && !(w->expected = strdup(expected))) ||
+	    (actual && *actual && !(w->actual = strdup(actual))))
+		return NULL;
+	return w;
+}
+
+static int rm_note(struct stune_prm_row *w, const char *fmt, ...) _printf_(2, 3);
+static int rm_note(struct stune_prm_row *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vasprintf(&w->note, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		w->note = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Does the initrd at path hold any copy of our modules (by hash)? */
+static int initrd_holds_ours(struct stune_ctx *ctx, const struct stune_pjournal *j, const char *path, bool *ours)
+{
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t nn = 0;
+	int r;
+	*ours = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_pstep *s = &j->steps[i];
+		size_t l = s->path ? strlen(s->path) : 0;
+		if (s->kind != STUNE_PS_FILE || l < 4 || strcmp(s->path + l - 3, ".ko"))
+			continue;
+		const char *b = stune_path_basename(s->path);
+		if ((r = stune_strv_push(&names, &nn, strndup(b, strlen(b) - 3))) < 0)
+			return r;
+	}
+	if (!names)
+		return 0;
+	_cleanup_free_ uint8_t *data = NULL;
+	size_t len = 0;
+	if ((r = stune_read_root_file(ctx->root, path, STUNE_INITRD_MAX, &data, &len)) < 0)
+		return r;
+	_cleanup_(stune_initrd_freep) struct stune_initrd *in = NULL;
+	if ((r = stune_initrd_read(data, len, j->release, names, &in, NULL)) < 0)
+		return r;
+	for (size_t k = 0; k < in->n; k++)
+		for (size_t i = 0; i < j->n; i++)
+			if (j->steps[i].kind == STUNE_PS_FILE && j->steps[i].sha256 &&
+			    !strcmp(j->steps[i].sha256, in->files[k].sha256))
+				*ours = true;
+	return 0;
+}
+
+int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
+			 bool no_initramfs, struct stune_premove_result *res, char **err)
+{
+	int r;
+	bool failed = false, changed = false, touched = false;
+	struct stune_prm_row *w;
+	memset(res, 0, sizeof(*res));
+
+	/* Files: ours by hash (the temporary names too). */
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_pstep *s = &j->steps[i];
+		if (s->kind != STUNE_PS_FILE)
+			continue;
+		char actual[STUNE_SHA256_HEX];
+		int e = 0;
+		enum stune_prm_outcome oc = unlink_ours(ctx, s->path, s->sha256, force, actual, &e);
+		if (!(w = rm_row(res, s->kind, s->path, s->sha256, actual, oc)))
+			return -ENOMEM;
+		if (oc == STUNE_PRM_REMOVED)
+			touched = true;
+		hook();
+		if (oc == STUNE_PRM_CHANGED) {
+			changed = true;
+			if (rm_note(w, "changed since install: left alone (--force removes it)") < 0)
+				return -ENOMEM;
+		} else if (oc == STUNE_PRM_FAILED) {
+			failed = true;
+			if (rm_note(w, "%s", strerror(e)) < 0)
+				return -ENOMEM;
+		}
+	}
+	/* Directories install created, deepest first, when empty. */
+	for (size_t i = j->n; i-- > 0;) {
+		struct stune_pstep *s = &j->steps[i];
+		if (s->kind != STUNE_PS_MKDIR || s->state == STUNE_PSS_PENDING)
+			continue;
+		_cleanup_free_ char *dir = NULL;
+		const char *base;
+		if (split(s->path, &dir, &base) < 0)
+			return -ENOMEM;
+		_cleanup_close_ int dfd = open_dir(ctx, dir);
+		enum stune_prm_outcome oc = STUNE_PRM_REMOVED;
+		int e = 0;
+		if (dfd < 0)
+			oc = STUNE_PRM_ABSENT;
+		else if (unlinkat(dfd, base, AT_REMOVEDIR) < 0) {
+			e = errno;
+			oc = e == ENOENT		     ? STUNE_PRM_ABSENT
+			     : e == ENOTEMPTY || e == EEXIST ? STUNE_PRM_KEPT
+							     : STUNE_PRM_FAILED;
+		} else
+			stune_dir_sync(dfd);
+		hook();
+		if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, oc)))
+			return -ENOMEM;
+		if (oc == STUNE_PRM_KEPT && rm_note(w, "not empty: left (it holds files scsitune did not write)") < 0)
+			return -ENOMEM;
+		if (oc == STUNE_PRM_FAILED) {
+			failed = true;
+			if (rm_note(w, "%s", strerror(e)) < 0)
+				return -ENOMEM;
+		}
+	}
+	/* depmod: whenever install may have changed the index. */
+	bool need_depmod = touched;
+	for (size_t i = 0; i < j->n; i++)
+		if ((j->steps[i].kind == STUNE_PS_DEPMOD || j->steps[i].kind == STUNE_PS_FILE) &&
+		    j->steps[i].state != STUNE_PSS_PENDING)
+			need_depmod = true;
+	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release);
+	if (!moddir)
+		return -ENOMEM;
+	if (need_depmod && is_dir(ctx, moddir)) {
+		_cleanup_free_ char *why = NULL;
+		r = run_depmod(ctx, j->release, &why);
+		if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RAN)))
+			return -ENOMEM;
+		hook();
+		if (r < 0) {
+			failed = true;
+			if (rm_note(w, "%s", why ? why : strerror(-r)) < 0)
+				return -ENOMEM;
+		}
+	} else if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+		   rm_note(w, need_depmod ? "no /%s" : "install never changed the module index", moddir) < 0)
+		return -ENOMEM;
+	/* depmod's index against the one before install. */
+	res->index_same = true;
+	size_t differ = 0;
+	_cleanup_free_ char *first = NULL;
+	for (size_t i = 0; i < j->n_index; i++) {
+		char d[STUNE_SHA256_HEX];
+		if (stune_sha256_root_file(ctx->root, j->index[i].path, d) == 0 && !strcmp(d, j->index[i].sha256))
+			continue;
+		differ++;
+		if (!first && !(first = strdup(j->index[i].path)))
+			return -ENOMEM;
+	}
+	res->index_same = differ == 0;
+	res->index_note =
+	    differ ? stune_strdupf("%zu of depmod's %zu index files differ from before install (first: /%s): "
+				   "depmod's output changed for another reason (another module added or "
+				   "removed since?)",
+				   differ, j->n_index, first)
+		   : stune_strdupf("depmod's %zu index files equal the ones before install", j->n_index);
+	if (!res->index_note)
+		return -ENOMEM;
+
+	/* The initrd. */
+	for (size_t i = 0; i < j->n; i++) {
+		struct stune_pstep *s = &j->steps[i];
+		if (s->kind != STUNE_PS_INITRD)
+			continue;
+		if (s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED || !s->old_sha256) {
+			if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+			    rm_note(w, "install did not touch it") < 0)
+				return -ENOMEM;
+			continue;
+		}
+		char cur[STUNE_SHA256_HEX] = "";
+		int k = stune_sha256_root_file(ctx->root, s->path, cur);
+		if (k == 0 && !strcmp(cur, s->old_sha256)) {
+			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
+			    rm_note(w, "already the initrd from before install") < 0)
+				return -ENOMEM;
+			continue;
+		}
+		_cleanup_free_ char *kp = NULL;
+		_cleanup_free_ uint8_t *kept = NULL;
+		size_t kl = 0;
+		char ksha[STUNE_SHA256_HEX] = "";
+		if (stune_pjournal_kept_path(state_dir, &kp) < 0)
+			return -ENOMEM;
+		bool have_kept = stune_read_host_file(kp, STUNE_INITRD_MAX, &kept, &kl) == 0;
+		if (have_kept)
+			stune_sha256_hex(kept, kl, ksha);
+		bool ours_now = k == 0 && (!s->sha256 || !strcmp(cur, s->sha256));
+		if (have_kept && !strcmp(ksha, s->old_sha256) && (ours_now || force || k == -ENOENT)) {
+			r = restore_file(ctx, s->path, kept, kl, s->mode ? s->mode : 0644);
+			char after[STUNE_SHA256_HEX] = "";
+			if (r == 0)
+				r = stune_sha256_root_file(ctx->root, s->path, after);
+			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, after,
+					 r == 0 && !strcmp(after, s->old_sha256) ? STUNE_PRM_RESTORED
+										 : STUNE_PRM_FAILED)))
+				return -ENOMEM;
+			hook();
+			if (w->outcome == STUNE_PRM_FAILED) {
+				failed = true;
+				if (rm_note(w, "putting back the kept initrd: %s",
+					    r < 0 ? strerror(-r) : "SHA-256 differs") < 0)
+					return -ENOMEM;
+			} else if (rm_note(w, "the initrd from before install, put back from %s", kp) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		/* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
+		_cleanup_free_ char *chroot_dir = NULL, *why = NULL;
+		if (no_initramfs || stune_initramfs_runner(ctx, &chroot_dir, &why) < 0) {
+			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_SKIPPED)) ||
+			    rm_note(w, "%s; it may still hold the payload: update-initramfs -u -k %s",
+				    no_initramfs ? "--no-initramfs" : why, j->release) < 0)
+				return -ENOMEM;
+			changed = true;
+			continue;
+		}
+		r = run_update_initramfs(ctx, j->release, chroot_dir, &why);
+		bool ours = false;
+		if (r == 0)
+			r = initrd_holds_ours(ctx, j, s->path, &ours);
+		char after[STUNE_SHA256_HEX] = "";
+		(void)stune_sha256_root_file(ctx->root, s->path, after);
+		if (!(w = rm_row(res, s->kind, s->path, NULL, after,
+				 r == 0 && !ours ? STUNE_PRM_REBUILT : STUNE_PRM_FAILED)))
+			return -ENOMEM;
+		hook();
+		if (w->outcome == STUNE_PRM_FAILED) {
+			failed = true;
+			if (rm_note(w, "%s",
+				    r < 0 ? (why ? why : strerror(-r)) : "the new initrd still holds the payload") < 0)
+				return -ENOMEM;
+		} else if (rm_note(w,
+				   "changed since install (%s): made again with update-initramfs, without the payload",
+				   have_kept ? "not the initrd install made" : "no kept copy") < 0)
+			return -ENOMEM;
+	}
+	if (failed)
+		return fail(err, -EIO, "payload remove did not finish: the journal in %s/payload stays (run it again)",
+			    state_dir);
+	if (changed)
+		return fail(err, -EEXIST,
+			    "payload remove left files that changed since install: the journal in %s/payload stays "
+			    "(--force removes them)",
+			    state_dir);
+	if ((r = stune_pjournal_remove(state_dir)) < 0)
+		return fail(err, r, "%s/payload: %s", state_dir, strerror(-r));
+	res->complete = true;
+	return 0;
+}

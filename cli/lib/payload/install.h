@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * payload install and remove (the caller holds STATE/lock and has run the
+ * preflight). Install puts each module of the bundle and its manifest into
+ * lib/modules/RELEASE/updates/scsitune/ and writes etc/depmod.d/scsitune.conf
+ * with one `override M RELEASE updates/scsitune` line per module (never a
+ * `search` line: that would demote DKMS's updates/), runs depmod for the
+ * release (`depmod -b DIR RELEASE` under --sysroot), keeps the initrd,
+ * runs `update-initramfs -u -k RELEASE` (in a chroot under --sysroot when
+ * the tree has one) and reads the new initrd back. Nothing the kernel
+ * package owns is moved or edited. Every step is in the journal
+ * (payload/journal.h) before it runs.
+ *
+ * Test builds (-DSCSITUNE_TEST_HOOKS=ON) honour SCSITUNE_TEST_PAYLOAD_ABORT=N:
+ * abort() at the N-th point of install or remove where the tree or the
+ * journal has just changed (a kill -9 there).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "core/ctx.h"
+#include "payload/bundle.h"
+#include "payload/host.h"
+#include "payload/journal.h"
+
+#define STUNE_DEPMOD_CONF "etc/depmod.d/scsitune.conf"
+
+struct stune_pinstall_opts {
+	const char *state_dir;
+	bool no_initramfs;
+	const char *bundle_sha256;
+	const char *key_id;
+};
+
+/* What the host needs for a module to be ours in memory. */
+enum stune_pneed {
+	STUNE_NEED_NOTHING = 0,	     /* not loaded: the next modprobe loads ours */
+	STUNE_NEED_RELOAD,	     /* loaded and not in use: reload (install --reload) */
+	STUNE_NEED_REBOOT,	     /* loaded and in use, or the release is not running */
+	STUNE_NEED_NONE_LOADED_OURS, /* already ours */
+};
+
+struct stune_pinstall_result {
+	struct stune_pjournal *journal; /* every step with its outcome */
+	char **resolved;	/* per module: what modprobe resolves to after depmod (lib/modules/R-relative) */
+	bool unresolved;	/* not checked: --sysroot without root (libkmod runs in a chroot) */
+	char *initrd_note;	/* what the initrd check found, or why it was skipped */
+	bool initrd_ok;		/* the new initrd holds our copy of every module it carries */
+	enum stune_pneed *need; /* per module */
+};
+
+void stune_pinstall_result_clear(struct stune_pinstall_result *r);
+
+/* The depmod.d file's text for m. */
+char *stune_depmod_conf_text(const struct stune_manifest *m);
+
+/*
+ * Install m (read and checked, preflight passed). Returns -errno with *err
+ * (one line) when a step failed; the journal then says how far it got and
+ * `payload remove` undoes it.
+ */
+int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err);
+
+/* What the host needs for module name of release (reads sys/module/NAME). */
+enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_phost *h, const char *name,
+				    const char *srcversion);
+
+/* Outcome of one step of remove. */
+enum stune_prm_outcome {
+	STUNE_PRM_REMOVED = 0, /* our file or directory removed */
+	STUNE_PRM_RESTORED,    /* the initrd put back from the kept copy */
+	STUNE_PRM_REBUILT,     /* the initrd made again by update-initramfs (someone had replaced ours) */
+	STUNE_PRM_ABSENT,      /* nothing there (install never got that far) */
+	STUNE_PRM_RAN,	       /* depmod ran */
+	STUNE_PRM_CHANGED,     /* not what install wrote: left alone (--force removes it) */
+	STUNE_PRM_KEPT,	       /* a directory not empty: left */
+	STUNE_PRM_SKIPPED,     /* not needed or not possible (note) */
+	STUNE_PRM_FAILED,
+	_STUNE_PRM_MAX
+};
+const char *stune_prm_outcome_name(enum stune_prm_outcome o);
+
+struct stune_prm_row {
+	enum stune_pstep_kind kind;
+	char *path;
+	char *expected, *actual; /* SHA-256s where they apply */
+	enum stune_prm_outcome outcome;
+	char *note;
+};
+
+struct stune_premove_result {
+	struct stune_prm_row *rows;
+	size_t n;
+	bool complete;	 /* everything undone: the journal is gone */
+	bool index_same; /* depmod's index files equal the ones before install */
+	char *index_note;
+};
+void stune_premove_result_clear(struct stune_premove_result *r);
+
+/* Undo what the journal j records; force: remove our paths even when changed since. */
+int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
+			 bool no_initramfs, struct stune_premove_result *res, char **err);
+
+/* Where update-initramfs runs for this root: 0 with *chroot_dir (NULL live), or -ENOENT with *why. */
+int stune_initramfs_runner(struct stune_ctx *ctx, char **chroot_dir, char **why);

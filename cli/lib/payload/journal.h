@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The payload journal: STATE/payload/journal.json, the same state
+ * directory and lock (STATE/lock) as apply's journal. install writes it,
+ * fsync'd, before it changes anything, with every step it is going to
+ * take; each step is marked started before it runs and done after it, the
+ * journal replaced atomically each time (tmp + fsync + rename + fsync of
+ * the directory). Whatever point an install is killed at, the journal
+ * names every path it may have created and what was there before, so
+ * `payload remove` can put the tree back: created files are removed when
+ * their SHA-256 is ours, created directories when empty, the initrd is
+ * restored from the copy kept in STATE/payload/ when it is still the one
+ * install made.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/macro.h"
+#include "payload/util.h"
+
+#define STUNE_PJOURNAL_VERSION 1
+
+enum stune_pstep_kind {
+	STUNE_PS_MKDIR = 0, /* a directory install created (path) */
+	STUNE_PS_STAGE,	    /* the staging directory (path) and the files in it */
+	STUNE_PS_FILE,	    /* a file install created (path, sha256: its content) */
+	STUNE_PS_DEPMOD,    /* depmod for the release */
+	STUNE_PS_INITRD,    /* the initrd: old_sha256 before, kept in STATE/payload/kept; sha256 after */
+	_STUNE_PS_MAX
+};
+
+enum stune_pstep_state {
+	STUNE_PSS_PENDING = 0, /* not begun */
+	STUNE_PSS_STARTED,     /* begun, not known to have finished */
+	STUNE_PSS_DONE,
+	STUNE_PSS_SKIPPED, /* not done, on purpose (note says why) */
+	_STUNE_PSS_MAX
+};
+
+struct stune_pstep {
+	enum stune_pstep_kind kind;
+	enum stune_pstep_state state;
+	char *path;	  /* root-relative */
+	char *sha256;	  /* FILE: what install writes; INITRD: the new initrd */
+	char *old_sha256; /* INITRD: the initrd before (NULL: there was none) */
+	unsigned mode;	  /* INITRD: its mode before (0: unknown) */
+	char *note;
+};
+
+struct stune_pfiledigest {
+	char *path; /* root-relative */
+	char sha256[STUNE_SHA256_HEX];
+};
+
+struct stune_pjournal {
+	char *release;
+	char *payload_version;
+	char *bundle_sha256;
+	char *key_id;
+	char *manifest_sha256;
+	long long started;
+	bool complete; /* install finished */
+	struct stune_pstep *steps;
+	size_t n;
+	/* depmod's index files before install (modules.*), for remove's check. */
+	struct stune_pfiledigest *index;
+	size_t n_index;
+};
+
+const char *stune_pstep_kind_name(enum stune_pstep_kind k);
+const char *stune_pstep_state_name(enum stune_pstep_state s);
+void stune_pjournal_free(struct stune_pjournal *j);
+DEFINE_CLEANUP_FUNC(struct stune_pjournal, stune_pjournal_free)
+int stune_pjournal_add(struct stune_pjournal *j, enum stune_pstep_kind kind, const char *path, const char *sha256);
+
+/* STATE/payload (created with mode 0700 when create). */
+int stune_pjournal_dir(const char *state_dir, bool create, char **out);
+/* Save (atomic, fsync'd) / load STATE/payload/journal.json. load: -ENOENT none, -EBADMSG not a journal. */
+int stune_pjournal_save(const char *state_dir, const struct stune_pjournal *j);
+int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out);
+/* Remove the journal and the kept initrd. */
+int stune_pjournal_remove(const char *state_dir);
+/* The kept initrd's host path (STATE/payload/kept-initrd). */
+int stune_pjournal_kept_path(const char *state_dir, char **out);

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "payload/preflight.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strv.h"
+#include "payload/ko.h"
+
+void stune_preflight_free(struct stune_preflight *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		struct stune_pcheck *c = &p->rows[i];
+		free(c->check);
+		free(c->module);
+		free(c->expected);
+		free(c->actual);
+		free(c->why);
+	}
+	free(p->rows);
+	free(p);
+}
+
+static int row(struct stune_preflight *p, const char *check, const char *module, const char *expected,
+	       const char *actual, bool passed, const char *fmt, ...) _printf_(7, 8);
+static int row(struct stune_preflight *p, const char *check, const char *module, const char *expected,
+	       const char *actual, bool passed, const char *fmt, ...)
+{
+	struct stune_pcheck *n = realloc(p->rows, (p->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->rows = n;
+	struct stune_pcheck *c = &n[p->n++];
+	memset(c, 0, sizeof(*c));
+	c->passed = passed;
+	if (!passed)
+		p->passed = false;
+	if (!(c->check = strdup(check)) || (module && !(c->module = strdup(module))) ||
+	    (expected && !(c->expected = strdup(expected))) || (actual && !(c->actual = strdup(actual))))
+		return -ENOMEM;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = vasprintf(&c->why, fmt, ap);
+		va_end(ap);
+		if (k < 0) {
+			c->why = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The stock copy of each of our modules, read (NULL where missing). */
+struct stock {
+	char *path;
+	struct stune_ko *ko;
+};
+
+static int read_ko(struct stune_ctx *ctx, const char *path, struct stune_ko **ko, char **why)
+{
+	_cleanup_free_ uint8_t *data = NULL;
+	size_t len = 0;
+	int r = stune_read_root_file(ctx->root, path, STUNE_BUNDLE_ENTRY_MAX, &data, &len);
+	if (r < 0) {
+		*why = stune_strdupf("%s", strerror(-r));
+		return r;
+	}
+	return stune_ko_read(data, len, ko, why);
+}
+
+static int check_signatures(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
+{
+	_cleanup_free_ char *state = NULL, *unsigned_list = NULL;
+	bool lockdown = h->lockdown && strcmp(h->lockdown, "none");
+	bool enforcing = h->sig_enforce == STUNE_YES || lockdown || h->secure_boot == STUNE_YES;
+	size_t n_unsigned = 0;
+	for (size_t i = 0; i < m->n_modules; i++) {
+		if (m->modules[i].is_signed)
+			continue;
+		char *nl = stune_strdupf("%s%s%s.ko", unsigned_list ? unsigned_list : "", unsigned_list ? ", " : "",
+					 m->modules[i].name);
+		if (!nl)
+			return -ENOMEM;
+		free(unsigned_list);
+		unsigned_list = nl;
+		n_unsigned++;
+	}
+	state = stune_strdupf("sig_enforce=%s lockdown=%s secureboot=%s",
+			      h->sig_enforce == STUNE_YES  ? "Y"
+			      : h->sig_enforce == STUNE_NO ? "N"
+							   : "unknown",
+			      h->lockdown ? h->lockdown : "unknown",
+			      h->secure_boot == STUNE_YES  ? "on"
+			      : h->secure_boot == STUNE_NO ? "off"
+							   : "unknown");
+	if (!state)
+		return -ENOMEM;
+	const char *actual = n_unsigned == 0		  ? "all modules signed"
+			     : n_unsigned == m->n_modules ? "unsigned"
+							  : "partly signed";
+	if (enforcing && n_unsigned) {
+		const char *by = h->sig_enforce == STUNE_YES ? "module.sig_enforce is on"
+				 : lockdown		     ? "kernel lockdown is on"
+							     : "Secure Boot is on (Debian's kernel then locks down)";
+		return row(
+		    p, "signatures", NULL, state, actual, false,
+		    "%s and %s %s unsigned: the kernel would refuse to load %s (\"Key was rejected by service\" "
+		    "or \"Lockdown: unsigned module loading is restricted\"). The way out: sign the modules with a "
+		    "key enrolled as a Machine Owner Key (/usr/lib/linux-kbuild-6.1/scripts/sign-file sha256 "
+		    "MOK.priv MOK.der M.ko for each module of payload/build's output; mokutil --import MOK.der "
+		    "and a reboot to enroll it once per host), then pack and sign the bundle again",
+		    by, unsigned_list, n_unsigned > 1 ? "are" : "is", n_unsigned > 1 ? "them" : "it");
+	}
+	if (enforcing)
+		return row(p, "signatures", NULL, state, actual, true,
+			   "signatures are enforced and the modules are signed; whether the kernel trusts the signing "
+			   "key shows only when it loads them: try one host first");
+	return row(p, "signatures", NULL, state, actual, true,
+		   n_unsigned ? "not enforced: unsigned modules load, tainting the kernel (E)%s" : "not enforced%s",
+		   h->running ? "" : " (the running kernel's settings; the target kernel is not running)");
+}
+
+int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			    struct stune_preflight **out)
+{
+	_cleanup_(stune_preflight_freep) struct stune_preflight *p = calloc(1, sizeof(*p));
+	int r;
+	if (!p)
+		return -ENOMEM;
+	p->passed = true;
+
+	/* release */
+	if (!h->modules_dir) {
+		if ((r = row(p, "release", NULL, m->release, h->running_release, false,
+			     "kernel %s is not installed on this host (no /lib/modules/%s; running %s): the bundle is "
+			     "for that release only",
+			     m->release, m->release, h->running_release ? h->running_release : "unknown")) < 0)
+			return r;
+		*out = steal_pointer(&p);
+		return 0; /* nothing else can be checked */
+	}
+	if ((r = row(p, "release", NULL, m->release, m->release, true,
+		     h->running ? "the running kernel"
+				: "installed, not the running kernel (%s): a reboot into it is needed",
+		     h->running_release ? h->running_release : "unknown")) < 0)
+		return r;
+
+	/* debian package version */
+	const char *actual = h->installed_debian_version ? h->installed_debian_version : h->running_debian_version;
+	if (!actual)
+		r = row(p, "debian", NULL, m->debian_version, NULL, false,
+			"cannot tell which %s is installed: dpkg's status file does not list it%s", m->debian_package,
+			h->running ? " and proc/version names no Debian version" : "");
+	else if (strcmp(actual, m->debian_version))
+		r = row(p, "debian", NULL, m->debian_version, actual, false,
+			"%s %s is %s, the bundle was built against %s: the same uname -r, but the kernel package "
+			"changed (a Debian point release): build and pack a payload for %s",
+			m->debian_package, actual, h->installed_debian_version ? "installed" : "running",
+			m->debian_version, actual);
+	else if (h->running && h->running_debian_version && strcmp(h->running_debian_version, m->debian_version))
+		r = row(p, "debian", NULL, m->debian_version, actual, true,
+			"installed; the running kernel is %s (upgraded since boot): a reboot is needed anyway",
+			h->running_debian_version);
+	else
+		r = row(p, "debian", NULL, m->debian_version, actual, true, NULL);
+	if (r < 0)
+		return r;
+
+	/* vermagic and the stock copies */
+	struct stock *stock = calloc(m->n_modules, sizeof(*stock));
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t nn = 0;
+	if (!stock)
+		return -ENOMEM;
+	r = 0;
+	for (size_t i = 0; r >= 0 && i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		_cleanup_free_ char *why = NULL;
+		if ((r = stune_strv_push(&names, &nn, strdup(pm->name))) < 0)
+			break;
+		int k = stune_stock_module_path(ctx, m->release, pm->name, &stock[i].path);
+		if (k == 0)
+			k = read_ko(ctx, stock[i].path, &stock[i].ko, &why);
+		if (k < 0) {
+			r = row(p, "vermagic", pm->name, pm->vermagic, NULL, false,
+				k == -ENOENT && !stock[i].path ? "kernel %s has no %s.ko of its own (modules.order): "
+								 "nothing for the payload to replace"
+							       : "the kernel package's %s.ko cannot be read: %s",
+				k == -ENOENT && !stock[i].path ? m->release : pm->name,
+				k == -ENOENT && !stock[i].path ? pm->name : (why ? why : strerror(-k)));
+			continue;
+		}
+		bool same = !strcmp(stock[i].ko->vermagic, pm->vermagic);
+		r = row(p, "vermagic", pm->name, pm->vermagic, stock[i].ko->vermagic, same,
+			same ? NULL
+			     : "the kernel's own %s.ko has another vermagic: the module was built for another kernel "
+			       "configuration",
+			pm->name);
+	}
+
+	/* KABI: what the stock modules that depend on ours import. */
+	_cleanup_(stune_strv_freep) char **deps = NULL;
+	if (r >= 0) {
+		int k = stune_module_dependents(ctx, m->release, names, &deps);
+		if (k < 0 && k != -ENOENT)
+			r = k;
+		else if (k == -ENOENT)
+			r = row(p, "kabi", NULL, NULL, NULL, false,
+				"lib/modules/%s/modules.dep is missing: run depmod -a %s, then install again",
+				m->release, m->release);
+	}
+	for (size_t i = 0; r >= 0 && deps && i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		if (!stock[i].ko)
+			continue;
+		size_t checked = 0, bad = 0, users = 0;
+		_cleanup_free_ char *first = NULL;
+		for (char **d = deps; *d && r >= 0; d++) {
+			_cleanup_(stune_ko_freep) struct stune_ko *dk = NULL;
+			_cleanup_free_ char *why = NULL;
+			if (read_ko(ctx, *d, &dk, &why) < 0) {
+				r = row(p, "kabi", pm->name, NULL, NULL, false, "%s: %s: its imports cannot be checked",
+					*d, why ? why : "unreadable");
+				break;
+			}
+			bool uses = false;
+			for (size_t s = 0; s < dk->n_imports; s++) {
+				const struct stune_symcrc *imp = &dk->imports[s];
+				if (!stune_ko_export(stock[i].ko, imp->symbol))
+					continue; /* not a symbol of this module */
+				uses = true;
+				checked++;
+				const struct stune_symcrc *ours =
+				    stune_symcrc_find(pm->exports, pm->n_exports, imp->symbol);
+				if (ours && ours->crc == imp->crc)
+					continue;
+				bad++;
+				if (!first)
+					first =
+					    ours ? stune_strdupf("%s imports %s with CRC 0x%08x, our %s exports 0x%08x",
+								 stune_path_basename(*d), imp->symbol, imp->crc,
+								 pm->name, ours->crc)
+						 : stune_strdupf("%s imports %s, which our %s does not export",
+								 stune_path_basename(*d), imp->symbol, pm->name);
+			}
+			users += uses;
+		}
+		if (r < 0)
+			break;
+		p->dependents += users;
+		p->imports += checked;
+		_cleanup_free_ char *exp = stune_strdupf("%zu imports by %zu stock modules", checked, users);
+		_cleanup_free_ char *act =
+		    stune_strdupf("%zu of %zu imports by %zu stock modules equal", checked - bad, checked, users);
+		size_t same_exports = 0;
+		for (size_t s = 0; s < stock[i].ko->n_exports; s++) {
+			const struct stune_symcrc *o = &stock[i].ko->exports[s],
+						  *ours = stune_symcrc_find(pm->exports, pm->n_exports, o->symbol);
+			same_exports += ours && ours->crc == o->crc;
+		}
+		if (bad)
+			r = row(
+			    p, "kabi", pm->name, exp, act, false,
+			    "%zu of %zu symbol CRCs differ (first: %s): the stock modules would refuse to load on top "
+			    "of it (\"disagrees about version of symbol\"); %zu of %zu exports equal the kernel's own "
+			    "%s.ko",
+			    bad, checked, first ? first : "?", same_exports, stock[i].ko->n_exports, pm->name);
+		else
+			r = row(p, "kabi", pm->name, exp, act, true, "%zu of %zu exports equal the kernel's own %s.ko",
+				same_exports, stock[i].ko->n_exports, pm->name);
+	}
+	for (size_t i = 0; i < m->n_modules; i++) {
+		free(stock[i].path);
+		stune_ko_free(stock[i].ko);
+	}
+	free(stock);
+	if (r < 0)
+		return r;
+
+	if ((r = check_signatures(p, m, h)) < 0)
+		return r;
+
+	/* target: nothing there that scsitune did not record */
+	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", m->release, STUNE_PAYLOAD_SUBDIR);
+	if (!dir)
+		return -ENOMEM;
+	bool dir_there = stune_root_exists(ctx->root, dir),
+	     conf_there = stune_root_exists(ctx->root, "etc/depmod.d/scsitune.conf");
+	if (dir_there || conf_there)
+		r = row(p, "target", NULL, "absent", dir_there ? dir : "etc/depmod.d/scsitune.conf", false,
+			"/%s is there and no payload journal records it: remove it by hand (or with payload remove "
+			"--state-dir of the install that made it), then install again",
+			dir_there ? dir : "etc/depmod.d/scsitune.conf");
+	else
+		r = row(p, "target", NULL, "absent", "absent", true, NULL);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&p);
+	return 0;
+}

@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "payload/state.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strv.h"
+#include "payload/host.h"
+#include "payload/initrd.h"
+#include "payload/install.h"
+#include "payload/kmod.h"
+
+static const char *const link_names[_STUNE_LINK_MAX] = {
+    [STUNE_LINK_OK] = "ok",	    [STUNE_LINK_PENDING] = "reboot-pending", [STUNE_LINK_DRIFT] = "drift",
+    [STUNE_LINK_ABSENT] = "absent", [STUNE_LINK_SKIPPED] = "not-checked",    [STUNE_LINK_ERROR] = "error",
+};
+static const char *const verdict_names[_STUNE_PV_MAX] = {
+    [STUNE_PV_LOADED] = "loaded",   [STUNE_PV_REBOOT_PENDING] = "reboot-pending",
+    [STUNE_PV_DRIFT] = "drift",	    [STUNE_PV_NOT_INSTALLED] = "not-installed",
+    [STUNE_PV_UNKNOWN] = "unknown",
+};
+
+const char *stune_link_state_name(enum stune_link_state s)
+{
+	return s < _STUNE_LINK_MAX ? link_names[s] : "?";
+}
+
+const char *stune_pverdict_name(enum stune_pverdict v)
+{
+	return v < _STUNE_PV_MAX ? verdict_names[v] : "?";
+}
+
+void stune_pstate_free(struct stune_pstate *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->links[i].link);
+		free(s->links[i].module);
+		free(s->links[i].expected);
+		free(s->links[i].actual);
+		free(s->links[i].note);
+	}
+	free(s->links);
+	free(s->release);
+	free(s->payload_version);
+	free(s->source);
+	free(s);
+}
+
+static int add(struct stune_pstate *st, const char *link, const char *module, const char *expected, const char *actual,
+	       enum stune_link_state state, const char *fmt, ...) _printf_(7, 8);
+static int add(struct stune_pstate *st, const char *link, const char *module, const char *expected, const char *actual,
+	       enum stune_link_state state, const char *fmt, ...)
+{
+	struct stune_plink *n = realloc(st->links, (st->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	st->links = n;
+	struct stune_plink *l = &n[st->n++];
+	memset(l, 0, sizeof(*l));
+	l->state = state;
+	if (!(l->link = strdup(link)) || (module && !(l->module = strdup(module))) ||
+	    (expected && !(l->expected = strdup(expected))) || (actual && !(l->actual = strdup(actual))))
+		return -ENOMEM;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = vasprintf(&l->note, fmt, ap);
+		va_end(ap);
+		if (k < 0) {
+			l->note = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The raw build-id note the kernel shows: namesz, descsz, type, "GNU\0", desc. */
+static int read_build_id(struct stune_ctx *ctx, const char *module, char **out)
+{
+	_cleanup_free_ char *p = stune_strdupf("sys/module/%s/notes/.note.gnu.build-id", module);
+	_cleanup_free_ uint8_t *d = NULL;
+	size_t n = 0;
+	if (!p)
+		return -ENOMEM;
+	int r = stune_read_root_file(ctx->root, p, 4096, &d, &n);
+	if (r < 0)
+		return r;
+	uint32_t namesz, descsz, type;
+	if (n < 16)
+		return -EBADMSG;
+	memcpy(&namesz, d, 4);
+	memcpy(&descsz, d + 4, 4);
+	memcpy(&type, d + 8, 4);
+	size_t off = 12 + ((namesz + 3) & ~3u);
+	if (type != 3 /* NT_GNU_BUILD_ID */ || namesz != 4 || memcmp(d + 12, "GNU", 4) || descsz == 0 || descsz > 64 ||
+	    off + descsz > n)
+		return -EBADMSG;
+	if (!(*out = malloc(2 * descsz + 1)))
+		return -ENOMEM;
+	stune_hex(d + off, descsz, *out);
+	return 0;
+}
+
+static bool conf_has_override(const char *text, const char *module, const char *release)
+{
+	_cleanup_free_ char *want = stune_strdupf("override %s %s %s", module, release, STUNE_PAYLOAD_SUBDIR);
+	if (!want || !text)
+		return false;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (n == strlen(want) && !strncmp(p, want, n))
+			return true;
+		p += n + (p[n] ? 1 : 0);
+	}
+	return false;
+}
+
+/* iocounterbits of every SCSI device (sys/bus/scsi/devices/H:C:T:L). */
+static int count_iocounterbits(struct stune_ctx *ctx, size_t *n64, size_t *nother, size_t *ndev, char **other)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	*n64 = *nother = *ndev = 0;
+	int r = stune_root_opendir(ctx->root, "sys/bus/scsi/devices", &d);
+	if (r < 0)
+		return r;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		/* devices are H:C:T:L; hosts and targets (hostN, targetH:C:T) have no iocounterbits */
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		_cleanup_free_ char *v = NULL;
+		(*ndev)++;
+		if (stune_root_readf(ctx->root, &v, "sys/bus/scsi/devices/%s/iocounterbits", de->d_name) < 0)
+			continue;
+		if (!strcmp(v, "64"))
+			(*n64)++;
+		else {
+			(*nother)++;
+			if (!*other)
+				*other = stune_strdupf("%s says %.8s", de->d_name, v);
+		}
+	}
+	return 0;
+}
+
+static bool has_patch(const struct stune_pmodule *pm, const char *id)
+{
+	for (char **p = pm->patches; p && *p; p++)
+		if (!strcmp(*p, id))
+			return true;
+	return false;
+}
+
+int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release, unsigned flags,
+			const char *bundle_note, struct stune_pstate **out)
+{
+	_cleanup_(stune_pstate_freep) struct stune_pstate *st = calloc(1, sizeof(*st));
+	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
+	_cleanup_(stune_manifest_freep) struct stune_manifest *installed = NULL;
+	int r;
+	_cleanup_free_ char *running = NULL;
+	if (!st)
+		return -ENOMEM;
+	if (given)
+		release = given->release;
+	else if (!release && stune_attr_str(ctx, &running, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease") == 0)
+		release = running;
+	if (!release) { /* no release given and none running: nothing to say */
+		st->verdict = STUNE_PV_UNKNOWN;
+		if ((r = add(st, "release", NULL, NULL, NULL, STUNE_LINK_ERROR,
+			     "no kernel release: proc/sys/kernel/osrelease unreadable")) < 0)
+			return r;
+		*out = steal_pointer(&st);
+		return 0;
+	}
+	if (!(st->release = strdup(release)))
+		return -ENOMEM;
+	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", release, STUNE_PAYLOAD_SUBDIR);
+	_cleanup_free_ char *mpath = stune_strdupf("%s/manifest.json", dir);
+	if (!dir || !mpath)
+		return -ENOMEM;
+
+	/* The installed manifest (what install left next to the modules). */
+	_cleanup_free_ uint8_t *mj = NULL;
+	size_t mjl = 0;
+	_cleanup_free_ char *why = NULL;
+	int mr = stune_read_root_file(ctx->root, mpath, STUNE_MANIFEST_MAX, &mj, &mjl);
+	if (mr == 0 && (mr = stune_manifest_parse((const char *)mj, mjl, &installed, &why)) < 0 && mr != -EBADMSG)
+		return mr;
+	const struct stune_manifest *m = given ? given : installed;
+	if (given) {
+		if ((r = add(st, "bundle", NULL, NULL, NULL, STUNE_LINK_OK, "%s", bundle_note ? bundle_note : "read")) <
+		    0)
+			return r;
+		char a[STUNE_SHA256_HEX], b[STUNE_SHA256_HEX];
+		stune_sha256_hex(given->json, given->json_len, a);
+		if (mj && mr == 0)
+			stune_sha256_hex(mj, mjl, b);
+		if (mr == -ENOENT)
+			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_ABSENT, "no payload installed for %s (/%s)",
+				release, mpath);
+		else if (mr < 0)
+			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_DRIFT, "/%s: %s", mpath,
+				why ? why : strerror(-mr));
+		else if (strcmp(a, b))
+			r = add(st, "installed", NULL, a, b, STUNE_LINK_DRIFT,
+				"another payload is installed (payload %s): its manifest differs from the bundle's",
+				installed->payload_version);
+		else
+			r = add(st, "installed", NULL, a, b, STUNE_LINK_OK, "the bundle's manifest is %s/manifest.json",
+				STUNE_PAYLOAD_SUBDIR);
+		if (r < 0)
+			return r;
+		st->source = stune_strdupf("bundle");
+	} else {
+		if (mr == -ENOENT) {
+			st->verdict = STUNE_PV_NOT_INSTALLED;
+			if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ABSENT,
+				     "no payload installed for %s (no /%s)", release, mpath)) < 0)
+				return r;
+			*out = steal_pointer(&st);
+			return 0;
+		}
+		if (mr < 0) {
+			st->verdict = STUNE_PV_UNKNOWN;
+			if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ERROR, "/%s: %s", mpath,
+				     why ? why : strerror(-mr))) < 0)
+				return r;
+			*out = steal_pointer(&st);
+			return 0;
+		}
+		char a[STUNE_SHA256_HEX];
+		stune_sha256_hex(mj, mjl, a);
+		if ((r = add(st, "installed", NULL, NULL, a, STUNE_LINK_OK,
+			     "%s/manifest.json (its bundle's signature was checked at install)",
+			     STUNE_PAYLOAD_SUBDIR)) < 0)
+			return r;
+		st->source = stune_strdupf("/%s", mpath);
+	}
+	if (!st->source || !(st->payload_version = strdup(m->payload_version)))
+		return -ENOMEM;
+	/* The host's facts only now: a host without a payload costs detect no more reads. */
+	if ((r = stune_phost_read(ctx, release, &h)) < 0)
+		return r;
+
+	/* The kernel package: the same uname -r can be another build (a Debian point release). */
+	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
+	if (inst && strcmp(inst, m->debian_version))
+		r = add(st, "debian", NULL, m->debian_version, inst, STUNE_LINK_DRIFT,
+			"%s %s is installed, the payload was built against %s: a Debian point release with the same "
+			"uname -r; the stock modules changed, build and install a payload for %s",
+			m->debian_package, inst, m->debian_version, inst);
+	else if (run && strcmp(run, m->debian_version))
+		r = add(st, "debian", NULL, m->debian_version, run, inst ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT,
+			inst ? "the running kernel is Debian %s; %s installed is the payload's: reboot into it"
+			     : "the running kernel is Debian %s, the payload was built against another (%s)",
+			run, inst ? inst : m->debian_version);
+	else if (!inst && !run)
+		r = add(st, "debian", NULL, m->debian_version, NULL, STUNE_LINK_SKIPPED,
+			"neither dpkg's status file nor proc/version names the package version");
+	else
+		r = add(st, "debian", NULL, m->debian_version, inst ? inst : run, STUNE_LINK_OK, "%s%s",
+			inst ? "installed" : "running", inst && run ? " and running" : "");
+	if (r < 0)
+		return r;
+
+	_cleanup_free_ char *conf = NULL;
+	int cr = stune_root_read(ctx->root, STUNE_DEPMOD_CONF, &conf);
+	_cleanup_(stune_initrd_freep) struct stune_initrd *ird = NULL;
+	_cleanup_free_ char *initrd_path = stune_strdupf("boot/initrd.img-%s", h->release), *initrd_err = NULL;
+	int ir = -ENOENT;
+	if (!initrd_path)
+		return -ENOMEM;
+	if (flags & STUNE_PSTATE_INITRD) {
+		_cleanup_(stune_strv_freep) char **names = NULL;
+		size_t nn = 0;
+		for (size_t i = 0; i < m->n_modules; i++)
+			if ((r = stune_strv_push(&names, &nn, strdup(m->modules[i].name))) < 0)
+				return r;
+		_cleanup_free_ uint8_t *data = NULL;
+		size_t len = 0;
+		ir = stune_read_root_file(ctx->root, initrd_path, STUNE_INITRD_MAX, &data, &len);
+		if (ir == 0)
+			ir = stune_initrd_read(data, len, h->release, names, &ird, &initrd_err);
+		if (ir == -ENOMEM)
+			return ir;
+	}
+
+	bool any_file_ok = false;
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		_cleanup_free_ char *fpath = stune_strdupf("%s/%s.ko", dir, pm->name), *rel = NULL;
+		if (!fpath || !(rel = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name)))
+			return -ENOMEM;
+		char sha[STUNE_SHA256_HEX];
+		int k = stune_sha256_root_file(ctx->root, fpath, sha);
+		bool file_ok = k == 0 && !strcmp(sha, pf->sha256);
+		any_file_ok |= file_ok;
+		if (k == -ENOENT)
+			r = add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ABSENT, "no /%s", fpath);
+		else if (k < 0)
+			r = add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s", fpath,
+				strerror(-k));
+		else
+			r = add(st, "file", pm->name, pf->sha256, sha, file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
+				"%s%s", rel, file_ok ? "" : ": not the bundle's file");
+		if (r < 0)
+			return r;
+
+		/* depmod.d */
+		_cleanup_free_ char *want =
+		    stune_strdupf("override %s %s %s", pm->name, h->release, STUNE_PAYLOAD_SUBDIR);
+		if (!want)
+			return -ENOMEM;
+		if (cr == -ENOENT)
+			r = add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ABSENT, "no /%s", STUNE_DEPMOD_CONF);
+		else if (cr < 0)
+			r = add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ERROR, "/%s: %s", STUNE_DEPMOD_CONF,
+				strerror(-cr));
+		else
+			r = add(st, "depmod.d", pm->name, want,
+				conf_has_override(conf, pm->name, h->release) ? want : NULL,
+				conf_has_override(conf, pm->name, h->release) ? STUNE_LINK_OK : STUNE_LINK_DRIFT, "/%s",
+				STUNE_DEPMOD_CONF);
+		if (r < 0)
+			return r;
+
+		/* modprobe */
+		bool resolves_ours = true;
+		if (flags & STUNE_PSTATE_MODPROBE) {
+			_cleanup_free_ char *got = NULL;
+			k = stune_kmod_resolve(ctx, h->release, pm->name, &got);
+			resolves_ours = k == 0 && !strcmp(got, rel);
+			if (k == -ENOMEM)
+				return k;
+			if (k < 0)
+				r = add(st, "modprobe", pm->name, rel, NULL,
+					k == -ENOENT ? STUNE_LINK_DRIFT : STUNE_LINK_ERROR, "modprobe %s: %s", pm->name,
+					k == -ENOENT ? "no module by that name in the depmod index" : strerror(-k));
+			else
+				r = add(st, "modprobe", pm->name, rel, got,
+					resolves_ours ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
+					resolves_ours ? "libkmod, lib/modules/%s"
+						      : "modprobe loads another file: depmod -a %s",
+					h->release);
+			if (r < 0)
+				return r;
+		}
+
+		/* initrd */
+		if (flags & STUNE_PSTATE_INITRD) {
+			if (ir == -ENOENT)
+				r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_SKIPPED, "no /%s",
+					initrd_path);
+			else if (ir < 0)
+				r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s",
+					initrd_path, initrd_err ? initrd_err : strerror(-ir));
+			else {
+				_cleanup_free_ char *res = stune_initrd_resolve(ird, pm->name);
+				const struct stune_initrd_file *f = res ? stune_initrd_file(ird, pm->name, res) : NULL;
+				for (size_t q = 0; !f && q < ird->n; q++)
+					if (!strcmp(ird->files[q].module, pm->name))
+						f = &ird->files[q];
+				if (!f)
+					r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_OK,
+						"not in /%s: loaded from /lib/modules", initrd_path);
+				else if (!strcmp(f->sha256, pf->sha256))
+					r = add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_OK, "/%s: %s",
+						initrd_path, f->path);
+				else
+					r = add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_DRIFT,
+						"/%s holds another %s.ko (%s): the next boot loads it; "
+						"update-initramfs -u -k %s",
+						initrd_path, pm->name, f->path, h->release);
+			}
+			if (r < 0)
+				return r;
+		}
+
+		/* loaded */
+		if (!h->running) {
+			if ((r = add(st, "loaded", pm->name, pm->srcversion, NULL, STUNE_LINK_PENDING,
+				     "kernel %s is not running (running %s): reboot into it", h->release,
+				     h->running_release ? h->running_release : "unknown")) < 0)
+				return r;
+			continue;
+		}
+		_cleanup_free_ char *init = NULL, *ver = NULL, *src = NULL, *taint = NULL, *bid = NULL;
+		if (stune_root_readf(ctx->root, &init, "sys/module/%s/initstate", pm->name) < 0) {
+			if ((r = add(st, "loaded", pm->name, pm->srcversion, NULL,
+				     resolves_ours ? (file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT) : STUNE_LINK_DRIFT,
+				     file_ok && resolves_ours ? "not loaded: the next modprobe loads ours"
+							      : "not loaded")) < 0)
+				return r;
+			continue;
+		}
+		(void)stune_root_readf(ctx->root, &ver, "sys/module/%s/version", pm->name);
+		(void)stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", pm->name);
+		(void)stune_root_readf(ctx->root, &taint, "sys/module/%s/taint", pm->name);
+		int bk = read_build_id(ctx, pm->name, &bid);
+		if (bk == -ENOMEM)
+			return bk;
+		bool ours = ver && !strcmp(ver, pm->version) && src && !strcmp(src, pm->srcversion) &&
+			    (bk < 0 || !strcmp(bid, pm->build_id));
+		/* stock loaded: pending when ours is on disk to be loaded next boot, else drift */
+		enum stune_link_state bad = file_ok ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT;
+		const char *pend = file_ok ? "the stock module is in memory: reboot (or reload when not in use)" : NULL;
+		bool vok = ver && !strcmp(ver, pm->version);
+		if ((r = add(st, "loaded.version", pm->name, pm->version, ver, vok ? STUNE_LINK_OK : bad, "%s",
+			     vok    ? "/sys/module/M/version"
+			     : pend ? pend
+				    : "another module is loaded")) < 0)
+			return r;
+		bool sok = src && !strcmp(src, pm->srcversion);
+		if ((r = add(st, "loaded.srcversion", pm->name, pm->srcversion, src, sok ? STUNE_LINK_OK : bad, "%s",
+			     sok    ? "/sys/module/M/srcversion"
+			     : pend ? pend
+				    : "another module is loaded")) < 0)
+			return r;
+		if (bk < 0)
+			r = add(st, "loaded.build-id", pm->name, pm->build_id, NULL, STUNE_LINK_SKIPPED,
+				"/sys/module/%s/notes/.note.gnu.build-id: %s", pm->name, strerror(-bk));
+		else
+			r = add(st, "loaded.build-id", pm->name, pm->build_id, bid,
+				!strcmp(bid, pm->build_id) ? STUNE_LINK_OK : bad, "%s",
+				!strcmp(bid, pm->build_id) ? "/sys/module/M/notes/.note.gnu.build-id"
+				: pend			   ? pend
+							   : "another module is loaded");
+		if (r < 0)
+			return r;
+		/* taint: out-of-tree (O), and unsigned (E) */
+		const char *want_taint = pm->is_signed ? "O" : "OE";
+		bool tok = taint && strchr(taint, 'O') && (pm->is_signed || strchr(taint, 'E'));
+		if ((r = add(st, "loaded.taint", pm->name, want_taint, taint ? taint : "",
+			     tok    ? STUNE_LINK_OK
+			     : ours ? STUNE_LINK_DRIFT
+				    : bad,
+			     "%s",
+			     tok    ? "out-of-tree module loaded"
+			     : ours ? "ours is loaded but the taint letters differ"
+				    : "no O: an in-tree module is loaded")) < 0)
+			return r;
+
+		if ((flags & STUNE_PSTATE_DEVICES) && has_patch(pm, "C")) {
+			size_t n64 = 0, nother = 0, ndev = 0;
+			_cleanup_free_ char *other = NULL;
+			int dk = count_iocounterbits(ctx, &n64, &nother, &ndev, &other);
+			_cleanup_free_ char *act = stune_strdupf("%zu of %zu devices say 64", n64, ndev);
+			if (!act)
+				return -ENOMEM;
+			if (dk < 0 || ndev == 0)
+				r = add(st, "iocounterbits", pm->name, "64", NULL, STUNE_LINK_SKIPPED,
+					"no SCSI devices");
+			else if (nother == 0)
+				r = add(st, "iocounterbits", pm->name, "64", act, STUNE_LINK_OK,
+					"patch C's 64-bit counters on every SCSI device");
+			else
+				r = add(st, "iocounterbits", pm->name, "64", act, ours ? STUNE_LINK_DRIFT : bad,
+					"%s (the stock scsi_mod counts in 32 bits)", other ? other : "");
+			if (r < 0)
+				return r;
+		}
+	}
+
+	/* The verdict. */
+	bool error = false, drift = false, pending = false;
+	for (size_t i = 0; i < st->n; i++) {
+		error |= st->links[i].state == STUNE_LINK_ERROR;
+		drift |= st->links[i].state == STUNE_LINK_DRIFT;
+		pending |= st->links[i].state == STUNE_LINK_PENDING;
+	}
+	st->verdict = error		       ? STUNE_PV_UNKNOWN
+		      : !any_file_ok && !drift ? STUNE_PV_NOT_INSTALLED
+		      : drift		       ? STUNE_PV_DRIFT
+		      : pending		       ? STUNE_PV_REBOOT_PENDING
+					       : STUNE_PV_LOADED;
+	if (!any_file_ok && !error) {
+		/* nothing of ours on disk: not installed, however the rest reads */
+		bool absent = true;
+		for (size_t i = 0; i < st->n; i++)
+			if (!strcmp(st->links[i].link, "file") && st->links[i].state != STUNE_LINK_ABSENT)
+				absent = false;
+		st->verdict = absent ? STUNE_PV_NOT_INSTALLED : STUNE_PV_DRIFT;
+	}
+	*out = steal_pointer(&st);
+	return 0;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The payload room's parsers without the binary: minisign signatures (a
+ * key and signatures made with Debian's minisign 0.11, prehashed and legacy,
+ * kept here as they came out), dpkg's status file, proc/version, the
+ * bundle manifest's refusals, and the initrd reader on a Debian-shaped
+ * initrd made here with libarchive (an uncompressed cpio, zero padding, a
+ * zstd-compressed cpio).
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "payload/bundle.h"
+#include "payload/host.h"
+#include "payload/initrd.h"
+#include "payload/minisign.h"
+#include "tap.h"
+
+/* minisign -G -W; minisign -S -m msg -t ...; minisign -S -l (legacy). */
+static const char pubkey[] = "untrusted comment: minisign public key AA5595A34F668E13\n"
+			     "RWQTjmZPo5VVqoF+r7ybYRzWOmznyAPRBPUfRTG/ULxj+efIuVBl6mn/\n";
+static const char message[] = "scsitune payload unit test\n";
+static const char sig_ed[] =
+    "untrusted comment: signature from minisign secret key\n"
+    "RUQTjmZPo5VVqmM/iJQv+mJ+QJMJstQXK3meVZXgQ1OztafmavAd9dqTjVaQURs+LjFI2OfP0YZibDkAborJeGTAajDb46tolAw=\n"
+    "trusted comment: unit test prehashed\n"
+    "V/4DcH0S9UW7Foshe0Q94EP3g6sg8Y5+xR72yCrrDl88Xc5MuLVVbIZMixfkFlMIBWRbCLL59fukyDlJ6r9mCQ==\n";
+static const char sig_legacy[] =
+    "untrusted comment: signature from minisign secret key\n"
+    "RWQTjmZPo5VVqgbSkSbjuImbKgW6a9mjr/cfxJTJ3Y9YvRAOdt5icPEzVjHhl25pAAw6eGpg+GMv0zyBMkDGf9aR7GRz0UzslAg=\n"
+    "trusted comment: unit test legacy\n"
+    "Rd/560Y0VtFT75zQVZy2n/T+ACisSBzXeEDHZ5BLbFrZv9dEJ5m7Jmomqz3K5aeyquWYuzOsAQp/ULwyS1spDQ==\n";
+
+static void test_minisign(void)
+{
+	struct stune_minisign_key k = {0};
+	char *err = NULL, id[17];
+	CHECK(stune_minisign_key_parse(pubkey, &k, &err) == 0);
+	CHECK_STR(stune_minisign_keyid_str(k.id, id), "AA5595A34F668E13");
+	k.source = strdup("unit.pub");
+	struct stune_keyring ring = {.keys = &k, .n = 1};
+	struct stune_minisign_result res = {0};
+
+	CHECK(stune_minisign_verify(&ring, message, strlen(message), sig_ed, &res, &err) == 0);
+	CHECK(res.prehashed == 1);
+	CHECK_STR(res.trusted_comment, "unit test prehashed");
+	stune_minisign_result_clear(&res);
+	CHECK(stune_minisign_verify(&ring, message, strlen(message), sig_legacy, &res, &err) == 0);
+	CHECK(res.prehashed == 0);
+	stune_minisign_result_clear(&res);
+
+	/* another message, a changed trusted comment, a changed signature, no such key */
+	CHECK(stune_minisign_verify(&ring, "x", 1, sig_ed, &res, &err) == -EKEYREJECTED);
+	CHECK(err && strstr(err, "does not verify"));
+	char *tc = strdup(sig_ed);
+	memcpy(strstr(tc, "unit test"), "UNIT", 4);
+	CHECK(stune_minisign_verify(&ring, message, strlen(message), tc, &res, &err) == -EKEYREJECTED);
+	CHECK(err && strstr(err, "trusted comment"));
+	free(tc);
+	char *other = strdup(sig_ed);
+	other[60] = other[60] == 'A' ? 'B' : 'A';
+	CHECK(stune_minisign_verify(&ring, message, strlen(message), other, &res, &err) < 0);
+	free(other);
+	struct stune_keyring empty = {0};
+	CHECK(stune_minisign_verify(&empty, message, strlen(message), sig_ed, &res, &err) == -ENOKEY);
+	CHECK(err && strstr(err, "AA5595A34F668E13"));
+	CHECK(stune_minisign_verify(&ring, message, strlen(message), "garbage\n", &res, &err) == -EBADMSG);
+	CHECK(stune_minisign_key_parse("RWQTjmZPo5VV\n", &(struct stune_minisign_key){0}, &err) == -EBADMSG);
+	free(err);
+	free(k.source);
+}
+
+static void test_host_parsers(void)
+{
+	char *v = stune_proc_version_debian(
+	    "Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-12 (Debian "
+	    "12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian "
+	    "6.1.192-3 (2025-10-18)\n");
+	CHECK_STR(v, "6.1.192-3");
+	free(v);
+	CHECK(stune_proc_version_debian("Linux version 6.1.0 (gcc (Debian 12)) #1 SMP\n") == NULL);
+
+	static const char status[] = "Package: linux-image-6.1.0-57-amd64\n"
+				     "Status: deinstall ok config-files\n"
+				     "Version: 6.1.192-2\n\n"
+				     "Package: linux-image-6.1.0-58-amd64\n"
+				     "Status: install ok installed\n"
+				     "Priority: optional\n"
+				     "Version: 6.1.193-1\n"
+				     "Description: Linux 6.1 for 64-bit PCs (signed)\n\n"
+				     "Package: linux-image-6.1.0-58-amd64-dbg\n"
+				     "Status: install ok installed\n"
+				     "Version: 9";
+	CHECK(stune_dpkg_status_version(status, "linux-image-6.1.0-57-amd64") == NULL); /* config-files only */
+	v = stune_dpkg_status_version(status, "linux-image-6.1.0-58-amd64");
+	CHECK_STR(v, "6.1.193-1");
+	free(v);
+	v = stune_dpkg_status_version(status, "linux-image-6.1.0-58-amd64-dbg"); /* the last paragraph, no newline */
+	CHECK_STR(v, "9");
+	free(v);
+	CHECK(stune_dpkg_status_version(status, "linux-image-6.1.0-5") == NULL); /* a prefix is not the package */
+}
+
+static void test_manifest(void)
+{
+	char *err = NULL;
+	struct stune_manifest *m = NULL;
+	static const char head[] =
+	    "{\"format\":\"scsitune-payload\",\"format_version\":1,\"payload_version\":\"1+x\","
+	    "\"release\":\"%s\",\"debian_package\":\"linux-image-6.1.0-57-amd64\","
+	    "\"debian_version\":\"6.1.192-3\",\"vermagic\":\"6.1.0-57-amd64 SMP\",\"created\":\"t\","
+	    "\"files\":[%s],\"modules\":[{\"name\":\"scsi_mod\",\"file\":\"modules/scsi_mod.ko\","
+	    "\"vermagic\":\"6.1.0-57-amd64 SMP\",\"version\":\"v\",\"srcversion\":\"s\","
+	    "\"build_id\":\"ab\",\"signed\":false,\"exports\":{\"scsi_host_alloc\":\"0x12345678\"}}]}";
+	static const char f1[] = "{\"name\":\"modules/scsi_mod.ko\",\"size\":1,\"sha256\":"
+				 "\"0000000000000000000000000000000000000000000000000000000000000000\"}";
+	char buf[4096];
+	snprintf(buf, sizeof(buf), head, "6.1.0-57-amd64", f1);
+	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == 0);
+	CHECK(m && m->n_modules == 1 && m->modules[0].n_exports == 1 && m->modules[0].exports[0].crc == 0x12345678);
+	stune_manifest_free(m);
+	m = NULL;
+	snprintf(buf, sizeof(buf), head, "../../etc", f1);
+	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == -EBADMSG);
+	CHECK(err && strstr(err, "\"release\""));
+	char files[1024];
+	snprintf(files, sizeof(files), "%s,%s", f1, f1);
+	snprintf(buf, sizeof(buf), head, "6.1.0-57-amd64", files);
+	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == -EBADMSG);
+	CHECK(err && strstr(err, "listed twice"));
+	snprintf(files, sizeof(files), "%s,{\"name\":\"modules/../x\",\"size\":1,\"sha256\":\"%064d\"}", f1, 0);
+	snprintf(buf, sizeof(buf), head, "6.1.0-57-amd64", files);
+	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == -EBADMSG);
+	CHECK(err && strstr(err, "no \"..\""));
+	CHECK(stune_manifest_parse("{\"format\":\"other\"}", 18, &m, &err) == -EBADMSG);
+	free(err);
+}
+
+/* --- a Debian-shaped initrd, made with libarchive ------------------------------------ */
+
+struct mem {
+	char *p;
+	size_t n;
+};
+
+static la_ssize_t mem_write(struct archive *a, void *data, const void *buf, size_t len)
+{
+	(void)a;
+	struct mem *m = data;
+	m->p = realloc(m->p, m->n + len);
+	memcpy(m->p + m->n, buf, len);
+	m->n += len;
+	return (la_ssize_t)len;
+}
+
+static void cpio(struct mem *m, bool zstd, const char *const *names, const char *const *contents)
+{
+	struct archive *a = archive_write_new();
+	if (zstd)
+		archive_write_add_filter_zstd(a);
+	archive_write_set_format_cpio_newc(a);
+	archive_write_set_bytes_in_last_block(a, 1);
+	archive_write_open(a, m, NULL, mem_write, NULL);
+	for (size_t i = 0; names[i]; i++) {
+		struct archive_entry *e = archive_entry_new();
+		archive_entry_set_pathname(e, names[i]);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, (la_int64_t)strlen(contents[i]));
+		archive_write_header(a, e);
+		archive_write_data(a, contents[i], strlen(contents[i]));
+		archive_entry_free(e);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+}
+
+static void test_initrd(void)
+{
+	struct mem m = {0};
+	static const char *const early[] = {"kernel/x86/microcode/AuthenticAMD.bin", NULL};
+	static const char *const early_c[] = {"microcode", NULL};
+	cpio(&m, false, early, early_c);
+	m.p = realloc(m.p, m.n + 512); /* zero padding between the parts */
+	memset(m.p + m.n, 0, 512);
+	m.n += 512;
+	static const char *const main_n[] = {
+	    "usr/lib/modules/6.1.0-57-amd64/kernel/drivers/scsi/scsi_mod.ko",
+	    "usr/lib/modules/6.1.0-57-amd64/updates/scsitune/scsi_mod.ko",
+	    "usr/lib/modules/6.1.0-57-amd64/modules.dep",
+	    "usr/lib/modules/6.1.0-57-amd64/kernel/drivers/scsi/sd_mod.ko",
+	    NULL,
+	};
+	static const char *const main_c[] = {
+	    "stock",
+	    "ours",
+	    "updates/scsitune/scsi_mod.ko: kernel/drivers/scsi/scsi_common.ko\n"
+	    "kernel/drivers/scsi/sd_mod.ko: updates/scsitune/scsi_mod.ko\n",
+	    "sd",
+	    NULL,
+	};
+	cpio(&m, true, main_n, main_c);
+	char *const want[] = {"scsi_mod", "target_core_mod", NULL};
+	struct stune_initrd *i = NULL;
+	char *err = NULL;
+	CHECK(stune_initrd_read((const uint8_t *)m.p, m.n, "6.1.0-57-amd64", want, &i, &err) == 0);
+	if (i) {
+		CHECK(i->parts == 2);
+		char *rel = stune_initrd_resolve(i, "scsi_mod");
+		CHECK_STR(rel, "updates/scsitune/scsi_mod.ko");
+		const struct stune_initrd_file *f = rel ? stune_initrd_file(i, "scsi_mod", rel) : NULL;
+		char ours[STUNE_SHA256_HEX];
+		stune_sha256_hex("ours", 4, ours);
+		CHECK(f && !strcmp(f->sha256, ours));
+		CHECK(stune_initrd_resolve(i, "target_core_mod") == NULL);
+		/* stopped once modules.dep and our copy were known: sd_mod was never read */
+		CHECK(i->complete && i->entries == 4);
+		free(rel);
+		stune_initrd_free(i);
+	}
+	/* the same cut short: damaged */
+	i = NULL;
+	CHECK(stune_initrd_read((const uint8_t *)m.p, m.n - 40, "6.1.0-57-amd64", (char *const[]){"sd_mod", NULL}, &i,
+				&err) == -EBADMSG);
+	CHECK(err && strstr(err, "part 2"));
+	free(err);
+	free(m.p);
+}
+
+int main(void)
+{
+	test_minisign();
+	test_host_parsers();
+	test_manifest();
+	test_initrd();
+	TAP_END();
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# customize.sh -- build-image.sh's mmdebstrap hooks (run here, as root, on
+# the tree; chroot for what must run inside it).
+#   customize.sh essential TREE   after the essential packages, before the rest
+#   customize.sh customize TREE   after everything is installed
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd -P)
+phase=$1
+t=$2
+
+if [ "$phase" = essential ]; then
+	# Debian's initramfs-tools with MODULES=list: the modules of the root
+	# disk's path (listed in /etc/initramfs-tools/modules below), not every
+	# storage driver (MODULES=most: a 30 MB initrd, half a minute more per
+	# TCG boot). Set before linux-image-amd64 is installed, so its postinst
+	# and the triggers already build the small one.
+	mkdir -p "$t/etc/initramfs-tools/conf.d"
+	cat >"$t/etc/initramfs-tools/conf.d/scsitune-vm.conf" <<-'CONF'
+		# scsitune vm image (tests/vm/rootfs): only the modules listed in
+		# /etc/initramfs-tools/modules, with what they depend on.
+		MODULES=list
+	CONF
+	exit 0
+fi
+[ "$phase" = customize ] || { echo "customize.sh: phase essential or customize" >&2; exit 64; }
+
+uuid=$(cat /proc/sys/kernel/random/uuid)
+mkdir -p "$t/etc/scsitune-vm"
+echo "$uuid" >"$t/etc/scsitune-vm/root-uuid"
+# passno 0: every run boots a fresh overlay; an fsck would only cost time
+echo "UUID=$uuid / ext4 errors=remount-ro 0 0" >"$t/etc/fstab"
+echo scsitune-vm >"$t/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tscsitune-vm\n' >"$t/etc/hosts"
+# a set machine id: no first-boot handling (presets), the same journal id
+echo 5c5173e5c5173e5c5173e5c5173e0001 >"$t/etc/machine-id"
+chroot "$t" passwd -d root >/dev/null
+
+# Drivers for what the pc machine has and no scenario uses (floppy, IDE,
+# PC speaker, SMBus, input), KVM (-cpu max offers SVM) and the CPU-feature
+# crypto modules udev would load by modalias: blacklisted, so udev and
+# systemd do not load them (modprobe NAME still can); before the initramfs
+# is made, which carries modprobe.d.
+mkdir -p "$t/etc/modprobe.d"
+{
+	echo "# scsitune vm image (tests/vm/rootfs/customize.sh): hardware no scenario uses"
+	for m in floppy pcspkr ata_piix ata_generic pata_acpi i2c_piix4 evdev serio_raw button joydev \
+		kvm kvm_amd kvm_intel irqbypass qemu_fw_cfg crc32_pclmul ghash_clmulni_intel sha1_ssse3 \
+		sha256_ssse3 sha512_ssse3 aesni_intel polyval_clmulni crct10dif_pclmul; do
+		echo "blacklist $m"
+	done
+} >"$t/etc/modprobe.d/scsitune-vm-blacklist.conf"
+
+# The root disk's path in the initramfs: virtio-pci, virtio-scsi, sd (with
+# the crc64-rocksoft algorithm sd's T10 PI code asks the crypto API for),
+# ext4 (crc32c by softdep). scsi_mod comes with them.
+cat >>"$t/etc/initramfs-tools/modules" <<'MODS'
+# scsitune vm image: the root disk is a virtio-scsi disk
+virtio_pci
+virtio_scsi
+sd_mod
+crc64_rocksoft_generic
+ext4
+crc32c_generic
+MODS
+chroot "$t" update-initramfs -u -k all
+
+# GRUB reads this (build-image.sh puts core.img in the MBR gap): the kernel
+# and initrd Debian's linux-base points /vmlinuz and /initrd.img at, so an
+# installed kernel package or update-initramfs decides what boots, as on a
+# host whose boot loader follows those links.
+mkdir -p "$t/boot/grub"
+cat >"$t/boot/grub/grub.cfg" <<CFG
+# scsitune vm image (tests/vm/rootfs/customize.sh)
+set timeout=0
+set default=0
+menuentry 'Debian GNU/Linux (scsitune vm)' {
+	linux /vmlinuz root=UUID=$uuid ro console=ttyS0 quiet panic=-1
+	initrd /initrd.img
+}
+CFG
+
+# Only what the scenarios need runs (TCG makes every unit and module load
+# cost seconds): no timers (apt, dpkg backup, e2scrub, fstrim, tmpfiles
+# clean), no VT gettys (no display; the serial console's getty stays, logged
+# in as root for run.sh --shell), no binfmt, hugepages, mqueue, tracefs or
+# fuse mounts, no utmp records, no modprobe@ preloads (configfs, dm_mod,
+# drm, efi_pstore, fuse, loop: a scenario loads what it uses), a volatile
+# journal (each boot's journal is copied to the results). systemd-udevd,
+# the coldplug, udev-settle, irqbalance and the rest of the boot stay.
+for u in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+	e2scrub_reap.service fstrim.timer systemd-tmpfiles-clean.timer getty@tty1.service \
+	getty-static.service systemd-pstore.service systemd-binfmt.service \
+	proc-sys-fs-binfmt_misc.automount proc-sys-fs-binfmt_misc.mount dev-hugepages.mount \
+	dev-mqueue.mount sys-kernel-tracing.mount sys-fs-fuse-connections.mount \
+	systemd-update-utmp.service systemd-update-utmp-runlevel.service \
+	modprobe@configfs.service modprobe@dm_mod.service modprobe@drm.service \
+	modprobe@efi_pstore.service modprobe@fuse.service modprobe@loop.service; do
+	ln -sf /dev/null "$t/etc/systemd/system/$u"
+done
+mkdir -p "$t/etc/systemd/journald.conf.d" "$t/etc/systemd/system/serial-getty@ttyS0.service.d"
+printf '[Journal]\nStorage=volatile\n' >"$t/etc/systemd/journald.conf.d/scsitune-vm.conf"
+cat >"$t/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf" <<'UNIT'
+[Service]
+ExecStart=
+ExecStart=-/sbin/agetty -o '-p -f -- \\u' --autologin root --keep-baud 115200,57600,38400,9600 - $TERM
+UNIT
+
+# The stage runner: at every boot, the scenario's stage script from the
+# host's share (tests/vm/rootfs/guest/vm-stage says how).
+install -m 0755 "$here/guest/vm-stage" "$t/usr/local/sbin/vm-stage"
+install -m 0644 "$here/guest/vm-stage.service" "$t/etc/systemd/system/vm-stage.service"
+ln -sf /etc/systemd/system/vm-stage.service "$t/etc/systemd/system/multi-user.target.wants/vm-stage.service"
+
+# Last: /etc and /var are up to date with /usr (ConditionNeedsUpdate=: no
+# hwdb, ldconfig or catalog rebuild at the first boot).
+touch "$t/etc/.updated" "$t/var/.updated"

@@ -1,0 +1,167 @@
+#!/bin/bash
+# run.sh -- boot the vm tier's real Debian root file system (build-image.sh)
+# under QEMU/TCG, through GRUB, systemd and udev, and run a scenario across
+# reboots; then check its results on this side.
+#
+#   run.sh [--shell] SCSITUNE_BINARY SCENARIO OUTDIR
+#
+# The guest: the NUMA shape of run-vm.sh (4 vCPUs in two nodes, cpus 0-1 /
+# 2-3, 512 MiB each; a pxb expander bridge on node 1, bus 0x20, carrying
+# virtio-scsi-pci with num_queues=4 at guest 0000:21:02.0). On that
+# virtio-scsi HBA: the root disk (scsi0-0-0-0, a copy-on-write qcow2 overlay
+# of the image in OUTDIR, rotational as QEMU reports by default) and a 64 MiB
+# data disk (scsi0-0-1-0, serial vmdata0, rotation_rate=1: non-rotational).
+# virtio-9p-pci shares OUTDIR/share as tag "vm": in/ what this script
+# passes in, out/ what the guest writes. The image's vm-stage.service runs
+#   sh /vm/in/stage.sh BOOT /vm/out
+# at every boot, where stage.sh is tests/vm/scenarios/SCENARIO.stage.sh; a
+# stage asks for another boot by writing "reboot" to $OUT/next, and the
+# guest reboots itself (systemctl reboot: systemd's whole shutdown). QEMU
+# runs with -no-reboot, so the guest's reset ends it, and this script starts
+# it again on the same overlay: every boot is a cold start of the same
+# machine (firmware, the guest's own GRUB, kernel and initramfs), with its
+# own console log and time limit. (A warm reset in place under TCG made the
+# second boot's initramfs hang in modprobe, soft lockups, on this machine.)
+# When the guest powers off after its last stage,
+# tests/vm/scenarios/SCENARIO.check.py OUT SCSITUNE asserts on
+# OUTDIR/share/out.
+#
+# in/ holds: scsitune (the binary given), profiles/ (profiles/* and
+# tests/vm/profiles/*), lib.sh (tests/vm/rootfs/lib.sh: helpers for stage
+# scripts), stage.sh, and files/ with whatever SCSITUNE_VM_FILES names
+# (space-separated paths; for scenarios that need more, e.g. a payload
+# bundle). scsitune is not in the image: the stage installs it (lib.sh
+# install_scsitune), so the image does not depend on the build.
+#
+# OUTDIR/console-N.log is boot N's serial console (kept, the tail printed on
+# failure), OUTDIR/qemu.cmd the QEMU command line, OUTDIR/timing.txt the
+# times. --shell: the serial console is this terminal, logged in as root,
+# and no stage runs (run it by hand: sh /vm/in/stage.sh 1 /vm/out); Ctrl-A X
+# quits QEMU.
+#
+# Environment: SCSITUNE_VM_CACHE (see build-image.sh), SCSITUNE_VM_TIMEOUT
+# (seconds for one boot with its stage and shutdown, default 600),
+# SCSITUNE_VM_FILES,
+# QEMU (default qemu-system-x86_64).
+# Exit status: 0 passed, 1 failed (also when QEMU or the image cannot be had:
+# a tier that cannot run fails and says why), 64 usage.
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(cd "$here/../../.." && pwd -P)
+shell=
+[ "${1:-}" = --shell ] && { shell=1; shift; }
+[ $# -eq 3 ] || { echo "usage: run.sh [--shell] SCSITUNE SCENARIO OUTDIR" >&2; exit 64; }
+scsitune=$(readlink -f -- "$1")
+scenario=$2
+out=$3
+stage=$repo/tests/vm/scenarios/$scenario.stage.sh
+[ -f "$stage" ] || { echo "run.sh: no scenario $scenario ($stage)" >&2; exit 64; }
+[ -x "$scsitune" ] || { echo "run.sh: FAIL: $1 is not an executable" >&2; exit 1; }
+qemu=${QEMU:-qemu-system-x86_64}
+for p in "$qemu" qemu-img; do
+	command -v "$p" >/dev/null || { echo "run.sh: FAIL: $p not found (apt-get install qemu-system-x86 qemu-utils; scripts/install-deps --test does)" >&2; exit 1; }
+done
+now() { date +%s.%N; }
+t0=$(now)
+
+image=$("$here/build-image.sh" | tail -1) || { echo "run.sh: FAIL: build-image.sh failed" >&2; exit 1; }
+t1=$(now)
+
+rm -rf "$out"
+mkdir -p "$out/share/in/profiles" "$out/share/in/files" "$out/share/out"
+out=$(cd "$out" && pwd -P)
+res=$out/share/out
+cp "$scsitune" "$out/share/in/scsitune"
+cp "$repo"/profiles/* "$out/share/in/profiles/"
+[ -d "$repo/tests/vm/profiles" ] && cp "$repo"/tests/vm/profiles/* "$out/share/in/profiles/"
+cp "$here/lib.sh" "$out/share/in/lib.sh"
+cp "$stage" "$out/share/in/stage.sh"
+for f in ${SCSITUNE_VM_FILES:-}; do
+	cp -a "$f" "$out/share/in/files/" || { echo "run.sh: FAIL: SCSITUNE_VM_FILES: cannot copy $f" >&2; exit 1; }
+done
+[ -n "$shell" ] && touch "$out/share/in/shell"
+cp "$image/release" "$image/packages.txt" "$out/"
+# The scenario's own disk: copy-on-write over the image (which stays as built).
+qemu-img create -q -f qcow2 -b "$image/disk.raw" -F raw "$out/root.qcow2"
+truncate -s 64M "$out/data0.img"
+
+# shellcheck disable=SC2054 # commas are inside QEMU option values
+args=(
+	-accel tcg -cpu max -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-object memory-backend-ram,id=mem0,size=512M
+	-object memory-backend-ram,id=mem1,size=512M
+	-numa node,nodeid=0,cpus=0-1,memdev=mem0
+	-numa node,nodeid=1,cpus=2-3,memdev=mem1
+	-nodefaults -display none -no-reboot
+	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
+	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
+	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
+	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot,bootindex=0
+	-drive if=none,id=data0,file="$out/data0.img",format=raw,cache=unsafe
+	-device scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=data0,serial=vmdata0,rotation_rate=1
+	-fsdev local,id=fs0,path="$out/share",security_model=none
+	-device virtio-9p-pci,fsdev=fs0,mount_tag=vm,bus=pci.0
+)
+printf '%q ' "$qemu" "${args[@]}" >"$out/qemu.cmd"
+echo >>"$out/qemu.cmd"
+
+if [ -n "$shell" ]; then
+	rc=0
+	"$qemu" "${args[@]}" -serial mon:stdio || rc=$?
+	exit "$rc"
+fi
+res_boots() { cat "$res/boots" 2>/dev/null || echo 0; }
+fail() {
+	echo "run.sh: $scenario: $*" >&2
+	n=$(res_boots)
+	c=$out/console-$((n + 1)).log
+	[ -s "$c" ] || c=$out/console-$n.log
+	if [ -f "$c" ]; then
+		grep -n -m 5 -e 'Kernel panic' -e 'soft lockup' "$c" >&2 || true
+		echo "---- last 40 lines of $c" >&2
+		tail -n 40 "$c" >&2
+	fi
+	[ -s "$res/boot-$n.log" ] && { echo "---- $res/boot-$n.log (stage of boot $n)" >&2; tail -n 40 "$res/boot-$n.log" >&2; }
+	[ -s "$out/qemu.log" ] && { echo "---- $out/qemu.log" >&2; cat "$out/qemu.log" >&2; }
+	exit 1
+}
+# One QEMU per boot, as long as the guest's stages ask for the next one.
+boot=0
+: >"$out/qemu.log"
+while :; do
+	boot=$((boot + 1))
+	[ "$boot" -le 9 ] || fail "more than 9 boots"
+	tb=$(now)
+	rc=0
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" \
+		-serial file:"$out/console-$boot.log" </dev/null >>"$out/qemu.log" 2>&1 || rc=$?
+	echo "$boot $tb $(now)" >>"$out/boots.txt"
+	[ "$rc" -eq 0 ] || fail "boot $boot: qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-600} s)"
+	[ "$(res_boots)" = "$boot" ] || fail "boot $boot: the guest stopped before its stage ran"
+	[ "$(cat "$res/boot-$boot.rc" 2>/dev/null)" = 0 ] || fail "boot $boot: the stage exited with $(cat "$res/boot-$boot.rc" 2>/dev/null || echo '(none)')"
+	[ -f "$res/finished" ] && break
+	[ "$(cat "$res/next" 2>/dev/null)" = reboot ] || fail "boot $boot: the guest went down without finishing or asking for a reboot"
+done
+t2=$(now)
+read -r last lrc <"$res/finished"
+[ "$last" = "$boot" ] && [ "$lrc" = 0 ] || fail "boot $boot: finished says '$last $lrc'"
+
+check=0
+if [ -f "$repo/tests/vm/scenarios/$scenario.check.py" ]; then
+	python3 "$repo/tests/vm/scenarios/$scenario.check.py" "$res" "$scsitune" || check=$?
+fi
+t3=$(now)
+{
+	awk -v s="$scenario" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v n="$last" 'BEGIN {
+		printf "run.sh: %s: image %.1f s, %d boots + stages %.1f s, check %.1f s, total %.1f s\n", s, b - a, n, c - b, d - c, d - a }'
+	while read -r n a b; do
+		printf '  boot %s: %.1f s wall; %s; stage at %s-%s s uptime\n' "$n" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" \
+			"$(head -1 "$res/boot-$n.analyze" 2>/dev/null | sed 's/^Startup finished in //')" \
+			"$(awk '$1 == "ready" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)" \
+			"$(awk '$1 == "done" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)"
+	done <"$out/boots.txt"
+} | tee "$out/timing.txt"
+[ "$check" -eq 0 ] || fail "host-side check failed"
+echo "run.sh: $scenario: passed"

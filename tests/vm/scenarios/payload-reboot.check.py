@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Scenario "payload-reboot", host side: scsitune payload proven across real
+reboots of the systemd-booted Debian image whose root disk is on virtio-scsi
+(tests/vm/rootfs, payload-reboot.stage.sh).
+
+    payload-reboot.check.py RESULTS_DIR SCSITUNE
+
+Asserts:
+  boot 1  stock: verify exits 2, not-installed; scsi_mod has no version file,
+          its disks say iocounterbits 32; install aborted at two journaled
+          points (exit 134) and killed with kill -9 while update-initramfs
+          ran: each time payload remove exits 0 and /lib/modules/R, /boot and
+          /etc/depmod.d hash as before (modes and contents); install exits 0:
+          preflight passed, the initrd step done and the new initrd holds our
+          scsi_mod.ko (checked by libarchive, by SHA-256), modprobe resolves
+          both modules to updates/scsitune, scsi_mod needs a reboot; verify
+          exits 2, reboot-pending, its initrd row ok;
+  boot 2  verify exits 0, verdict loaded: version, srcversion, build-id and
+          taint OE of scsi_mod loaded from Debian's initramfs are the
+          bundle's, every SCSI disk says iocounterbits 64 (the root disk
+          among them: root is on this HBA); the kernel logged scsi_mod's
+          out-of-tree taint; modprobe target_core_mod loads ours (verify still
+          0); detect says loaded; remove exits 0 (initrd restored, depmod index
+          as before);
+  boot 3  stock again: scsi_mod without a version file, iocounterbits 32,
+          verify exits 2 (not-installed); the tree hashes as in boot 1;
+  boot 4  module.sig_enforce=1 (sig_enforce Y): install exits 1, refused in
+          the signatures check with the MOK way out; the tree unchanged;
+  boot 5  lockdown=integrity: install exits 1, refused the same way; the tree
+          unchanged;
+  every   boot reached "running" with no failed unit.
+"""
+import json
+import re
+
+from vmcheck import check, finish, read
+
+
+def js(name):
+    try:
+        return json.loads(read(name + ".json"))
+    except ValueError:
+        return None
+
+
+def rc(name):
+    return read(name + ".rc").strip()
+
+
+def links(doc, link, module=None):
+    return [l for l in (doc or {}).get("links", []) if l["link"] == link and (module is None or l["module"] == module)]
+
+
+def state_of(doc, link, module=None):
+    ls = links(doc, link, module)
+    return ls[0]["state"] if ls else None
+
+
+def facts(name):
+    out = {}
+    for line in read(name).splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3:
+            out.setdefault(parts[0], {})[parts[1]] = parts[2]
+        elif len(parts) == 2:
+            out[parts[0]] = parts[1]
+    return out
+
+
+for b in range(1, 6):
+    check(read(f"boot-{b}.state").strip() == "running", f"boot {b}: system running ({read(f'boot-{b}.state').strip()})")
+    check(read(f"boot-{b}.failed").strip() == "", f"boot {b}: no failed unit")
+
+# --- boot 1 ---------------------------------------------------------------------------
+v = js("verify-stock")
+check(rc("verify-stock") == "2" and v and v["verdict"] == "not-installed", "boot 1: verify of the stock host: exit 2, not-installed")
+f1 = facts("facts-1.txt")
+check(f1.get("scsi_mod", {}).get("version") == "-", "boot 1: stock scsi_mod has no version file")
+io1 = f1.get("iocounterbits", {})
+check(len(io1) >= 2 and set(io1.values()) == {"32"}, f"boot 1: stock iocounterbits 32 on every SCSI disk ({io1})")
+check(f1.get("root", "").startswith("/dev/sd"), f"boot 1: root is on a SCSI disk ({f1.get('root')})")
+s1 = read("state-1.txt")
+check(len(s1) > 1000 and "/boot/initrd.img-" in s1, "boot 1: the tree's state recorded")
+for n in ("21", "26"):
+    check(rc(f"kill-{n}") == "134", f"boot 1: install aborted at point {n} (exit {rc(f'kill-{n}')})")
+    r = js(f"remove-after-kill-{n}")
+    check(rc(f"remove-after-kill-{n}") == "0" and r and r["complete"], f"boot 1: remove after the abort at {n}: exit 0, complete")
+    check(read(f"state-kill-{n}.txt") == s1, f"boot 1: after abort at {n} + remove the tree hashes as before")
+check(read("kill-initramfs.note").startswith("mkinitramfs running"), "boot 1: scsitune killed while mkinitramfs ran")
+check(rc("kill-initramfs") == "137", f"boot 1: install killed with SIGKILL (exit {rc('kill-initramfs')})")
+kj = read("kill-initramfs.journal.json")
+check('"initramfs"' in kj and '"started"' in kj, "boot 1: the killed install's journal has the initramfs step started")
+r = js("remove-after-kill-initramfs")
+check(rc("remove-after-kill-initramfs") == "0" and r and r["complete"], "boot 1: remove after the kill: exit 0, complete")
+if r:
+    ird = [s for s in r["steps"] if s["step"] == "initramfs"]
+    check(ird and ird[0]["outcome"] == "restored", f"boot 1: remove put the kept initrd back ({ird and ird[0]['outcome']})")
+check(read("state-kill-initramfs.txt") == s1, "boot 1: after kill -9 during update-initramfs + remove the tree hashes as before")
+
+i = js("install")
+check(rc("install") == "0" and i and i["result"] == "installed", f"boot 1: install exits 0 ({rc('install')}): {read('install.err')[:300]}")
+if i:
+    check(i["preflight"]["passed"], "boot 1: preflight passed")
+    kabi = [c for c in i["preflight"]["checks"] if c["check"] == "kabi"]
+    check(kabi and all(c["passed"] for c in kabi), "boot 1: KABI against the image's own stock modules")
+    steps = {s["step"] + (s["path"] or ""): s for s in i["steps"]}
+    irs = [s for s in i["steps"] if s["step"] == "initramfs"]
+    check(irs and irs[0]["state"] == "done" and irs[0]["old_sha256"] and irs[0]["sha256"] and irs[0]["old_sha256"] != irs[0]["sha256"],
+          "boot 1: update-initramfs ran: the initrd changed, the old one kept")
+    check(i["initrd"]["ok"] and "scsi_mod.ko: ours" in (i["initrd"]["note"] or ""),
+          f"boot 1: the new initrd holds our scsi_mod.ko ({i['initrd']['note']})")
+    res = {x["name"]: x for x in i["resolution"]}
+    check(all(res[m]["resolves_to"] == f"updates/scsitune/{m}.ko" and res[m]["ours"] for m in ("scsi_mod", "target_core_mod")),
+          "boot 1: modprobe resolves both modules to updates/scsitune (libkmod)")
+    check(res["scsi_mod"]["needs"] == "reboot", f"boot 1: scsi_mod (root disk) needs a reboot ({res['scsi_mod']['needs']})")
+check(re.search(r"^override scsi_mod \S+ updates/scsitune$", read("depmod.conf"), re.M) is not None and "search" not in read("depmod.conf"),
+      "boot 1: depmod.d has override lines only")
+v = js("verify-1")
+check(rc("verify-1") == "2" and v and v["verdict"] == "reboot-pending", f"boot 1: verify after install: exit 2, reboot-pending ({v and v['verdict']})")
+check(state_of(v, "initrd", "scsi_mod") == "ok", "boot 1: verify: the initrd holds ours")
+check(state_of(v, "loaded.srcversion", "scsi_mod") == "reboot-pending", "boot 1: verify: stock scsi_mod still in memory")
+
+# --- boot 2 ----------------------------------------------------------------------------
+v = js("verify-2")
+check(rc("verify-2") == "0" and v and v["verdict"] == "loaded", f"boot 2: verify exits 0, loaded ({rc('verify-2')}, {v and v['verdict']})")
+for link in ("file", "depmod.d", "modprobe", "initrd", "loaded.version", "loaded.srcversion", "loaded.build-id", "loaded.taint", "iocounterbits"):
+    check(state_of(v, link, "scsi_mod") == "ok", f"boot 2: scsi_mod {link} ok ({state_of(v, link, 'scsi_mod')})")
+f2 = facts("facts-2.txt")
+check(f2.get("scsi_mod", {}).get("version", "-").startswith("scsitune-"), f"boot 2: /sys/module/scsi_mod/version {f2.get('scsi_mod', {}).get('version')}")
+check(f2.get("scsi_mod", {}).get("taint") == "OE", f"boot 2: scsi_mod taint {f2.get('scsi_mod', {}).get('taint')}")
+io2 = f2.get("iocounterbits", {})
+check(len(io2) >= 2 and set(io2.values()) == {"64"}, f"boot 2: iocounterbits 64 on every SCSI disk, the root disk's too ({io2})")
+check("scsi_mod: loading out-of-tree module taints kernel" in read("facts-2.txt"), "boot 2: the kernel logged scsi_mod's out-of-tree taint")
+check(rc("modprobe-target") == "0", f"boot 2: modprobe target_core_mod ({read('modprobe-target.err')[:200]})")
+v = js("verify-2b")
+check(rc("verify-2b") == "0" and state_of(v, "loaded.srcversion", "target_core_mod") == "ok",
+      "boot 2: target_core_mod loaded by modprobe is ours, verify 0")
+d = js("detect-2")
+check(d and d["payload"]["verdict"] == "loaded", "boot 2: detect says the payload is loaded")
+r = js("remove")
+check(rc("remove") == "0" and r and r["complete"], f"boot 2: remove exits 0 ({read('remove.err')[:200]})")
+if r:
+    check(r["depmod_index"]["same_as_before"], "boot 2: depmod's index as before install")
+    ird = [s for s in r["steps"] if s["step"] == "initramfs"]
+    check(ird and ird[0]["outcome"] == "restored", "boot 2: the initrd from before install put back")
+
+# --- boot 3 ---------------------------------------------------------------------------
+v = js("verify-3")
+check(rc("verify-3") == "2" and v and v["verdict"] == "not-installed", "boot 3: verify after remove and reboot: not-installed")
+f3 = facts("facts-3.txt")
+check(f3.get("scsi_mod", {}).get("version") == "-", "boot 3: stock scsi_mod again (no version file)")
+check(set(f3.get("iocounterbits", {}).values()) == {"32"}, "boot 3: iocounterbits 32 again")
+check(read("state-3.txt") == s1, "boot 3: /lib/modules, /boot and /etc/depmod.d hash as in boot 1")
+
+# --- boots 4 and 5: enforcement ----------------------------------------------------------
+for b, what, want in (("4", "sig_enforce", "Y"), ("5", "lockdown", "[integrity]")):
+    f = facts(f"facts-{b}.txt")
+    check(want in (f.get(what) or ""), f"boot {b}: {what} is {f.get(what)}")
+    i = js(f"install-{b}")
+    check(rc(f"install-{b}") == "1" and i and i["result"] == "refused", f"boot {b}: install refused (exit {rc(f'install-{b}')})")
+    if i:
+        sig = [c for c in i["preflight"]["checks"] if c["check"] == "signatures"]
+        check(sig and not sig[0]["passed"] and "Machine Owner Key" in (sig[0]["why"] or ""),
+              f"boot {b}: refused in the signatures check with the MOK way out")
+    check(read(f"state-{b}a.txt") == read(f"state-{b}b.txt") and read(f"state-{b}a.txt"), f"boot {b}: the tree unchanged")
+
+finish("payload-reboot")

@@ -1,0 +1,158 @@
+#!/bin/sh
+# Scenario "payload-reboot", guest side: scsitune payload install / verify /
+# remove on the real Debian 12 image (tests/vm/rootfs: systemd, Debian's
+# kernel, its initramfs made by initramfs-tools, root on a virtio-scsi disk,
+# so scsi_mod loads from the initrd), across real reboots. vm-stage runs it at
+# every boot as: payload-reboot.stage.sh BOOT OUT. The bundle, its signature
+# and the trusted key come in /vm/in/files (tests/payload/make-bundle.sh).
+#
+# boot 1  stock: verify (not installed); the state of the tree (state-1.txt:
+#         SHA-256 and mode of every file under /lib/modules/R, /boot,
+#         /etc/depmod.d); kill tests: install aborted at two journaled points
+#         (SCSITUNE_TEST_PAYLOAD_ABORT) and install killed with kill -9 while
+#         update-initramfs runs, each followed by payload remove and the tree's
+#         state again (state-kill-N.txt); then install (install.json), verify
+#         (verify-1.json: reboot pending); reboot
+# boot 2  the payload's initrd booted: verify (verify-2.json: loaded), the
+#         module facts (facts-2.txt: version, srcversion, taint, iocounterbits
+#         of every SCSI disk, the kernel log's taint line); modprobe
+#         target_core_mod, verify again (verify-2b.json); remove (remove.json);
+#         reboot
+# boot 3  stock again: verify (verify-3.json), facts (facts-3.txt), the tree's
+#         state (state-3.txt); GRUB's cmdline gets module.sig_enforce=1; reboot
+# boot 4  sig_enforce=Y: install refused (install-4.json), the tree's state
+#         before and after (state-4a/b.txt); cmdline lockdown=integrity; reboot
+# boot 5  lockdown integrity: install refused (install-5.json), state-5a/b;
+#         GRUB's cmdline back as it was
+. "$VM_IN/lib.sh"
+R=$VM_OUT
+F=$VM_IN/files
+B=$F/payload.tar.zst
+K=$(uname -r)
+GRUB=/boot/grub/grub.cfg
+up start
+
+state() { # FILE: what payload install may change, hashed
+	{
+		find "/lib/modules/$K" /boot /etc/depmod.d -xdev \( -type f -o -type l -o -type d \) \
+			-printf '%y %m %p %l\n' 2>/dev/null | sort
+		find "/lib/modules/$K" /boot /etc/depmod.d -xdev -type f -exec sha256sum {} + 2>/dev/null | sort
+	} >"$1"
+}
+facts() { # FILE
+	{
+		for m in scsi_mod target_core_mod; do
+			echo "$m initstate $(cat /sys/module/$m/initstate 2>/dev/null || echo -)"
+			echo "$m version $(cat /sys/module/$m/version 2>/dev/null || echo -)"
+			echo "$m srcversion $(cat /sys/module/$m/srcversion 2>/dev/null || echo -)"
+			echo "$m taint $(cat /sys/module/$m/taint 2>/dev/null || echo -)"
+		done
+		for d in /sys/bus/scsi/devices/*:*; do
+			[ -f "$d/iocounterbits" ] && echo "iocounterbits ${d##*/} $(cat "$d/iocounterbits")"
+		done
+		echo "root $(findmnt -no SOURCE /)"
+		echo "sig_enforce $(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)"
+		echo "lockdown $(cat /sys/kernel/security/lockdown 2>/dev/null)"
+		dmesg | grep -E 'scsi_mod: loading out-of-tree module|target_core_mod: loading out-of-tree module|module verification failed' |
+			sed 's/^\[[^]]*\] /dmesg /'
+	} >"$1"
+}
+running() { # WORD: a process whose command line holds WORD
+	for p in /proc/[0-9]*; do
+		case " $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" in
+		*"$1"*) [ "${p#/proc/}" != $$ ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+cmdline() { # ARGS: GRUB's kernel line gets ARGS (the image's own line plus them)
+	[ -f "$R/grub.cfg.orig" ] || cp "$GRUB" "$R/grub.cfg.orig"
+	sed "s|^\(\s*linux /vmlinuz .*\) quiet panic=-1$|\1 quiet panic=-1 $*|" "$R/grub.cfg.orig" >"$GRUB"
+	grep -q -- "$*" "$GRUB"
+}
+
+case $1 in
+1)
+	install_scsitune || exit 1
+	mkdir -p /etc/scsitune/trusted-keys
+	install -m 0644 "$F/fleet.pub" /etc/scsitune/trusted-keys/fleet.pub
+	run verify-stock -o json payload verify "$B"
+	facts "$R/facts-1.txt"
+	state "$R/state-1.txt"
+	# kill -9 at journaled points: abort() where the tree or the journal has just
+	# changed (21: half of the files renamed into place, 26: right after depmod)
+	# (not "n": lib.sh's run() sets n)
+	for point in 21 26; do
+		SCSITUNE_TEST_PAYLOAD_ABORT=$point scsitune payload install "$B" >"$R/kill-$point.out" 2>&1
+		echo $? >"$R/kill-$point.rc"
+		run remove-after-kill-$point -o json payload remove
+		state "$R/state-kill-$point.txt"
+	done
+	# kill -9 of scsitune while update-initramfs runs (its child finishes on its own);
+	# the image has no procps: the processes are found in /proc
+	scsitune payload install "$B" >"$R/kill-initramfs.out" 2>&1 &
+	pid=$!
+	i=0
+	while ! running mkinitramfs && [ $i -lt 3000 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	running mkinitramfs && echo "mkinitramfs running after $i polls" >"$R/kill-initramfs.note"
+	kill -9 "$pid"
+	wait "$pid"
+	echo $? >"$R/kill-initramfs.rc"
+	# the orphaned update-initramfs finishes first (a remove racing it would be undone by it)
+	i=0
+	while { running update-initramfs || running mkinitramfs; } && [ $i -lt 3000 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	cp /var/lib/scsitune/payload/journal.json "$R/kill-initramfs.journal.json" 2>/dev/null
+	run remove-after-kill-initramfs -o json payload remove
+	state "$R/state-kill-initramfs.txt"
+	up install
+	run install -o json payload install "$B"
+	up installed
+	run verify-1 -o json payload verify "$B"
+	cat /etc/depmod.d/scsitune.conf >"$R/depmod.conf" 2>&1
+	next_boot
+	;;
+2)
+	run verify-2 -o json payload verify "$B"
+	run verify-2-text payload verify "$B"
+	facts "$R/facts-2.txt"
+	modprobe target_core_mod 2>"$R/modprobe-target.err"
+	echo $? >"$R/modprobe-target.rc"
+	run verify-2b -o json payload verify "$B"
+	run detect-2 -o json detect
+	up remove
+	run remove -o json payload remove
+	up removed
+	run verify-2c -o json payload verify "$B"
+	next_boot
+	;;
+3)
+	run verify-3 -o json payload verify "$B"
+	facts "$R/facts-3.txt"
+	state "$R/state-3.txt"
+	cmdline module.sig_enforce=1 || exit 1
+	next_boot
+	;;
+4)
+	facts "$R/facts-4.txt"
+	state "$R/state-4a.txt"
+	run install-4 -o json payload install "$B"
+	state "$R/state-4b.txt"
+	cmdline lockdown=integrity || exit 1
+	next_boot
+	;;
+5)
+	facts "$R/facts-5.txt"
+	state "$R/state-5a.txt"
+	run install-5 -o json payload install "$B"
+	state "$R/state-5b.txt"
+	cp "$R/grub.cfg.orig" "$GRUB"
+	;;
+esac
+up end
+exit 0
