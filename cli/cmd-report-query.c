@@ -8,11 +8,9 @@
 #include "cmd-report-query.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,33 +80,23 @@ int query_hosts_opt(struct query_opts *q, const char *arg)
 /* --hosts-file F: one host per line; blank lines and '#' comments skipped. */
 static int read_hosts_file(const char *path, char ***hosts, size_t *n)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		error_msg("--hosts-file %s: %s", path, strerror(errno));
+	_cleanup_free_ char *text = NULL;
+	int r = stune_read_user_file(path, HOSTS_FILE_MAX, STUNE_UF_TEXT, &text, NULL);
+	if (r < 0) {
+		error_msg("--hosts-file %s: %s", path, stune_user_file_strerror(r, HOSTS_FILE_MAX));
 		return EXIT_ERROR;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > HOSTS_FILE_MAX) {
-		error_msg("--hosts-file %s: %s", path,
-			  S_ISREG(st.st_mode) ? "larger than 64 MiB" : "not a regular file");
-		return EXIT_ERROR;
-	}
-	_cleanup_fclose_ FILE *f = fdopen(fd, "r");
-	if (!f) {
-		error_msg("--hosts-file %s: %s", path, strerror(errno));
-		return EXIT_ERROR;
-	}
-	fd = -1;
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	size_t lineno = 0;
+	for (char *line = text, *next; line && *line; line = next) {
 		char where[64];
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		lineno++;
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		size_t k = strcspn(p, "#\r\n");
+		size_t k = strcspn(p, "#\r");
 		while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t'))
 			k--;
 		if (k == 0)
@@ -117,10 +105,6 @@ static int read_hosts_file(const char *path, char ***hosts, size_t *n)
 		int ec = add_host(hosts, n, p, k, where);
 		if (ec != -1)
 			return ec;
-	}
-	if (ferror(f)) {
-		error_msg("--hosts-file %s: %s", path, strerror(errno ? errno : EIO));
-		return EXIT_ERROR;
 	}
 	if (*n == 0) {
 		error_msg("--hosts-file %s: no host in the file", path);
