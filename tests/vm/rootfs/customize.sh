@@ -106,10 +106,13 @@ ExecStart=-/sbin/agetty -o '-p -f -- \\u' --autologin root --keep-baud 115200,57
 UNIT
 
 # The stage runner: at every boot, the scenario's stage script from the
-# host's share (tests/vm/rootfs/guest/vm-stage says how).
+# host's share, mounted on /vm (tests/vm/rootfs/guest/vm-stage says how).
 install -m 0755 "$here/guest/vm-stage" "$t/usr/local/sbin/vm-stage"
-install -m 0644 "$here/guest/vm-stage.service" "$t/etc/systemd/system/vm-stage.service"
-ln -sf /etc/systemd/system/vm-stage.service "$t/etc/systemd/system/multi-user.target.wants/vm-stage.service"
+mkdir -p "$t/vm"
+for u in vm.mount vm-stage.service; do
+	install -m 0644 "$here/guest/$u" "$t/etc/systemd/system/$u"
+	ln -sf "/etc/systemd/system/$u" "$t/etc/systemd/system/multi-user.target.wants/$u"
+done
 
 # Last: /etc and /var are up to date with /usr (ConditionNeedsUpdate=: no
 # hwdb, ldconfig or catalog rebuild at the first boot).

@@ -21,8 +21,8 @@
 #         hot-add: remove the scsi_debug host and add it again (the same
 #         H:C:T:L and WWN: the rules match) (hotadd.txt), then a second host
 #         (new disks: no rule matches) (hotadd-new.txt, verify-new), removed
-#         again (verify-after-new); revert; the files left (after-revert.ls);
-#         values (reverted.txt); reboot
+#         again; revert; the files left (files-reverted.ls); values
+#         (reverted.txt); reboot
 # boot 3  values (boot3.txt): the kernel's own again; the unit gone; verify
 #         without a journal (verify-none), verify --profile (verify-profile)
 # Every values file: "disk HCTL NAME ATTR VALUE" per queue attribute,
@@ -92,7 +92,6 @@ case $VM_BOOT in
 	cp /etc/default/irqbalance "$R/irqbalance.before"
 	files "$R/files-before.ls"
 	run plan -o json apply --profile vm-persist --persist --dry-run
-	run plan-text apply --profile vm-persist --persist --dry-run -v
 	up plan
 	run apply -o json apply --profile vm-persist --persist
 	up apply
@@ -151,7 +150,6 @@ case $VM_BOOT in
 	h2=$(sdhost | sort -V | tail -1)
 	echo -1 >$SDADD
 	wait_gone "$h2" || { echo "persist: $h2 still there"; exit 1; }
-	run verify-after-new -o json verify
 	up hotadd-new
 	run revert -o json revert
 	files "$R/files-reverted.ls"
