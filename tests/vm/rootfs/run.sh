@@ -99,6 +99,9 @@ cp "$image/release" "$image/packages.txt" "$out/"
 qemu-img create -q -f qcow2 -b "$image/disk.raw" -F raw "$out/root.qcow2"
 truncate -s 64M "$out/data0.img"
 
+# With -kernel QEMU's linuxboot ROM boots (it takes bootindex 0); for GRUB the root disk.
+bootindex=
+[ "${SCSITUNE_VM_BOOT:-direct}" = grub ] && bootindex=,bootindex=0
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
 	-accel tcg -cpu ${SCSITUNE_VM_CPU:-qemu64} -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
@@ -110,7 +113,7 @@ args=(
 	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
 	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
 	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
-	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot,bootindex=0
+	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot${bootindex}
 	-drive if=none,id=data0,file="$out/data0.img",format=raw,cache=unsafe
 	-device scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=data0,serial=vmdata0,rotation_rate=1
 	-fsdev local,id=fs0,path="$out/share",security_model=none

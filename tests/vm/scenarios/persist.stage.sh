@@ -45,8 +45,10 @@ snap() { # FILE
 		for a in scheduler nr_requests rq_affinity nomerges add_random read_ahead_kb rotational; do
 			echo "disk $h $n $a $(cat "$d/queue/$a")"
 		done
-		echo "wwn $h $n $(udevadm info -q property -p "$d" | sed -n 's/^ID_WWN_WITH_EXTENSION=//p')"
-		echo "idpath $h $n $(udevadm info -q property -p "$d" | sed -n 's/^ID_PATH=//p')"
+		# udev's database entry for the disk (what udevadm info prints, without a process per key)
+		db=/run/udev/data/b$(cat "$d/dev")
+		echo "wwn $h $n $(sed -n 's/^E:ID_WWN_WITH_EXTENSION=//p' "$db" 2>/dev/null)"
+		echo "idpath $h $n $(sed -n 's/^E:ID_PATH=//p' "$db" 2>/dev/null)"
 	done >"$1"
 	awk -F: '$1 ~ /^ *[0-9]+$/ { n = $1 + 0; sub(/.* /, "", $2); print n, $2 }' /proc/interrupts |
 		while read -r i name; do
