@@ -11,9 +11,10 @@ t=$2
 if [ "$phase" = essential ]; then
 	# Debian's initramfs-tools with MODULES=list: the modules of the root
 	# disk's path (listed in /etc/initramfs-tools/modules below), not every
-	# storage driver (MODULES=most: a 30 MB initrd, half a minute more per
-	# TCG boot). Set before linux-image-amd64 is installed, so its postinst
-	# and the triggers already build the small one.
+	# storage driver (MODULES=most: a 30 MB initrd whose udev loads every
+	# driver it has a device for, each a signed module TCG checks). Set
+	# before linux-image-amd64 is installed, so its postinst and the
+	# triggers already build the small one.
 	mkdir -p "$t/etc/initramfs-tools/conf.d"
 	cat >"$t/etc/initramfs-tools/conf.d/scsitune-vm.conf" <<-'CONF'
 		# scsitune vm image (tests/vm/rootfs): only the modules listed in

@@ -32,8 +32,8 @@
 # (build-image.sh), every later boot what vm-stage copied out of the guest
 # just before it rebooted (OUT/next-boot/, kept as OUTDIR/kernel-N/): a
 # kernel package or update-initramfs in the guest decides the next boot, as
-# with GRUB, while SeaBIOS and GRUB reading them through int13 (about a
-# minute of TCG per boot on this machine) are skipped. SCSITUNE_VM_BOOT=grub
+# with GRUB, while SeaBIOS and GRUB reading them through int13 (20-40 s of
+# TCG per boot on this loaded machine) are skipped. SCSITUNE_VM_BOOT=grub
 # boots through the image's GRUB instead.
 #
 # in/ holds: scsitune (the binary given), profiles/ (profiles/* and
