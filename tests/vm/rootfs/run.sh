@@ -104,7 +104,7 @@ bootindex=
 [ "${SCSITUNE_VM_BOOT:-direct}" = grub ] && bootindex=,bootindex=0
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
-	-accel tcg -cpu ${SCSITUNE_VM_CPU:-qemu64} -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel tcg -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
@@ -113,7 +113,7 @@ args=(
 	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
 	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
 	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
-	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot${bootindex}
+	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot"$bootindex"
 	-drive if=none,id=data0,file="$out/data0.img",format=raw,cache=unsafe
 	-device scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=data0,serial=vmdata0,rotation_rate=1
 	-fsdev local,id=fs0,path="$out/share",security_model=none

@@ -30,7 +30,6 @@
 # dsense VALUE". persist.check.py asserts on all of it.
 . "$VM_IN/lib.sh"
 R=$VM_OUT
-P=/usr/local/share/scsitune/profiles
 RULES=/etc/udev/rules.d/90-scsitune.rules
 UNIT=/etc/systemd/system/scsitune-apply.service
 WANTS=/etc/systemd/system/multi-user.target.wants/scsitune-apply.service
@@ -170,7 +169,7 @@ case $VM_BOOT in
 	cp /etc/default/irqbalance "$R/irqbalance.boot3"
 	run verify-none -o json verify
 	run verify-profile -o json verify --profile vm-persist
-	up done
+	up finish
 	;;
 esac
 exit 0
