@@ -17,10 +17,11 @@
 #                       overlays of it, never the file itself
 #   IMAGE/release       the kernel release (uname -r in the guest)
 #   IMAGE/packages.txt  every package and version in the image
-#   IMAGE/vmlinuz, IMAGE/initrd.img
-#                       copies of the image's /vmlinuz and /initrd.img (for
-#                       whoever wants to boot them with -kernel; run.sh boots
-#                       through GRUB)
+#   IMAGE/vmlinuz, IMAGE/initrd.img, IMAGE/cmdline
+#                       what the image's GRUB boots: copies of the files
+#                       /vmlinuz and /initrd.img point to, and the kernel
+#                       command line of /boot/grub/grub.cfg (run.sh's first
+#                       boot, unless SCSITUNE_VM_BOOT=grub)
 #   IMAGE/key           what the image was built from (see below)
 #   IMAGE/timing.txt    how long each step took
 # IMAGE is $SCSITUNE_VM_CACHE/rootfs/image (default build/vm-cache under the
@@ -172,8 +173,12 @@ t1=$(now)
 release=$(cd "$tree/lib/modules" && ls | head -1)
 uuid=$(cat "$tree/etc/scsitune-vm/root-uuid")
 chroot "$tree" dpkg-query -W -f '${Package} ${Version}\n' >"$img.new/packages.txt"
+# What GRUB boots (its menu entry), for run.sh's first boot.
 cp -L "$tree/vmlinuz" "$img.new/vmlinuz"
 cp -L "$tree/initrd.img" "$img.new/initrd.img"
+sed -n 's|^[[:space:]]*linux[[:space:]][[:space:]]*/vmlinuz[[:space:]][[:space:]]*||p' "$tree/boot/grub/grub.cfg" |
+	head -1 >"$img.new/cmdline"
+[ -s "$img.new/cmdline" ] || die "no kernel command line in the image's /boot/grub/grub.cfg"
 core=$work/core.img
 # GRUB for a BIOS disk: core.img (ext2 driver, prefix on partition 1) in the
 # gap before the partition, boot.img's code (not its partition table) in

@@ -11,9 +11,10 @@ t=$2
 if [ "$phase" = essential ]; then
 	# Debian's initramfs-tools with MODULES=list: the modules of the root
 	# disk's path (listed in /etc/initramfs-tools/modules below), not every
-	# storage driver (MODULES=most: a 30 MB initrd, half a minute more per
-	# TCG boot). Set before linux-image-amd64 is installed, so its postinst
-	# and the triggers already build the small one.
+	# storage driver (MODULES=most: a 30 MB initrd whose udev loads every
+	# driver it has a device for, each a signed module TCG checks). Set
+	# before linux-image-amd64 is installed, so its postinst and the
+	# triggers already build the small one.
 	mkdir -p "$t/etc/initramfs-tools/conf.d"
 	cat >"$t/etc/initramfs-tools/conf.d/scsitune-vm.conf" <<-'CONF'
 		# scsitune vm image (tests/vm/rootfs): only the modules listed in
@@ -106,10 +107,13 @@ ExecStart=-/sbin/agetty -o '-p -f -- \\u' --autologin root --keep-baud 115200,57
 UNIT
 
 # The stage runner: at every boot, the scenario's stage script from the
-# host's share (tests/vm/rootfs/guest/vm-stage says how).
+# host's share, mounted on /vm (tests/vm/rootfs/guest/vm-stage says how).
 install -m 0755 "$here/guest/vm-stage" "$t/usr/local/sbin/vm-stage"
-install -m 0644 "$here/guest/vm-stage.service" "$t/etc/systemd/system/vm-stage.service"
-ln -sf /etc/systemd/system/vm-stage.service "$t/etc/systemd/system/multi-user.target.wants/vm-stage.service"
+mkdir -p "$t/vm"
+for u in vm.mount vm-stage.service; do
+	install -m 0644 "$here/guest/$u" "$t/etc/systemd/system/$u"
+	ln -sf "/etc/systemd/system/$u" "$t/etc/systemd/system/multi-user.target.wants/$u"
+done
 
 # Last: /etc and /var are up to date with /usr (ConditionNeedsUpdate=: no
 # hwdb, ldconfig or catalog rebuild at the first boot).

@@ -19,12 +19,22 @@
 # guest reboots itself (systemctl reboot: systemd's whole shutdown). QEMU
 # runs with -no-reboot, so the guest's reset ends it, and this script starts
 # it again on the same overlay: every boot is a cold start of the same
-# machine (firmware, the guest's own GRUB, kernel and initramfs), with its
-# own console log and time limit. (A warm reset in place under TCG made the
-# second boot's initramfs hang in modprobe, soft lockups, on this machine.)
-# When the guest powers off after its last stage,
+# machine with its own console log and time limit. (A warm reset in place
+# under TCG once hung the second boot's initramfs in modprobe, soft lockups,
+# on this loaded machine.) When the guest powers off after its last stage,
 # tests/vm/scenarios/SCENARIO.check.py OUT SCSITUNE asserts on
 # OUTDIR/share/out.
+#
+# What boots: the image has GRUB in its MBR, whose menu entry boots the files
+# /vmlinuz and /initrd.img point to (Debian's linux-base keeps those links)
+# with grub.cfg's command line. By default QEMU loads those same files
+# itself (-kernel/-initrd/-append): the first boot the image's copies
+# (build-image.sh), every later boot what vm-stage copied out of the guest
+# just before it rebooted (OUT/next-boot/, kept as OUTDIR/kernel-N/): a
+# kernel package or update-initramfs in the guest decides the next boot, as
+# with GRUB, while SeaBIOS and GRUB reading them through int13 (20-40 s of
+# TCG per boot on this loaded machine) are skipped. SCSITUNE_VM_BOOT=grub
+# boots through the image's GRUB instead.
 #
 # in/ holds: scsitune (the binary given), profiles/ (profiles/* and
 # tests/vm/profiles/*), lib.sh (tests/vm/rootfs/lib.sh: helpers for stage
@@ -34,14 +44,16 @@
 # install_scsitune), so the image does not depend on the build.
 #
 # OUTDIR/console-N.log is boot N's serial console (kept, the tail printed on
-# failure), OUTDIR/qemu.cmd the QEMU command line, OUTDIR/timing.txt the
+# failure), OUTDIR/qemu.cmd the QEMU command line (of boot 1), OUTDIR/timing.txt the
 # times. --shell: the serial console is this terminal, logged in as root,
 # and no stage runs (run it by hand: sh /vm/in/stage.sh 1 /vm/out); Ctrl-A X
 # quits QEMU.
 #
 # Environment: SCSITUNE_VM_CACHE (see build-image.sh), SCSITUNE_VM_TIMEOUT
 # (seconds for one boot with its stage and shutdown, default 600),
-# SCSITUNE_VM_FILES,
+# SCSITUNE_VM_FILES, SCSITUNE_VM_BOOT (direct, the default, or grub),
+# SCSITUNE_VM_CPU (QEMU's -cpu, default qemu64: a third less TCG time than
+# max here; no scenario needs more),
 # QEMU (default qemu-system-x86_64).
 # Exit status: 0 passed, 1 failed (also when QEMU or the image cannot be had:
 # a tier that cannot run fails and says why), 64 usage.
@@ -87,9 +99,12 @@ cp "$image/release" "$image/packages.txt" "$out/"
 qemu-img create -q -f qcow2 -b "$image/disk.raw" -F raw "$out/root.qcow2"
 truncate -s 64M "$out/data0.img"
 
+# With -kernel QEMU's linuxboot ROM boots (it takes bootindex 0); for GRUB the root disk.
+bootindex=
+[ "${SCSITUNE_VM_BOOT:-direct}" = grub ] && bootindex=,bootindex=0
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
-	-accel tcg -cpu max -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel tcg -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
@@ -98,18 +113,29 @@ args=(
 	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
 	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
 	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
-	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot,bootindex=0
+	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot"$bootindex"
 	-drive if=none,id=data0,file="$out/data0.img",format=raw,cache=unsafe
 	-device scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=data0,serial=vmdata0,rotation_rate=1
 	-fsdev local,id=fs0,path="$out/share",security_model=none
 	-device virtio-9p-pci,fsdev=fs0,mount_tag=vm,bus=pci.0
 )
-printf '%q ' "$qemu" "${args[@]}" >"$out/qemu.cmd"
-echo >>"$out/qemu.cmd"
 
+# The kernel, initrd and command line of boot N (direct boot): the image's
+# for boot 1, then what the guest handed over.
+kernel=()
+kdir=$out/kernel-1
+mkdir -p "$kdir"
+cp "$image/vmlinuz" "$image/initrd.img" "$image/cmdline" "$kdir/"
+case ${SCSITUNE_VM_BOOT:-direct} in
+direct) kernel=(-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" -append "$(cat "$kdir/cmdline")") ;;
+grub) ;;
+*) echo "run.sh: SCSITUNE_VM_BOOT=$SCSITUNE_VM_BOOT: direct or grub" >&2; exit 64 ;;
+esac
+printf '%q ' "$qemu" "${args[@]}" "${kernel[@]}" >"$out/qemu.cmd"
+echo >>"$out/qemu.cmd"
 if [ -n "$shell" ]; then
 	rc=0
-	"$qemu" "${args[@]}" -serial mon:stdio || rc=$?
+	"$qemu" "${args[@]}" "${kernel[@]}" -serial mon:stdio || rc=$?
 	exit "$rc"
 fi
 res_boots() { cat "$res/boots" 2>/dev/null || echo 0; }
@@ -135,7 +161,7 @@ while :; do
 	[ "$boot" -le 9 ] || fail "more than 9 boots"
 	tb=$(now)
 	rc=0
-	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" \
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" "${kernel[@]}" \
 		-serial file:"$out/console-$boot.log" </dev/null >>"$out/qemu.log" 2>&1 || rc=$?
 	echo "$boot $tb $(now)" >>"$out/boots.txt"
 	[ "$rc" -eq 0 ] || fail "boot $boot: qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-600} s)"
@@ -143,6 +169,13 @@ while :; do
 	[ "$(cat "$res/boot-$boot.rc" 2>/dev/null)" = 0 ] || fail "boot $boot: the stage exited with $(cat "$res/boot-$boot.rc" 2>/dev/null || echo '(none)')"
 	[ -f "$res/finished" ] && break
 	[ "$(cat "$res/next" 2>/dev/null)" = reboot ] || fail "boot $boot: the guest went down without finishing or asking for a reboot"
+	if [ -n "${kernel[*]}" ]; then
+		kdir=$out/kernel-$((boot + 1))
+		rm -rf "$kdir"
+		mv "$res/next-boot" "$kdir" 2>/dev/null && [ -s "$kdir/vmlinuz" ] && [ -s "$kdir/initrd.img" ] && [ -s "$kdir/cmdline" ] ||
+			fail "boot $boot: the guest handed over no kernel, initrd and command line (next-boot/)"
+		kernel=(-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" -append "$(cat "$kdir/cmdline")")
+	fi
 done
 t2=$(now)
 read -r last lrc <"$res/finished"

@@ -21,8 +21,8 @@
 #         hot-add: remove the scsi_debug host and add it again (the same
 #         H:C:T:L and WWN: the rules match) (hotadd.txt), then a second host
 #         (new disks: no rule matches) (hotadd-new.txt, verify-new), removed
-#         again (verify-after-new); revert; the files left (after-revert.ls);
-#         values (reverted.txt); reboot
+#         again; revert; the files left (files-reverted.ls); values
+#         (reverted.txt); reboot
 # boot 3  values (boot3.txt): the kernel's own again; the unit gone; verify
 #         without a journal (verify-none), verify --profile (verify-profile)
 # Every values file: "disk HCTL NAME ATTR VALUE" per queue attribute,
@@ -30,7 +30,6 @@
 # dsense VALUE". persist.check.py asserts on all of it.
 . "$VM_IN/lib.sh"
 R=$VM_OUT
-P=/usr/local/share/scsitune/profiles
 RULES=/etc/udev/rules.d/90-scsitune.rules
 UNIT=/etc/systemd/system/scsitune-apply.service
 WANTS=/etc/systemd/system/multi-user.target.wants/scsitune-apply.service
@@ -45,8 +44,10 @@ snap() { # FILE
 		for a in scheduler nr_requests rq_affinity nomerges add_random read_ahead_kb rotational; do
 			echo "disk $h $n $a $(cat "$d/queue/$a")"
 		done
-		echo "wwn $h $n $(udevadm info -q property -p "$d" | sed -n 's/^ID_WWN_WITH_EXTENSION=//p')"
-		echo "idpath $h $n $(udevadm info -q property -p "$d" | sed -n 's/^ID_PATH=//p')"
+		# udev's database entry for the disk (what udevadm info prints, without a process per key)
+		db=/run/udev/data/b$(cat "$d/dev")
+		echo "wwn $h $n $(sed -n 's/^E:ID_WWN_WITH_EXTENSION=//p' "$db" 2>/dev/null)"
+		echo "idpath $h $n $(sed -n 's/^E:ID_PATH=//p' "$db" 2>/dev/null)"
 	done >"$1"
 	awk -F: '$1 ~ /^ *[0-9]+$/ { n = $1 + 0; sub(/.* /, "", $2); print n, $2 }' /proc/interrupts |
 		while read -r i name; do
@@ -92,7 +93,6 @@ case $VM_BOOT in
 	cp /etc/default/irqbalance "$R/irqbalance.before"
 	files "$R/files-before.ls"
 	run plan -o json apply --profile vm-persist --persist --dry-run
-	run plan-text apply --profile vm-persist --persist --dry-run -v
 	up plan
 	run apply -o json apply --profile vm-persist --persist
 	up apply
@@ -151,7 +151,6 @@ case $VM_BOOT in
 	h2=$(sdhost | sort -V | tail -1)
 	echo -1 >$SDADD
 	wait_gone "$h2" || { echo "persist: $h2 still there"; exit 1; }
-	run verify-after-new -o json verify
 	up hotadd-new
 	run revert -o json revert
 	files "$R/files-reverted.ls"
@@ -170,7 +169,7 @@ case $VM_BOOT in
 	cp /etc/default/irqbalance "$R/irqbalance.boot3"
 	run verify-none -o json verify
 	run verify-profile -o json verify --profile vm-persist
-	up done
+	up finish
 	;;
 esac
 exit 0
