@@ -374,6 +374,31 @@ static void test_plan(void)
 	CHECK(c && c->state == STUNE_CHANGE && c->note && strstr(c->note, "pid 812") && strstr(c->note, "restarted"));
 	stune_plan_free(plan);
 	plan = NULL;
+	/* Options ending in one that takes a value, without it: a ban appended would be its value
+	 * (found by fuzz-irqbalance): not touched, the note says why. */
+	free(m.t.irqbalance.args);
+	m.t.irqbalance.args = strdup("--hintpolicy=ignore --banirq ");
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note &&
+	      strstr(c->note, "ends in --banirq without its value"));
+	CHECK_STR(c ? c->current : NULL, "--hintpolicy=ignore --banirq ");
+	stune_plan_free(plan);
+	plan = NULL;
+	free(m.t.irqbalance.args);
+	m.t.irqbalance.args = strdup("--foreground -i");
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "ends in -i without"));
+	stune_plan_free(plan);
+	plan = NULL;
+	free(m.t.irqbalance.args);
+	m.t.irqbalance.args = strdup("--foreground --oneshot-ish-banirq");
+	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
+	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	CHECK(c && c->state == STUNE_CHANGE);
+	stune_plan_free(plan);
+	plan = NULL;
 	/* A value systemd would not expand the way a shell does: not touched. */
 	m.t.irqbalance.args_err = -EINVAL;
 	CHECK(stune_plan_build(&m.t, p, &plan) == 0);

@@ -598,6 +598,30 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 
 /* ---- irqbalance, modules ---- */
 
+/* The last word of IRQBALANCE_ARGS when it is one of irqbalance's options that take a value
+ * and that value is missing ("--banirq" at the end): a ban appended after it would be read
+ * as that option's value. NULL when the options end cleanly. Points into args. */
+static const char *irqbalance_dangling(const char *args, size_t *len)
+{
+	static const char *const with_value[] = {"-i", "--banirq",	 "-h", "--hintpolicy",	 "-p", "--powerthresh",
+						 "-c", "--deepestcache", "-l", "--policyscript", "-s", "--pid",
+						 "-m", "--banmod",	 "-t", "--interval",	 "-e", "--migrateval"};
+	if (!args)
+		return NULL;
+	size_t n = strlen(args);
+	while (n && strchr(" \t", args[n - 1]))
+		n--;
+	size_t b = n;
+	while (b && !strchr(" \t", args[b - 1]))
+		b--;
+	for (size_t i = 0; i < ELEMENTSOF(with_value); i++)
+		if (n - b == strlen(with_value[i]) && !strncmp(args + b, with_value[i], n - b)) {
+			*len = n - b;
+			return args + b;
+		}
+	return NULL;
+}
+
 static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
 			   size_t first_irq_change)
 {
@@ -646,6 +670,8 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	dr.source = v;
 	dr.path = strdup(STUNE_IRQBALANCE_DEFAULTS);
 	dr.current = strdup(ib->args ? ib->args : "");
+	const char *dangling;
+	size_t dangling_len = 0;
 	if (!ib->defaults) {
 		dr.state = STUNE_NOT_APPLICABLE;
 		dr.desired = steal_pointer(&all);
@@ -666,6 +692,12 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	} else if (!missing) {
 		dr.state = STUNE_ALREADY;
 		dr.desired = strdup(dr.current);
+	} else if ((dangling = irqbalance_dangling(ib->args, &dangling_len))) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.desired = steal_pointer(&all);
+		dr.note = stune_strdupf("%s in /%s ends in %.*s without its value (a ban appended would become it): "
+					"complete it, then apply again",
+					STUNE_IRQBALANCE_VAR, STUNE_IRQBALANCE_DEFAULTS, (int)dangling_len, dangling);
 	} else {
 		dr.state = STUNE_CHANGE;
 		dr.desired =
