@@ -31,6 +31,7 @@ FOREIGN = {
     "--pack": "mkfixture.py", "--update": "the test scripts", "--output-on-failure": "ctest",
     "--test-dir": "ctest", "--version": "umockdev-run", "--import": "mokutil", "--out": "payload/build",
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
+    "--check": "ansible-playbook (check mode)", "--syntax-check": "ansible-playbook",
 }
 GLOBAL_WITH_ARG = {"-o", "--output", "--sysroot"}
 OPT = re.compile(r"--[a-z][a-z0-9_-]*")
