@@ -161,8 +161,11 @@ for h in tuned:
           and set(dict(attrs)) >= {"scheduler", "rq_affinity", "nomerges", "read_ahead_kb"},
           f"{h} ({d['name']}): one rule matched by {key}, scheduler first, the profile's values: {attrs}")
 unit = read("persist.scsitune-apply.service")
-m = re.search(r'^ExecStart="([^"]+)" apply --profile "([^"]+)" --profile-dir "([^"]+)" --state-dir /run/scsitune$', unit, re.M)
-check(m and m.group(1) == "/usr/local/sbin/scsitune" and "/usr/local/sbin/scsitune" in read("bin.ls") and m.group(2).endswith("/vm-persist"),
+# A profile named from the installed directory stays its name (the installed profile, as upgraded);
+# --profile-dir only for another directory.
+m = re.search(r'^ExecStart="([^"]+)" apply --profile "([^"]+)"( --profile-dir "[^"]+")? --state-dir /run/scsitune$', unit, re.M)
+check(m and m.group(1) == "/usr/local/sbin/scsitune" and "/usr/local/sbin/scsitune" in read("bin.ls") and m.group(2) == "vm-persist"
+      and not m.group(3),
       f"the unit runs the installed binary on the same profile: {m.group(0) if m else unit!r}")
 check(read("persist.scsitune.conf").splitlines()[-1:] == ["options scsi_debug dsense=1"], "modprobe.d: options scsi_debug dsense=1")
 for h, d in before.items():
