@@ -106,7 +106,7 @@ done
 [ "$n" -ge 4096 ] || die "only $n SCSI devices with iocounterbits in the tree"
 
 # --- timing ------------------------------------------------------------------------------
-timed() { # NAME EXPECTED_RC CMD...: wall ms and peak RSS KiB appended to $work/NAME
+timed() { # NAME EXPECTED_RC CMD...: wall ms and peak RSS KiB appended to $work/NAME (CMD a program: /usr/bin/time runs no shell function)
 	local name=$1 want=$2 rc=0
 	shift 2
 	/usr/bin/time -f '%e %M' -o "$work/time.1" "$@" >"$work/out" 2>"$work/err" || rc=$?
@@ -116,10 +116,10 @@ timed() { # NAME EXPECTED_RC CMD...: wall ms and peak RSS KiB appended to $work/
 st() { "$scsitune" --sysroot "$root" "$@"; }
 for i in 1 2; do st payload verify >/dev/null 2>&1 || true; done
 for ((i = 0; i < runs; i++)); do
-	timed verify 0 st payload verify
+	timed verify 0 "$scsitune" --sysroot "$root" payload verify
 	grep -q ": loaded$" "$work/out" || die "payload verify does not say loaded: $(head -1 "$work/out")"
-	timed verify-bundle 0 st payload verify "$work/payload.tar.zst" --trusted-key "$work/k.pub"
-	timed detect 0 st detect -o json
+	timed verify-bundle 0 "$scsitune" --sysroot "$root" payload verify "$work/payload.tar.zst" --trusted-key "$work/k.pub"
+	timed detect 0 "$scsitune" --sysroot "$root" detect -o json
 	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["payload"]["verdict"] == "loaded"' "$work/out" ||
 		die "detect -o json: payload.verdict is not loaded"
 done
