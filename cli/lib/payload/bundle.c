@@ -153,6 +153,20 @@ static bool valid_text(const char *s)
 	return true;
 }
 
+/* A name from the bundle as one line for messages (control characters escaped). */
+static void shown(const char *s, char *buf, size_t size)
+{
+	size_t o = 0;
+	for (; s && *s && o + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
 static const char *jstr(json_object *o, const char *key)
 {
 	json_object *v;
@@ -227,8 +241,11 @@ static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
 	{
 		uint32_t c;
 		if (!json_object_is_type(crc, json_type_string) || parse_crc(json_object_get_string(crc), &c) < 0 ||
-		    !*sym || strlen(sym) > 55 || !valid_text(sym))
-			return fail(err, -EBADMSG, "manifest.json: %s: invalid export \"%.60s\"", what, sym);
+		    !*sym || strlen(sym) > 55 || !valid_text(sym)) {
+			char shown_sym[64]; /* the manifest's bytes: control characters as \xNN */
+			shown(sym, shown_sym, sizeof(shown_sym));
+			return fail(err, -EBADMSG, "manifest.json: %s: invalid export \"%s\"", what, shown_sym);
+		}
 		if (!(m->exports[k].symbol = strdup(sym)))
 			return -ENOMEM;
 		m->exports[k++].crc = c;
@@ -375,20 +392,6 @@ static const char *filetype_name(mode_t t)
 		return "a socket";
 	}
 	return "not a regular file";
-}
-
-/* The entry's name as a one-line quoted string for messages (control characters escaped). */
-static void shown(const char *s, char *buf, size_t size)
-{
-	size_t o = 0;
-	for (; s && *s && o + 5 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
 }
 
 static int read_entry_data(struct archive *a, uint64_t cap, uint8_t **data, size_t *len)
