@@ -22,6 +22,7 @@
 #include "report/upload.h"
 #include "render-query.h"
 #include "render-report-html.h"
+#include "wrap.h"
 
 /* The window's end is this far past now: a host's clock may be ahead of ours. */
 #define QUERY_END_SLACK_MS (15 * 60 * 1000LL)
@@ -237,6 +238,7 @@ static int show(const struct global_opts *g, const struct stune_fleet *f, const 
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	render_fleet(o, f, m, gate, gr);
 	int r = out_finish(o);
 	if (r < 0) {

@@ -28,6 +28,7 @@
 #include "render-report-html.h"
 #include "render-report.h"
 #include "scsitune.h"
+#include "wrap.h"
 
 #ifndef SCSITUNE_PROFILE_DIR
 #define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
@@ -867,6 +868,7 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	render_report(o, &set, ro->compare ? &cmp : NULL);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));

@@ -46,15 +46,17 @@ static void render_lat(struct out *o, const struct stune_lat *l)
 	out_str(o, "percentiles_from", NULL, stune_pct_source_name(l->pct_source));
 	out_obj_end(o);
 
-	out_dbl(o, NULL, "mean %s", any ? l->mean_ns / 1000 : NAN, 1);
+	/* Text: a tenth of a µs below 10 ms, whole µs above (the line stays in 80 columns). */
+	out_dbl(o, NULL, "mean %s", any ? l->mean_ns / 1000 : NAN, any && l->mean_ns >= 1e7 ? 0 : 1);
 	for (int k = 0; k < STUNE_N_PCT; k++)
-		out_dbl(o, NULL, pct_text(k), l->pct_set[k] ? l->pct_ns[k] / 1000 : NAN, 1);
+		out_dbl(o, NULL, pct_text(k), l->pct_set[k] ? l->pct_ns[k] / 1000 : NAN,
+			l->pct_set[k] && l->pct_ns[k] >= 1e7 ? 0 : 1);
 	switch (l->pct_source) {
 	case STUNE_PCT_BINS:
-		out_text(o, " (percentiles exact, from the merged json+ histograms)");
+		out_text(o, "\n      percentiles exact: from the merged json+ histograms");
 		break;
 	case STUNE_PCT_MAX_OF_JOBS:
-		out_text(o, " (percentiles APPROXIMATE: largest per-job value, no json+ bins)");
+		out_text(o, "\n      percentiles APPROXIMATE: the largest per-job value (no json+ bins)");
 		break;
 	default:
 		break;
@@ -97,22 +99,25 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	fmt_time(buf, sizeof(buf), r->timestamp_ms, true);
 	out_str(o, "start_time", NULL, *buf ? buf : NULL);
 	fmt_time(buf, sizeof(buf), r->timestamp_ms, false);
-	out_text(o, ", started %s", *buf ? buf : "-");
 	out_str(o, "output_format", ", output %s", r->json_plus ? "json+" : "json");
 	out_bool(o, "old_key_names", NULL, r->old_keys ? STUNE_YES : STUNE_NO);
 	if (r->old_keys)
 		out_text(o, " (fio 2.x key names)");
-	out_num(o, "group", r->group >= 0 ? ", fio group %s" : NULL,
-		r->group >= 0 ? STUNE_NUM(r->group) : (struct stune_num){0});
-	out_int(o, "job_count", ", jobs %s", (long long)r->n_jobs);
-	out_int(o, "failed_jobs", ", failed jobs %s\n", (long long)r->n_failed);
+	out_text(o, ", started %s\n", *buf ? buf : "-");
+	/* The JSON keys keep their order; the text puts them in lines of 80 columns. */
+	out_num(o, "group", NULL, r->group >= 0 ? STUNE_NUM(r->group) : (struct stune_num){0});
+	out_int(o, "job_count", "    jobs %s", (long long)r->n_jobs);
+	out_int(o, "failed_jobs", " (%s failed)", (long long)r->n_failed);
+	if (r->group >= 0)
+		out_text(o, ", fio group %lld", (long long)r->group);
+	out_dbl(o, NULL, "; bandwidth %s MiB/s\n", r->bw_kib_s / 1024, 1);
 
 	out_dbl(o, "iops", "    IOPS %s", r->iops, 1);
 	out_dbl(o, "kiops", " (%s KIOPS)", kiops, 1);
 	out_dbl(o, NULL, ": read %s", r->total[STUNE_FIO_READ].iops, 1);
-	out_dbl(o, NULL, " + write %s", r->total[STUNE_FIO_WRITE].iops, 1);
+	out_dbl(o, NULL, " + write %s\n", r->total[STUNE_FIO_WRITE].iops, 1);
 	out_dbl(o, "bw_kib_s", NULL, r->bw_kib_s, 1);
-	out_dbl(o, "bw_mib_s", "; bandwidth %s MiB/s\n", r->bw_kib_s / 1024, 1);
+	out_dbl(o, "bw_mib_s", NULL, r->bw_kib_s / 1024, 1);
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
 		render_io(o, d, &r->total[d]);
 	render_options(o, "global_options", r->global_options, r->n_global_options);
@@ -142,13 +147,13 @@ static void render_summary(struct out *o, const struct stune_report_set *s)
 	/* Loud: the statistics below compare different jobs. */
 	out_bool(o, "comparable", NULL, s->n_mismatch ? STUNE_NO : STUNE_YES);
 	if (s->n_mismatch)
-		out_text(o, "\nWARNING: the runs are not all the same fio job: the statistics across them compare "
-			    "different things:\n");
+		out_text(o, "\nWARNING: the runs are not all the same fio job: the statistics across them\n"
+			    "compare different things:\n");
 	out_arr_begin(o, "not_comparable");
 	for (size_t i = 0; i < s->n_mismatch; i++)
 		out_str(o, NULL, "  - %s\n", s->mismatch[i]);
 	out_arr_end(o);
-	out_text(o, "\nAcross %zu run%s (KIOPS = thousands of I/O per second, read + write, all jobs summed):\n", st->n,
+	out_text(o, "\nAcross %zu run%s (KIOPS: thousands of I/O per second, read + write, all jobs):\n", st->n,
 		 st->n == 1 ? "" : "s");
 	out_int(o, "runs", NULL, (long long)st->n);
 	out_dbl(o, "avg_kiops", "  avg     %s KIOPS  (arithmetic mean)\n", st->avg, 1);
@@ -298,7 +303,7 @@ void render_report(struct out *o, const struct stune_report_set *s, const struct
 	if (!s->phase)
 		out_text(o, "Result set without a phase (no --phase)");
 	out_text(o, ", %zu run%s (one fio output file per run)\n", s->n_runs, s->n_runs == 1 ? "" : "s");
-	out_text(o, "IOPS: read + write, summed over all jobs; bandwidth in MiB/s (1 MiB = 1,048,576 bytes);\n"
+	out_text(o, "IOPS: read + write, summed over all jobs; bandwidth in MiB/s (1,048,576 B/s);\n"
 		    "clat = completion latency in µs (mean; percentiles p50/p99/p99.9)\n\n");
 	render_provenance(o, s);
 	out_arr_begin(o, "runs");

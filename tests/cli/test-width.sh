@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # 80 columns: every line of the default text output (and of -v) of detect,
-# apply --dry-run, apply, verify and revert, on every fixture tree, is at
+# apply --dry-run, apply, verify and revert, on every fixture tree, and of
+# report (every real fio output, a set of them, a comparison), is at
 # most 80 characters wide (UTF-8 code points). apply/verify/revert run on a
 # copy of the tree with numa on every HBA (tests/profiles/numa-every-hba),
 # verify both in effect and drifted, revert both partial and forced.
@@ -82,6 +83,15 @@ PY
 	out "$name revert -v" "$([ "$drift_rc" = 2 ] && echo 1 || echo 0)" "${s[@]}" revert "${st[@]}" -v
 	[ "$drift_rc" = 2 ] && out "$name revert --force" 0 "${s[@]}" revert --force "${st[@]}"
 done
+# report: every real fio output but the one whose job failed (the first group of
+# those that ran several), all of them as one set (the not-comparable warning), and a comparison with a saved phase.
+fio=$(cd "$(dirname "$0")/../report/fio" && pwd)
+mapfile -t ok_runs < <(ls "$fio"/*.json | grep -v enospc) # (its failed job is an error: tests/report)
+for f in "${ok_runs[@]}"; do
+	out "report $(basename "$f")" 0 report --group 0 "$f"
+done
+out "report (every fio output)" 0 report --group 0 --phase all --state-dir "$work/state-report" "${ok_runs[@]}"
+out "report --compare" 0 report --state-dir "$work/state-report" --compare all "$fio"/fio-3.33-randread-*.json
 echo "measured: $runs outputs, $lines lines, widest $widest columns"
-[ "$status" -eq 0 ] && echo "ok: every text line of detect, apply --dry-run, apply, verify and revert fits 80 columns"
+[ "$status" -eq 0 ] && echo "ok: every text line of detect, apply --dry-run, apply, verify, revert and report fits 80 columns"
 exit "$status"
