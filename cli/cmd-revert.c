@@ -69,6 +69,50 @@ void help_revert(FILE *f)
 	      f);
 }
 
+/* No journal: nothing was applied (or the last revert completed). */
+static int revert_nothing(struct out *o, const char *state_dir)
+{
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
+	out_str(o, "profile", NULL, NULL);
+	out_bool(o, "complete", NULL, STUNE_YES);
+	out_text(o, "No journal in %s: nothing to revert.\n", state_dir);
+	out_arr_begin(o, "changes");
+	out_arr_end(o);
+	out_obj_end(o);
+	return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* The text row of one journal entry: what revert did with it. */
+static int revert_row(struct rows *rows, const struct stune_jentry *e, const struct stune_revert_item *it)
+{
+	_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
+	_cleanup_free_ char *dev = rows_disk_of_path(e->path);
+	const char *what = rows_setting(e->setting), *state = "failed";
+	char *text = NULL;
+	switch (it->outcome) {
+	case STUNE_RV_RESTORED:
+		state = "restored";
+		text = stune_strdupf("%s %s -> %s", what, cur, old);
+		break;
+	case STUNE_RV_UNCHANGED:
+		state = "unchanged";
+		text = stune_strdupf("%s %s", what, old);
+		break;
+	case STUNE_RV_CHANGED:
+		state = "left alone";
+		text =
+		    stune_strdupf("%s %s (changed since apply wrote %s; --force restores %s)", what, cur, after, old);
+		break;
+	case STUNE_RV_FAILED:
+	case STUNE_RV_GONE:
+	case _STUNE_RV_MAX:
+		text = stune_strdupf("%s (%s)", what, strerror(it->err));
+		break;
+	}
+	return rows_add(rows, state, dev, e->object, text, NULL);
+}
+
 int cmd_revert(struct global_opts *g, int argc, char **argv)
 {
 	enum { OPT_STATE_DIR = 0x100 };
@@ -118,17 +162,8 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	if (r == -ENOENT) {
-		out_obj_begin(o, NULL);
-		out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
-		out_str(o, "profile", NULL, NULL);
-		out_bool(o, "complete", NULL, STUNE_YES);
-		out_text(o, "No journal in %s: nothing to revert.\n", state_dir);
-		out_arr_begin(o, "changes");
-		out_arr_end(o);
-		out_obj_end(o);
-		return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
-	}
+	if (r == -ENOENT)
+		return revert_nothing(o, state_dir);
 	if (r < 0) {
 		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
@@ -172,31 +207,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 			irqbalance_back = irqbalance_back || file;
 		if (out_is_json(o) || (it->outcome == STUNE_RV_UNCHANGED && !g->verbose))
 			continue;
-		_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
-		_cleanup_free_ char *dev = rows_disk_of_path(e->path);
-		const char *what = rows_setting(e->setting), *state = "failed";
-		char *text = NULL;
-		switch (it->outcome) {
-		case STUNE_RV_RESTORED:
-			state = "restored";
-			text = stune_strdupf("%s %s -> %s", what, cur, old);
-			break;
-		case STUNE_RV_UNCHANGED:
-			state = "unchanged";
-			text = stune_strdupf("%s %s", what, old);
-			break;
-		case STUNE_RV_CHANGED:
-			state = "left alone";
-			text = stune_strdupf("%s %s (changed since apply wrote %s; --force restores %s)", what, cur,
-					     after, old);
-			break;
-		case STUNE_RV_FAILED:
-		case STUNE_RV_GONE:
-		case _STUNE_RV_MAX:
-			text = stune_strdupf("%s (%s)", what, strerror(it->err));
-			break;
-		}
-		if (rows_add(&rows, state, dev, e->object, text, NULL) < 0)
+		if (revert_row(&rows, e, it) < 0)
 			break;
 	}
 	out_arr_end(o);

@@ -54,6 +54,130 @@ void help_verify(FILE *f)
 	      f);
 }
 
+/* The journal of the last apply (the profile verify checks when none is named). */
+static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct stune_journal **j)
+{
+	_cleanup_free_ char *state_dir = NULL;
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir);
+	if (r < 0) {
+		error_msg("state directory: %s", strerror(-r));
+		return r;
+	}
+	const char *jfile = "journal.json";
+	r = stune_journal_load_named(state_dir, j, &jfile);
+	if (r == -ENOENT) {
+		error_msg("no journal in %s: nothing was applied; name the profile with --profile", state_dir);
+		return r;
+	}
+	if (r < 0 || !(*j)->profile_path) {
+		error_msg("%s/%s: %s", state_dir, jfile, r >= 0 ? "not a scsitune journal" : stune_journal_strerror(r));
+		return r < 0 ? r : -EBADMSG;
+	}
+	return 0;
+}
+
+struct verify_view {
+	const struct stune_profile *p;
+	const char *digest, *dir, *state_opt;
+	const struct stune_journal *j; /* NULL: --profile named, no journal read */
+	const struct stune_plan *plan;
+	const enum stune_vstate *states;
+	const struct stune_verify_summary *sum;
+};
+
+/* The verdict, the rows that differ (-v: every row), and the JSON document. */
+static void render_verify(struct out *o, const struct global_opts *g, const struct verify_view *v)
+{
+	const struct stune_verify_summary *sum = v->sum;
+	const char *verdict = sum->drifted ? "drifted" : sum->profile_changed_rows ? "profile-changed" : "in-effect";
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
+	render_profile_text(o, v->p, v->digest);
+	out_obj_begin(o, "profile");
+	out_str(o, "name", NULL, v->p->name);
+	out_strv(o, "files", NULL, v->p->files);
+	out_str(o, "digest", NULL, v->digest);
+	out_str(o, "applied_digest", NULL, v->j ? v->j->digest : NULL);
+	out_bool(o, "changed_since_apply", NULL, sum->profile_changed ? STUNE_YES : STUNE_NO);
+	out_obj_end(o);
+	out_str(o, "state", NULL, verdict);
+
+	/* Text: the verdict with its counts, then a row per object that differs (-v: every row). */
+	size_t differ = sum->drifted + sum->profile_changed_rows, total = sum->in_effect + differ;
+	if (sum->profile_changed)
+		out_str(o, NULL, "The profile changed since apply (applied: sha256 %.12s)\n", v->j->digest);
+	if (sum->drifted)
+		out_text(o, "Verify: DRIFTED, %zu" NB "of" NB "%zu" NB "settings", sum->drifted, total);
+	else if (sum->profile_changed_rows)
+		out_text(o,
+			 "Verify: PROFILE CHANGED, %zu" NB "of" NB "%zu" NB "settings asked for since apply, "
+			 "the host as apply left it",
+			 sum->profile_changed_rows, total);
+	else
+		out_text(o, "Verify: in effect, %s%zu" NB "setting%s", total > 1 ? "all" NB : "", total,
+			 total == 1 ? "" : "s");
+	if (sum->drifted && sum->profile_changed_rows)
+		out_text(o, ", %zu" NB "more asked for by the changed profile", sum->profile_changed_rows);
+	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum->not_settable,
+		 sum->not_applicable,
+		 g->verbose || sum->in_effect + sum->not_settable + sum->not_applicable == 0 ? "" : VLIST);
+	if (sum->profile_changed_rows && !sum->drifted) {
+		/* apply as the journal's was run, so that it finds the same profile and journal. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		out_text(o, "To bring the host in line:\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+	}
+	struct rows rows = {0};
+	for (size_t i = 0; i < v->plan->n_changes && !out_is_json(o); i++) {
+		const struct stune_change *ch = &v->plan->changes[i];
+		if (ch->state != STUNE_CHANGE && !g->verbose)
+			continue;
+		_cleanup_free_ char *dev = plan_row_device(ch);
+		char *text;
+		if (ch->state == STUNE_CHANGE) {
+			char b1[32], b2[32];
+			const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
+				   *want = stune_change_display(ch, true, b2, sizeof(b2));
+			text =
+			    stune_strdupf("%s %s (%s %s)", rows_setting(ch->setting), cur ? cur : "-",
+					  v->states[i] == STUNE_V_PROFILE_CHANGED ? "the profile now asks" : "expected",
+					  want ? want : "-");
+		} else
+			text = plan_row_text(ch, false);
+		if (rows_add(&rows, stune_vstate_name(v->states[i]), dev, ch->object, text,
+			     ch->state == STUNE_NOT_SETTABLE || ch->state == STUNE_NOT_APPLICABLE ? ch->note : NULL) <
+		    0)
+			break;
+	}
+	rows_print(o, &rows, "STATE");
+	rows_free(&rows);
+
+	out_arr_begin(o, "settings");
+	for (size_t i = 0; i < v->plan->n_changes; i++) {
+		const struct stune_change *ch = &v->plan->changes[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "object", NULL, ch->object);
+		out_str(o, "device", NULL, ch->device);
+		out_str(o, "setting", NULL, ch->setting);
+		out_rootpath(o, "path", NULL, ch->path);
+		out_str(o, "state", NULL, stune_vstate_name(v->states[i]));
+		out_str(o, "expected", NULL, ch->desired);
+		out_str(o, "actual", NULL, ch->current);
+		out_str(o, "note", NULL, ch->note);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	out_obj_begin(o, "summary");
+	out_int(o, "in_effect", NULL, (long long)sum->in_effect);
+	out_int(o, "drifted", NULL, (long long)sum->drifted);
+	out_int(o, "profile_changed", NULL, (long long)sum->profile_changed_rows);
+	out_int(o, "not_settable", NULL, (long long)sum->not_settable);
+	out_int(o, "not_applicable", NULL, (long long)sum->not_applicable);
+	out_obj_end(o);
+	out_obj_end(o);
+}
+
 int cmd_verify(struct global_opts *g, int argc, char **argv)
 {
 	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST };
@@ -96,23 +220,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	if (!profile && verify_journal(ctx, state_opt, &j) < 0)
+		return EXIT_ERROR;
 	if (!profile) {
-		_cleanup_free_ char *state_dir = NULL;
-		if ((r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir)) < 0) {
-			error_msg("state directory: %s", strerror(-r));
-			return EXIT_ERROR;
-		}
-		const char *jfile = "journal.json";
-		r = stune_journal_load_named(state_dir, &j, &jfile);
-		if (r == -ENOENT) {
-			error_msg("no journal in %s: nothing was applied; name the profile with --profile", state_dir);
-			return EXIT_ERROR;
-		}
-		if (r < 0 || !j->profile_path) {
-			error_msg("%s/%s: %s", state_dir, jfile,
-				  r >= 0 ? "not a scsitune journal" : stune_journal_strerror(r));
-			return EXIT_ERROR;
-		}
 		profile = j->profile_path;
 		if (!dir)
 			dir = j->profile_dir;
@@ -150,99 +260,13 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	const char *verdict = sum.drifted ? "drifted" : sum.profile_changed_rows ? "profile-changed" : "in-effect";
-
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	out_obj_begin(o, NULL);
-	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
-	render_profile_text(o, p, digest);
-	out_obj_begin(o, "profile");
-	out_str(o, "name", NULL, p->name);
-	out_strv(o, "files", NULL, p->files);
-	out_str(o, "digest", NULL, digest);
-	out_str(o, "applied_digest", NULL, j ? j->digest : NULL);
-	out_bool(o, "changed_since_apply", NULL, sum.profile_changed ? STUNE_YES : STUNE_NO);
-	out_obj_end(o);
-	out_str(o, "state", NULL, verdict);
-
-	/* Text: the verdict with its counts, then a row per object that differs (-v: every row). */
-	size_t differ = sum.drifted + sum.profile_changed_rows, total = sum.in_effect + differ;
-	if (sum.profile_changed)
-		out_str(o, NULL, "The profile changed since apply (applied: sha256 %.12s)\n", j->digest);
-	if (sum.drifted)
-		out_text(o, "Verify: DRIFTED, %zu" NB "of" NB "%zu" NB "settings", sum.drifted, total);
-	else if (sum.profile_changed_rows)
-		out_text(o,
-			 "Verify: PROFILE CHANGED, %zu" NB "of" NB "%zu" NB "settings asked for since apply, "
-			 "the host as apply left it",
-			 sum.profile_changed_rows, total);
-	else
-		out_text(o, "Verify: in effect, %s%zu" NB "setting%s", total > 1 ? "all" NB : "", total,
-			 total == 1 ? "" : "s");
-	if (sum.drifted && sum.profile_changed_rows)
-		out_text(o, ", %zu" NB "more asked for by the changed profile", sum.profile_changed_rows);
-	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum.not_settable,
-		 sum.not_applicable,
-		 g->verbose || sum.in_effect + sum.not_settable + sum.not_applicable == 0 ? "" : VLIST);
-	if (sum.profile_changed_rows && !sum.drifted) {
-		/* apply as the journal's was run, so that it finds the same profile and journal. */
-		_cleanup_free_ char *again =
-		    cli_cmdline(g, "apply", "--profile", p->name, "--profile-dir", dir, "--state-dir", state_opt, NULL);
-		out_text(o, "To bring the host in line:\n");
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
-	}
-	struct rows rows = {0};
-	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
-		const struct stune_change *ch = &plan->changes[i];
-		if (ch->state != STUNE_CHANGE && !g->verbose)
-			continue;
-		_cleanup_free_ char *dev = plan_row_device(ch);
-		char *text;
-		if (ch->state == STUNE_CHANGE) {
-			char b1[32], b2[32];
-			const char *cur = stune_change_display(ch, false, b1, sizeof(b1)),
-				   *want = stune_change_display(ch, true, b2, sizeof(b2));
-			text = stune_strdupf("%s %s (%s %s)", rows_setting(ch->setting), cur ? cur : "-",
-					     states[i] == STUNE_V_PROFILE_CHANGED ? "the profile now asks" : "expected",
-					     want ? want : "-");
-		} else
-			text = plan_row_text(ch, false);
-		if (rows_add(&rows, stune_vstate_name(states[i]), dev, ch->object, text,
-			     ch->state == STUNE_NOT_SETTABLE || ch->state == STUNE_NOT_APPLICABLE ? ch->note : NULL) <
-		    0)
-			break;
-	}
-	rows_print(o, &rows, "STATE");
-	rows_free(&rows);
-
-	out_arr_begin(o, "settings");
-	for (size_t i = 0; i < plan->n_changes; i++) {
-		const struct stune_change *ch = &plan->changes[i];
-		out_obj_begin(o, NULL);
-		out_str(o, "object", NULL, ch->object);
-		out_str(o, "device", NULL, ch->device);
-		out_str(o, "setting", NULL, ch->setting);
-		out_rootpath(o, "path", NULL, ch->path);
-		out_str(o, "state", NULL, stune_vstate_name(states[i]));
-		out_str(o, "expected", NULL, ch->desired);
-		out_str(o, "actual", NULL, ch->current);
-		out_str(o, "note", NULL, ch->note);
-		out_obj_end(o);
-	}
-	out_arr_end(o);
-	out_obj_begin(o, "summary");
-	out_int(o, "in_effect", NULL, (long long)sum.in_effect);
-	out_int(o, "drifted", NULL, (long long)sum.drifted);
-	out_int(o, "profile_changed", NULL, (long long)sum.profile_changed_rows);
-	out_int(o, "not_settable", NULL, (long long)sum.not_settable);
-	out_int(o, "not_applicable", NULL, (long long)sum.not_applicable);
-	out_obj_end(o);
-	out_obj_end(o);
+	render_verify(o, g, &(struct verify_view){p, digest, dir, state_opt, j, plan, states, &sum});
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;
