@@ -273,95 +273,159 @@ static int plan_number(struct stune_plan *plan, struct draft *dr, struct stune_n
 	return add(plan, dr);
 }
 
+/* Where one disk's setting goes: the disk, its SCSI host, the plan's object name, the disk's index. */
+struct disk_at {
+	const struct stune_disk *d;
+	const struct stune_host *host;
+	const char *object;
+	size_t di;
+};
+
+/* The scheduler comes first: switching it resets nr_requests (blk-mq-sched.c). *final_sched
+ * becomes the scheduler the queue has after apply. */
+static int plan_scheduler(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v,
+			  const char **final_sched)
+{
+	const struct stune_disk *d = at->d;
+	const struct stune_host *host = at->host;
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/scheduler"};
+	dr.source = v;
+	dr.path = stune_strdupf("sys/block/%s/queue/scheduler", d->name);
+	dr.current = d->scheduler ? strdup(d->scheduler) : NULL;
+	const char *want = v->value;
+	if (!strcmp(want, "kernel-default"))
+		want = default_scheduler(d, host);
+	if (!want) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.note = strdup("the kernel's default depends on shared host tags, unknown for this host");
+	} else {
+		dr.desired = strdup(want);
+		*final_sched = want;
+		if (!d->scheduler) {
+			dr.state = STUNE_NOT_APPLICABLE;
+			dr.note = strdup("queue/scheduler could not be read here: not written");
+		} else if (!strcmp(d->scheduler, want))
+			dr.state = STUNE_ALREADY;
+		else if (strcmp(want, "none") && d->schedulers && d->schedulers[0] && !d->schedulers[1]) {
+			dr.state = STUNE_NOT_APPLICABLE;
+			dr.note = strdup("this queue offers no I/O scheduler (BLK_MQ_F_NO_SCHED): a write "
+					 "would be ignored");
+		} else {
+			dr.state = STUNE_CHANGE;
+			if (!scheduler_listed(d, want))
+				dr.note = stune_strdupf("%s is not loaded yet: the write makes the kernel load "
+							"%s-iosched, and fails with EINVAL if it cannot",
+							want, want);
+		}
+	}
+	return add(plan, &dr);
+}
+
+static int plan_nr_requests(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v,
+			    const char *final_sched)
+{
+	const struct stune_disk *d = at->d;
+	const struct stune_host *host = at->host;
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/nr_requests"};
+	dr.source = v;
+	dr.path = stune_strdupf("sys/block/%s/queue/nr_requests", d->name);
+	long long want = -1;
+	bool none = final_sched && !strcmp(final_sched, "none");
+	bool can_queue = host && host->can_queue.set && host->can_queue.v > 0;
+	if (!strcmp(v->value, "kernel-default")) {
+		/* none: the tag depth; a scheduler: 2 * min(depth, 128) (blk-mq-sched.c:568-577). */
+		if (final_sched && can_queue)
+			want = none ? host->can_queue.v : 2 * (host->can_queue.v < 128 ? host->can_queue.v : 128);
+	} else
+		want = strtoll(v->value, NULL, 10);
+	dr.current = num_str(d->nr_requests);
+	if (want < 0) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.note = strdup("the kernel's default depends on the scheduler and the host's can_queue, "
+				 "unknown here");
+	} else {
+		dr.desired = stune_strdupf("%lld", want);
+		if (!d->nr_requests.set) {
+			dr.state = STUNE_NOT_APPLICABLE;
+			dr.note = strdup("queue/nr_requests could not be read here: not written");
+		} else if (d->nr_requests.v == want)
+			dr.state = STUNE_ALREADY;
+		else if (none && can_queue && want > host->can_queue.v) {
+			dr.state = STUNE_NOT_APPLICABLE;
+			dr.note =
+			    stune_strdupf("with scheduler none nr_requests cannot exceed the tag depth (%lld): the "
+					  "kernel answers EINVAL",
+					  (long long)host->can_queue.v);
+		} else {
+			dr.state = STUNE_CHANGE;
+			if (none && host && host->host_tagset == STUNE_YES)
+				dr.note = strdup("shared host tags and no scheduler: this write resizes the "
+						 "tag space of every disk on the HBA");
+		}
+	}
+	return add(plan, &dr);
+}
+
+static int plan_io_poll(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v)
+{
+	const struct stune_disk *d = at->d;
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/io_poll"};
+	dr.source = v;
+	dr.path = stune_strdupf("sys/block/%s/queue/io_poll", d->name);
+	dr.current = num_str(d->io_poll);
+	dr.desired = strdup(v->value);
+	if (!d->io_poll.set) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.note = strdup("queue/io_poll could not be read here");
+	} else if (d->io_poll.v == strtoll(v->value, NULL, 10))
+		dr.state = STUNE_ALREADY;
+	else if (d->io_poll.v == 0) {
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.note = strdup("no poll queues: polling comes from the driver (e.g. mpi3mr poll_queues=), "
+				 "the sysfs write is refused");
+	} else {
+		dr.state = STUNE_NOT_SETTABLE;
+		dr.note = strdup("the kernel ignores writes to io_poll; poll queues are a driver parameter "
+				 "([module:NAME])");
+	}
+	return add(plan, &dr);
+}
+
+static int plan_queue_depth(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v)
+{
+	const struct stune_disk *d = at->d;
+	const struct stune_host *host = at->host;
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_SCSI_DEVICE, at->object, d->name, at->di, "device/queue_depth"};
+	dr.source = v;
+	dr.path = stune_strdupf("sys/block/%s/device/queue_depth", d->name);
+	long long want = strtoll(v->value, NULL, 10);
+	if (host && host->can_queue.set && want > host->can_queue.v) {
+		dr.current = num_str(d->queue_depth);
+		dr.desired = strdup(v->value);
+		dr.state = STUNE_NOT_APPLICABLE;
+		dr.note = stune_strdupf("queue_depth must be at most the host's can_queue (%lld): the kernel answers "
+					"EINVAL",
+					(long long)host->can_queue.v);
+		return add(plan, &dr);
+	}
+	return plan_number(plan, &dr, d->queue_depth, v->value);
+}
+
 static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p, size_t di)
 {
 	const struct stune_disk *d = &t->disks[di];
 	const struct stune_hba *h = disk_hba(t, d);
-	const struct stune_host *host = disk_host(t, d);
-	const char *object = d->key ? d->key : d->name;
+	const struct disk_at at = {d, disk_host(t, d), d->key ? d->key : d->name, di};
+	const struct stune_pvalue *v;
+	const char *final_sched = d->scheduler;
 	int r;
 
-	/* The scheduler comes first: switching it resets nr_requests (blk-mq-sched.c). */
-	const char *final_sched = d->scheduler;
-	const struct stune_pvalue *v = disk_value(p, STUNE_PC_QUEUE, d, h, "scheduler");
-	if (v) {
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/scheduler"};
-		dr.source = v;
-		dr.path = stune_strdupf("sys/block/%s/queue/scheduler", d->name);
-		dr.current = d->scheduler ? strdup(d->scheduler) : NULL;
-		const char *want = v->value;
-		if (!strcmp(want, "kernel-default"))
-			want = default_scheduler(d, host);
-		if (!want) {
-			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note = strdup("the kernel's default depends on shared host tags, unknown for this host");
-		} else {
-			dr.desired = strdup(want);
-			final_sched = want;
-			if (!d->scheduler) {
-				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = strdup("queue/scheduler could not be read here: not written");
-			} else if (!strcmp(d->scheduler, want))
-				dr.state = STUNE_ALREADY;
-			else if (strcmp(want, "none") && d->schedulers && d->schedulers[0] && !d->schedulers[1]) {
-				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = strdup("this queue offers no I/O scheduler (BLK_MQ_F_NO_SCHED): a write "
-						 "would be ignored");
-			} else {
-				dr.state = STUNE_CHANGE;
-				if (!scheduler_listed(d, want))
-					dr.note = stune_strdupf("%s is not loaded yet: the write makes the kernel load "
-								"%s-iosched, and fails with EINVAL if it cannot",
-								want, want);
-			}
-		}
-		if ((r = add(plan, &dr)) < 0)
-			return r;
-	}
-
-	v = disk_value(p, STUNE_PC_QUEUE, d, h, "nr_requests");
-	if (v) {
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/nr_requests"};
-		dr.source = v;
-		dr.path = stune_strdupf("sys/block/%s/queue/nr_requests", d->name);
-		long long want = -1;
-		bool none = final_sched && !strcmp(final_sched, "none");
-		bool can_queue = host && host->can_queue.set && host->can_queue.v > 0;
-		if (!strcmp(v->value, "kernel-default")) {
-			/* none: the tag depth; a scheduler: 2 * min(depth, 128) (blk-mq-sched.c:568-577). */
-			if (final_sched && can_queue)
-				want =
-				    none ? host->can_queue.v : 2 * (host->can_queue.v < 128 ? host->can_queue.v : 128);
-		} else
-			want = strtoll(v->value, NULL, 10);
-		dr.current = num_str(d->nr_requests);
-		if (want < 0) {
-			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note = strdup("the kernel's default depends on the scheduler and the host's can_queue, "
-					 "unknown here");
-		} else {
-			dr.desired = stune_strdupf("%lld", want);
-			if (!d->nr_requests.set) {
-				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = strdup("queue/nr_requests could not be read here: not written");
-			} else if (d->nr_requests.v == want)
-				dr.state = STUNE_ALREADY;
-			else if (none && can_queue && want > host->can_queue.v) {
-				dr.state = STUNE_NOT_APPLICABLE;
-				dr.note = stune_strdupf(
-				    "with scheduler none nr_requests cannot exceed the tag depth (%lld): the "
-				    "kernel answers EINVAL",
-				    (long long)host->can_queue.v);
-			} else {
-				dr.state = STUNE_CHANGE;
-				if (none && host && host->host_tagset == STUNE_YES)
-					dr.note = strdup("shared host tags and no scheduler: this write resizes the "
-							 "tag space of every disk on the HBA");
-			}
-		}
-		if ((r = add(plan, &dr)) < 0)
-			return r;
-	}
+	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "scheduler")) &&
+	    (r = plan_scheduler(plan, &at, v, &final_sched)) < 0)
+		return r;
+	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "nr_requests")) &&
+	    (r = plan_nr_requests(plan, &at, v, final_sched)) < 0)
+		return r;
 
 	static const char *const numeric[] = {"rq_affinity", "nomerges", "read_ahead_kb", "add_random"};
 	const struct stune_num cur[] = {d->rq_affinity, d->nomerges, d->read_ahead_kb, d->add_random};
@@ -372,7 +436,7 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 		_cleanup_free_ char *setting = stune_strdupf("queue/%s", numeric[i]);
 		if (!setting)
 			return -ENOMEM;
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, setting};
+		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at.object, d->name, di, setting};
 		dr.source = v;
 		dr.path = stune_strdupf("sys/block/%s/queue/%s", d->name, numeric[i]);
 		size_t before = plan->n_changes;
@@ -384,50 +448,10 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 					 "--persist keeps it");
 	}
 
-	v = disk_value(p, STUNE_PC_QUEUE, d, h, "io_poll");
-	if (v) {
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, object, d->name, di, "queue/io_poll"};
-		dr.source = v;
-		dr.path = stune_strdupf("sys/block/%s/queue/io_poll", d->name);
-		dr.current = num_str(d->io_poll);
-		dr.desired = strdup(v->value);
-		if (!d->io_poll.set) {
-			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note = strdup("queue/io_poll could not be read here");
-		} else if (d->io_poll.v == strtoll(v->value, NULL, 10))
-			dr.state = STUNE_ALREADY;
-		else if (d->io_poll.v == 0) {
-			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note = strdup("no poll queues: polling comes from the driver (e.g. mpi3mr poll_queues=), "
-					 "the sysfs write is refused");
-		} else {
-			dr.state = STUNE_NOT_SETTABLE;
-			dr.note = strdup("the kernel ignores writes to io_poll; poll queues are a driver parameter "
-					 "([module:NAME])");
-		}
-		if ((r = add(plan, &dr)) < 0)
-			return r;
-	}
-
-	v = disk_value(p, STUNE_PC_SCSI_DEVICE, d, h, "queue_depth");
-	if (v) {
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_SCSI_DEVICE, object, d->name, di, "device/queue_depth"};
-		dr.source = v;
-		dr.path = stune_strdupf("sys/block/%s/device/queue_depth", d->name);
-		long long want = strtoll(v->value, NULL, 10);
-		if (host && host->can_queue.set && want > host->can_queue.v) {
-			dr.current = num_str(d->queue_depth);
-			dr.desired = strdup(v->value);
-			dr.state = STUNE_NOT_APPLICABLE;
-			dr.note =
-			    stune_strdupf("queue_depth must be at most the host's can_queue (%lld): the kernel answers "
-					  "EINVAL",
-					  (long long)host->can_queue.v);
-			if ((r = add(plan, &dr)) < 0)
-				return r;
-		} else if ((r = plan_number(plan, &dr, d->queue_depth, v->value)) < 0)
-			return r;
-	}
+	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "io_poll")) && (r = plan_io_poll(plan, &at, v)) < 0)
+		return r;
+	if ((v = disk_value(p, STUNE_PC_SCSI_DEVICE, d, h, "queue_depth")) && (r = plan_queue_depth(plan, &at, v)) < 0)
+		return r;
 	return 0;
 }
 
