@@ -36,6 +36,10 @@ for m in scsitune.8 scsitune-detect.8 scsitune-apply.8 scsitune-verify.8 scsitun
 	[ -n "$(find "$work/dest$prefix" -name "$m" -o -name "$m.gz" | head -1)" ] || fail "man page $m not installed"
 done
 [ -f "$work/dest$prefix/share/bash-completion/completions/scsitune" ] || fail "bash completion not installed"
+# The kernel hook, executable (run-parts runs only those), in SYSCONFDIR/kernel/postinst.d.
+hook=$(find "$work/dest" -path '*/kernel/postinst.d/scsitune-payload' -type f -perm -0755 | head -1)
+[ -n "$hook" ] && cmp -s "$hook" "$src/payload/postinst.d/scsitune-payload" ||
+	fail "the kernel hook is not installed executable in kernel/postinst.d/"
 # The installed binary and profiles plan on a fixture.
 mkdir "$work/root"
 tar -xJf "$src/tests/fixtures/dual-socket-mpi3mr.tar.xz" -C "$work/root"

@@ -32,6 +32,7 @@ FOREIGN = {
     "--test-dir": "ctest", "--version": "umockdev-run", "--import": "mokutil", "--out": "payload/build",
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
     "--check": "ansible-playbook (check mode)", "--syntax-check": "ansible-playbook",
+    "--exit-on-error": "run-parts (the kernel packages' hooks)",
 }
 GLOBAL_WITH_ARG = {"-o", "--output", "--sysroot"}
 OPT = re.compile(r"--[a-z][a-z0-9_-]*")

@@ -185,16 +185,20 @@ build | build-clean)
 	for p in /usr/sbin/scsitune /usr/share/bash-completion/completions/scsitune \
 		/usr/share/scsitune/profiles/numa /usr/share/scsitune/profiles/kernel-default \
 		/etc/scsitune/scsitune.conf /etc/scsitune/trusted-keys/ /usr/share/doc/scsitune/copyright \
-		/usr/share/man/man5/scsitune-profile.5.gz; do
+		/etc/kernel/postinst.d/scsitune-payload /usr/share/man/man5/scsitune-profile.5.gz; do
 		grep -qxF "$p" "$out/contents" || fail "the .deb lacks $p"
 	done
 	for page in "$src"/man/scsitune*.8.scd; do
 		p=/usr/share/man/man8/$(basename "$page" .scd).gz
 		grep -qxF "$p" "$out/contents" || fail "the .deb lacks $p"
 	done
-	dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles >"$out/conffiles" 2>/dev/null
-	[ "$(cat "$out/conffiles")" = /etc/scsitune/scsitune.conf ] ||
-		fail "conffiles is '$(tr '\n' ' ' <"$out/conffiles")', not /etc/scsitune/scsitune.conf"
+	# The kernel hook is run by run-parts: executable, root's.
+	hook_mode=$(dpkg-deb -c "$deb" | awk '$6 == "./etc/kernel/postinst.d/scsitune-payload" {print $1, $2}')
+	[ "$hook_mode" = "-rwxr-xr-x root/root" ] ||
+		fail "/etc/kernel/postinst.d/scsitune-payload is '$hook_mode', not -rwxr-xr-x root/root"
+	dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles 2>/dev/null | sort >"$out/conffiles"
+	[ "$(cat "$out/conffiles")" = "$(printf '%s\n' /etc/kernel/postinst.d/scsitune-payload /etc/scsitune/scsitune.conf)" ] ||
+		fail "conffiles is '$(tr '\n' ' ' <"$out/conffiles")', not /etc/kernel/postinst.d/scsitune-payload /etc/scsitune/scsitune.conf"
 	# The -dbgsym holds the debug info of exactly this binary (its build ID).
 	tmp=$(mktemp -d)
 	dpkg-deb -x "$deb" "$tmp"
@@ -282,8 +286,10 @@ install)
 		fail "the second install changed other packages than scsitune: $(pkgs | comm -3 "$out/packages-deps" - | tr '\n\t' '  ')"
 	[ "$(in_chroot "$root" dpkg-query -W -f='${Version}' scsitune)" = "$version" ] || fail "installed scsitune is not $version"
 	[ "$(in_chroot "$root" scsitune --version)" = "scsitune $version" ] || fail "scsitune --version is not 'scsitune $version'"
-	in_chroot "$root" dpkg-query -W -f='${Conffiles}\n' scsitune | grep '^ /etc/scsitune/scsitune.conf ' >/dev/null ||
-		fail "/etc/scsitune/scsitune.conf is not a conffile of the installed package"
+	for c in /etc/scsitune/scsitune.conf /etc/kernel/postinst.d/scsitune-payload; do
+		in_chroot "$root" dpkg-query -W -f='${Conffiles}\n' scsitune | grep "^ $c " >/dev/null ||
+			fail "$c is not a conffile of the installed package"
+	done
 	[ -d "$root/etc/scsitune/trusted-keys" ] || fail "no /etc/scsitune/trusted-keys/"
 	nothing_mounted "$root" "after apt install"
 
@@ -338,13 +344,46 @@ install)
 	# 5. report reads the shipped settings file (every key commented out).
 	run report 0 scsitune report --config /etc/scsitune/scsitune.conf /root/pkg/fio.json
 	grep -q 'KIOPS' "$out/report.out" || fail "report printed no KIOPS"
+	# 6. The kernel hook, run as a kernel package's postinst runs it (run-parts
+	#    --exit-on-error: a failing hook fails apt). No payload: exit 0, silent.
+	kernel_hooks() { # NAME RELEASE: stdout+stderr in $out/NAME.out
+		run "$1" 0 run-parts --report --exit-on-error --arg="$2" --arg="/boot/vmlinuz-$2" /etc/kernel/postinst.d
+		cat "$out/$1.err" >>"$out/$1.out"
+	}
+	kernel_hooks hook-none 6.1.0-99-amd64
+	[ ! -s "$out/hook-none.out" ] || fail "the kernel hook, no payload: not silent: $(head -3 "$out/hook-none.out")"
+	# A payload for 6.1.0-57-amd64 (its manifest is what the hook looks for;
+	# removed again before the purge): a new kernel gets the warning, the
+	# payload's own kernel none (payload verify fails in the chroot, with no /proc
+	# and a bogus manifest: the drift check is left out, silently).
+	mkdir -p "$root/lib/modules/6.1.0-57-amd64/updates/scsitune"
+	echo '{}' >"$root/lib/modules/6.1.0-57-amd64/updates/scsitune/manifest.json"
+	kernel_hooks hook-new 6.1.0-99-amd64
+	grep -q 'scsitune: WARNING: kernel 6\.1\.0-99-amd64 is installed without a scsitune payload (payload for: 6\.1\.0-57-amd64)' \
+		"$out/hook-new.out" || fail "the kernel hook, a new kernel: no warning: $(head -3 "$out/hook-new.out")"
+	kernel_hooks hook-same 6.1.0-57-amd64
+	[ ! -s "$out/hook-same.out" ] || fail "the kernel hook, the payload's kernel: not silent: $(head -3 "$out/hook-same.out")"
 	nothing_mounted "$root" "after the commands"
 	# What the user makes: an edited conffile, a key in trusted-keys/.
 	sed -i 's/^#timeout = 30/timeout = 20/' "$root/etc/scsitune/scsitune.conf"
 	echo "site key" >"$root/etc/scsitune/trusted-keys/site.pem"
 
-	# 6. apt purge: the package's files go, the edited conffile too.
+	# 7. apt remove: the conffiles stay, the hook too, without scsitune: it
+	#    still warns (the payload's modules stay) and still exits 0.
+	logged "$out/purge.log" in_chroot "$root" apt remove -y scsitune || fail "apt remove scsitune failed"
+	[ -x "$root/etc/kernel/postinst.d/scsitune-payload" ] && [ ! -e "$root/usr/sbin/scsitune" ] ||
+		fail "after apt remove: the hook is not there or /usr/sbin/scsitune is"
+	kernel_hooks hook-removed 6.1.0-99-amd64
+	grep -q 'WARNING: kernel 6\.1\.0-99-amd64 is installed without a scsitune payload' "$out/hook-removed.out" ||
+		fail "the kernel hook, package removed: no warning: $(head -3 "$out/hook-removed.out")"
+	kernel_hooks hook-removed-same 6.1.0-57-amd64
+	[ ! -s "$out/hook-removed-same.out" ] || fail "the kernel hook, package removed, the payload's kernel: not silent"
+	rm -r "$root/lib/modules/6.1.0-57-amd64"
+	rmdir "$root/lib/modules" 2>/dev/null || true
+
+	# 8. apt purge: the package's files go, the edited conffile and the hook too.
 	logged "$out/purge.log" in_chroot "$root" apt purge -y scsitune || fail "apt purge scsitune failed"
+	[ -e "$root/etc/kernel/postinst.d/scsitune-payload" ] && fail "purge left /etc/kernel/postinst.d/scsitune-payload"
 	in_chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' scsitune 2>/dev/null | grep '^[ri]' >/dev/null &&
 		fail "dpkg still knows scsitune after purge ($(in_chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' scsitune))"
 	snap "$out/files-after"
