@@ -156,6 +156,113 @@ static bool has_patch(const struct stune_pmodule *pm, const char *id)
 	return false;
 }
 
+/* The module in memory: /sys/module/M (version, srcversion, build-id, taint) and, for patch C, the
+ * SCSI devices' counter width. file_ok: our file is on disk; resolves_ours: modprobe finds it. */
+static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_phost *h,
+		       const struct stune_pmodule *pm, unsigned flags, bool file_ok, bool resolves_ours)
+{
+	int r;
+	if (!h->running)
+		return add(st, "loaded", pm->name, pm->srcversion, NULL, STUNE_LINK_PENDING,
+			   "kernel %s is not running (running %s): reboot into it", h->release,
+			   h->running_release ? h->running_release : "unknown");
+	_cleanup_free_ char *init = NULL, *ver = NULL, *src = NULL, *taint = NULL, *bid = NULL;
+	if (stune_root_readf(ctx->root, &init, "sys/module/%s/initstate", pm->name) < 0)
+		return add(st, "loaded", pm->name, pm->srcversion, NULL,
+			   resolves_ours ? (file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT) : STUNE_LINK_DRIFT,
+			   file_ok && resolves_ours ? "not loaded: the next modprobe loads ours" : "not loaded");
+	(void)stune_root_readf(ctx->root, &ver, "sys/module/%s/version", pm->name);
+	(void)stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", pm->name);
+	(void)stune_root_readf(ctx->root, &taint, "sys/module/%s/taint", pm->name);
+	int bk = read_build_id(ctx, pm->name, &bid);
+	if (bk == -ENOMEM)
+		return bk;
+	bool ours = ver && !strcmp(ver, pm->version) && src && !strcmp(src, pm->srcversion) &&
+		    (bk < 0 || !strcmp(bid, pm->build_id));
+	/* stock loaded: pending when ours is on disk to be loaded next boot, else drift */
+	enum stune_link_state bad = file_ok ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT;
+	const char *pend = file_ok ? "the stock module is in memory: reboot (or reload when not in use)" : NULL;
+	bool vok = ver && !strcmp(ver, pm->version);
+	if ((r = add(st, "loaded.version", pm->name, pm->version, ver, vok ? STUNE_LINK_OK : bad, "%s",
+		     vok    ? "/sys/module/M/version"
+		     : pend ? pend
+			    : "another module is loaded")) < 0)
+		return r;
+	bool sok = src && !strcmp(src, pm->srcversion);
+	if ((r = add(st, "loaded.srcversion", pm->name, pm->srcversion, src, sok ? STUNE_LINK_OK : bad, "%s",
+		     sok    ? "/sys/module/M/srcversion"
+		     : pend ? pend
+			    : "another module is loaded")) < 0)
+		return r;
+	if (bk < 0)
+		r = add(st, "loaded.build-id", pm->name, pm->build_id, NULL, STUNE_LINK_SKIPPED,
+			"/sys/module/%s/notes/.note.gnu.build-id: %s", pm->name, strerror(-bk));
+	else
+		r = add(st, "loaded.build-id", pm->name, pm->build_id, bid,
+			!strcmp(bid, pm->build_id) ? STUNE_LINK_OK : bad, "%s",
+			!strcmp(bid, pm->build_id) ? "/sys/module/M/notes/.note.gnu.build-id"
+			: pend			   ? pend
+						   : "another module is loaded");
+	if (r < 0)
+		return r;
+	/* taint: out-of-tree (O), and unsigned (E) */
+	const char *want_taint = pm->is_signed ? "O" : "OE";
+	bool tok = taint && strchr(taint, 'O') && (pm->is_signed || strchr(taint, 'E'));
+	if ((r = add(st, "loaded.taint", pm->name, want_taint, taint ? taint : "",
+		     tok    ? STUNE_LINK_OK
+		     : ours ? STUNE_LINK_DRIFT
+			    : bad,
+		     "%s",
+		     tok    ? "out-of-tree module loaded"
+		     : ours ? "ours is loaded but the taint letters differ"
+			    : "no O: an in-tree module is loaded")) < 0)
+		return r;
+
+	if ((flags & STUNE_PSTATE_DEVICES) && has_patch(pm, "C")) {
+		size_t n64 = 0, nother = 0, ndev = 0;
+		_cleanup_free_ char *other = NULL;
+		int dk = count_iocounterbits(ctx, &n64, &nother, &ndev, &other);
+		_cleanup_free_ char *act = stune_strdupf("%zu of %zu devices say 64", n64, ndev);
+		if (!act)
+			return -ENOMEM;
+		if (dk < 0 || ndev == 0)
+			r = add(st, "iocounterbits", pm->name, "64", NULL, STUNE_LINK_SKIPPED, "no SCSI devices");
+		else if (nother == 0)
+			r = add(st, "iocounterbits", pm->name, "64", act, STUNE_LINK_OK,
+				"patch C's 64-bit counters on every SCSI device");
+		else
+			r = add(st, "iocounterbits", pm->name, "64", act, ours ? STUNE_LINK_DRIFT : bad,
+				"%s (the stock scsi_mod counts in 32 bits)", other ? other : "");
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The verdict from the links: any_file_ok: a module file of ours is on disk. */
+static void judge(struct stune_pstate *st, bool any_file_ok)
+{
+	bool error = false, drift = false, pending = false;
+	for (size_t i = 0; i < st->n; i++) {
+		error |= st->links[i].state == STUNE_LINK_ERROR;
+		drift |= st->links[i].state == STUNE_LINK_DRIFT;
+		pending |= st->links[i].state == STUNE_LINK_PENDING;
+	}
+	st->verdict = error		       ? STUNE_PV_UNKNOWN
+		      : !any_file_ok && !drift ? STUNE_PV_NOT_INSTALLED
+		      : drift		       ? STUNE_PV_DRIFT
+		      : pending		       ? STUNE_PV_REBOOT_PENDING
+					       : STUNE_PV_LOADED;
+	if (!any_file_ok && !error) {
+		/* nothing of ours on disk: not installed, however the rest reads */
+		bool absent = true;
+		for (size_t i = 0; i < st->n; i++)
+			if (!strcmp(st->links[i].link, "file") && st->links[i].state != STUNE_LINK_ABSENT)
+				absent = false;
+		st->verdict = absent ? STUNE_PV_NOT_INSTALLED : STUNE_PV_DRIFT;
+	}
+}
+
 int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release, unsigned flags,
 			const char *bundle_note, struct stune_pstate **out)
 {
@@ -384,110 +491,11 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		}
 
 		/* loaded */
-		if (!h->running) {
-			if ((r = add(st, "loaded", pm->name, pm->srcversion, NULL, STUNE_LINK_PENDING,
-				     "kernel %s is not running (running %s): reboot into it", h->release,
-				     h->running_release ? h->running_release : "unknown")) < 0)
-				return r;
-			continue;
-		}
-		_cleanup_free_ char *init = NULL, *ver = NULL, *src = NULL, *taint = NULL, *bid = NULL;
-		if (stune_root_readf(ctx->root, &init, "sys/module/%s/initstate", pm->name) < 0) {
-			if ((r = add(st, "loaded", pm->name, pm->srcversion, NULL,
-				     resolves_ours ? (file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT) : STUNE_LINK_DRIFT,
-				     file_ok && resolves_ours ? "not loaded: the next modprobe loads ours"
-							      : "not loaded")) < 0)
-				return r;
-			continue;
-		}
-		(void)stune_root_readf(ctx->root, &ver, "sys/module/%s/version", pm->name);
-		(void)stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", pm->name);
-		(void)stune_root_readf(ctx->root, &taint, "sys/module/%s/taint", pm->name);
-		int bk = read_build_id(ctx, pm->name, &bid);
-		if (bk == -ENOMEM)
-			return bk;
-		bool ours = ver && !strcmp(ver, pm->version) && src && !strcmp(src, pm->srcversion) &&
-			    (bk < 0 || !strcmp(bid, pm->build_id));
-		/* stock loaded: pending when ours is on disk to be loaded next boot, else drift */
-		enum stune_link_state bad = file_ok ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT;
-		const char *pend = file_ok ? "the stock module is in memory: reboot (or reload when not in use)" : NULL;
-		bool vok = ver && !strcmp(ver, pm->version);
-		if ((r = add(st, "loaded.version", pm->name, pm->version, ver, vok ? STUNE_LINK_OK : bad, "%s",
-			     vok    ? "/sys/module/M/version"
-			     : pend ? pend
-				    : "another module is loaded")) < 0)
+		if ((r = link_loaded(ctx, st, h, pm, flags, file_ok, resolves_ours)) < 0)
 			return r;
-		bool sok = src && !strcmp(src, pm->srcversion);
-		if ((r = add(st, "loaded.srcversion", pm->name, pm->srcversion, src, sok ? STUNE_LINK_OK : bad, "%s",
-			     sok    ? "/sys/module/M/srcversion"
-			     : pend ? pend
-				    : "another module is loaded")) < 0)
-			return r;
-		if (bk < 0)
-			r = add(st, "loaded.build-id", pm->name, pm->build_id, NULL, STUNE_LINK_SKIPPED,
-				"/sys/module/%s/notes/.note.gnu.build-id: %s", pm->name, strerror(-bk));
-		else
-			r = add(st, "loaded.build-id", pm->name, pm->build_id, bid,
-				!strcmp(bid, pm->build_id) ? STUNE_LINK_OK : bad, "%s",
-				!strcmp(bid, pm->build_id) ? "/sys/module/M/notes/.note.gnu.build-id"
-				: pend			   ? pend
-							   : "another module is loaded");
-		if (r < 0)
-			return r;
-		/* taint: out-of-tree (O), and unsigned (E) */
-		const char *want_taint = pm->is_signed ? "O" : "OE";
-		bool tok = taint && strchr(taint, 'O') && (pm->is_signed || strchr(taint, 'E'));
-		if ((r = add(st, "loaded.taint", pm->name, want_taint, taint ? taint : "",
-			     tok    ? STUNE_LINK_OK
-			     : ours ? STUNE_LINK_DRIFT
-				    : bad,
-			     "%s",
-			     tok    ? "out-of-tree module loaded"
-			     : ours ? "ours is loaded but the taint letters differ"
-				    : "no O: an in-tree module is loaded")) < 0)
-			return r;
-
-		if ((flags & STUNE_PSTATE_DEVICES) && has_patch(pm, "C")) {
-			size_t n64 = 0, nother = 0, ndev = 0;
-			_cleanup_free_ char *other = NULL;
-			int dk = count_iocounterbits(ctx, &n64, &nother, &ndev, &other);
-			_cleanup_free_ char *act = stune_strdupf("%zu of %zu devices say 64", n64, ndev);
-			if (!act)
-				return -ENOMEM;
-			if (dk < 0 || ndev == 0)
-				r = add(st, "iocounterbits", pm->name, "64", NULL, STUNE_LINK_SKIPPED,
-					"no SCSI devices");
-			else if (nother == 0)
-				r = add(st, "iocounterbits", pm->name, "64", act, STUNE_LINK_OK,
-					"patch C's 64-bit counters on every SCSI device");
-			else
-				r = add(st, "iocounterbits", pm->name, "64", act, ours ? STUNE_LINK_DRIFT : bad,
-					"%s (the stock scsi_mod counts in 32 bits)", other ? other : "");
-			if (r < 0)
-				return r;
-		}
 	}
 
-	/* The verdict. */
-	bool error = false, drift = false, pending = false;
-	for (size_t i = 0; i < st->n; i++) {
-		error |= st->links[i].state == STUNE_LINK_ERROR;
-		drift |= st->links[i].state == STUNE_LINK_DRIFT;
-		pending |= st->links[i].state == STUNE_LINK_PENDING;
-	}
-	st->verdict = error		       ? STUNE_PV_UNKNOWN
-		      : !any_file_ok && !drift ? STUNE_PV_NOT_INSTALLED
-		      : drift		       ? STUNE_PV_DRIFT
-		      : pending		       ? STUNE_PV_REBOOT_PENDING
-					       : STUNE_PV_LOADED;
-	if (!any_file_ok && !error) {
-		/* nothing of ours on disk: not installed, however the rest reads */
-		bool absent = true;
-		for (size_t i = 0; i < st->n; i++)
-			if (!strcmp(st->links[i].link, "file") && st->links[i].state != STUNE_LINK_ABSENT)
-				absent = false;
-		st->verdict = absent ? STUNE_PV_NOT_INSTALLED : STUNE_PV_DRIFT;
-	}
+	judge(st, any_file_ok);
 	*out = steal_pointer(&st);
 	return 0;
 }
