@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The fuzz corpora, seeded from the real files in tests/: CORPUS/NAME/ for each
 # harness (kept between runs: what a run finds interesting stays), and
-# CORPUS/tree, a fixture tree for the profile harness's plans.
+# CORPUS/tree, a fixture tree for the profile harness's plans and the sysfs
+# harness's seeds.
 # Usage: make-seeds.sh SOURCE_DIR CORPUS_DIR
 set -euo pipefail
 src=$1 corpus=$2
 here=$src/tests/fuzz
 mkdir -p "$corpus"
-for t in fio profile interrupts cpulist udevdb config journal spool resultset lineproto irqbalance query manifest minisign bundle; do
+for t in fio profile interrupts cpulist udevdb config journal spool resultset lineproto irqbalance query manifest minisign bundle sysfs; do
 	mkdir -p "$corpus/$t"
 	[ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$corpus/$t/"
 	[ -d "$here/regress/$t" ] && cp "$here/regress/$t"/* "$corpus/$t/" 2>/dev/null || true
@@ -53,6 +54,27 @@ if [ ! -e "$corpus/tree/.complete" ]; then
 	tar -xJf "$src/tests/fixtures/dual-socket-mpi3mr.tar.xz" -C "$corpus/tree"
 	touch "$corpus/tree/.complete"
 fi
+# fuzz-sysfs: the files it overwrites, with their real content (a record: the
+# file's index in sysfs-files.txt, two bytes big endian, then the content):
+# one file of each name (numa_node, queue/scheduler, smp_affinity_list, ...),
+# so that the seeding stays short (a run of the harness reads the tree).
+i=0
+declare -A seen
+while IFS= read -r f; do
+	case $f in '' | '#'*) continue ;; esac
+	d=${f%/*} b=${f##*/}
+	d=${d##*/}
+	k=${d//[0-9]/}/${b//[0-9]/} # no process per line: 460 of them took minutes on a loaded machine
+	if [ -z "${seen[$k]:-}" ]; then
+		seen[$k]=1
+		printf -v idx '\\x%02x\\x%02x' $((i >> 8)) $((i & 255))
+		{
+			printf '%b' "$idx"
+			cat "$corpus/tree/$f"
+		} >"$corpus/sysfs/real-$i"
+	fi
+	i=$((i + 1))
+done <"$here/sysfs-files.txt"
 for t in "$corpus"/*/; do
 	[ "$(basename "$t")" = tree ] || printf '%s: %s seeds\n' "$(basename "$t")" "$(find "$t" -type f | wc -l)"
 done

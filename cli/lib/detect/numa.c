@@ -50,6 +50,24 @@ static void scan_meminfo(struct stune_ctx *ctx, struct stune_node *n)
 	stune_warn_path(ctx, path, "no valid MemTotal line");
 }
 
+/*
+ * Linux has at most 1024 NUMA nodes (MAX_NUMNODES: NODES_SHIFT is at most 10).
+ * A node list beyond it is tree garbage: a warning naming the file, and the
+ * list unknown (each online node is read with a distance per online node:
+ * 0-65535 would be 65536 x 65536 of them).
+ */
+#define STUNE_MAX_NUMA_NODES 1024u
+
+static bool node_ids_in_range(struct stune_ctx *ctx, struct stune_cpuset *s, const char *path)
+{
+	if (!s->valid || stune_cpuset_next(s, STUNE_MAX_NUMA_NODES) < 0)
+		return true;
+	stune_warn_path(ctx, path, "names node %d, beyond Linux's %u nodes: treated as unknown",
+			stune_cpuset_next(s, STUNE_MAX_NUMA_NODES), STUNE_MAX_NUMA_NODES);
+	stune_cpuset_clear(s);
+	return false;
+}
+
 static void scan_distance(struct stune_ctx *ctx, struct stune_node *n, size_t n_online)
 {
 	_cleanup_free_ char *text = NULL;
@@ -101,7 +119,9 @@ int stune_scan_cpus_numa(struct stune_ctx *ctx, struct stune_topology *t)
 	if (!stune_root_exists(ctx->root, "sys/devices/system/node"))
 		return 0;
 	stune_attr_cpulist(ctx, &nm->possible, STUNE_ATTR_OPTIONAL, "sys/devices/system/node/possible");
-	if (stune_attr_cpulist(ctx, &nm->online, 0, "sys/devices/system/node/online") < 0)
+	node_ids_in_range(ctx, &nm->possible, "sys/devices/system/node/possible");
+	if (stune_attr_cpulist(ctx, &nm->online, 0, "sys/devices/system/node/online") < 0 ||
+	    !node_ids_in_range(ctx, &nm->online, "sys/devices/system/node/online"))
 		return 0;
 
 	size_t n_online = stune_cpuset_count(&nm->online);

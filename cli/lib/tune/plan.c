@@ -528,11 +528,20 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 		return 0;
 	bool spread = !strcmp(v->value, "node-local-spread");
 
-	/* The CPUs of the HBA's node that are online. */
+	/* The CPUs of the HBA's node that are online. The host's CPUs when
+	 * cpu/online is unreadable: the present ones, else the possible ones
+	 * (a node's cpulist alone may name CPUs the host does not have). */
 	struct stune_cpuset cpus = {0};
 	const char *no_node = NULL;
 	const struct stune_node *node = NULL;
-	if (!h->numa_node.set && h->pci_address)
+	const struct stune_cpuset *host = t->cpus.online.valid	   ? &t->cpus.online
+					  : t->cpus.present.valid  ? &t->cpus.present
+					  : t->cpus.possible.valid ? &t->cpus.possible
+								   : NULL;
+	if (!host)
+		no_node = "the host's CPUs are unknown (cpu/online, present and possible unreadable): IRQ left in "
+			  "place";
+	else if (!h->numa_node.set && h->pci_address)
 		no_node =
 		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
 		    "IRQ left in place";
@@ -546,7 +555,7 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 	else {
 		for (int cpu = stune_cpuset_next(&node->cpus, 0); cpu >= 0;
 		     cpu = stune_cpuset_next(&node->cpus, (unsigned)cpu + 1)) {
-			if (t->cpus.online.valid && !stune_cpuset_has(&t->cpus.online, (unsigned)cpu))
+			if (!stune_cpuset_has(host, (unsigned)cpu))
 				continue;
 			if ((r = stune_cpuset_set(&cpus, (unsigned)cpu)) < 0) {
 				stune_cpuset_clear(&cpus);
