@@ -33,7 +33,7 @@
 # with the server's default search flags, -search.latencyOffset=30s): each
 # rollout is a chain of small waves, mostly waiting, so side by side they
 # take the wall time of the longer one. Each ansible-playbook run is bounded
-# (timeout 600 s).
+# (timeout 1200 s).
 # Fails (never skips) when ansible-playbook or victoria-metrics is missing.
 # Usage: test-rollout.sh SCSITUNE SRCDIR
 set -uo pipefail
@@ -136,7 +136,7 @@ play() {
 	local name=$1 want=$2 d=$3 rc=0 t0
 	shift 3
 	t0=$(date +%s)
-	timeout 600 ansible-playbook -i "$d/inventory.yml" "$playbook" "$@" >"$T/$name.log" 2>&1 || rc=$?
+	timeout 1200 ansible-playbook -i "$d/inventory.yml" "$playbook" "$@" >"$T/$name.log" 2>&1 || rc=$?
 	checks=$((checks + 1))
 	if [ "$rc" -eq "$want" ]; then
 		pass "$name: ansible-playbook exit $rc ($(($(date +%s) - t0)) s)"
