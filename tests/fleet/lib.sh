@@ -28,10 +28,15 @@ need() { # PROGRAM...: installed, else the tier fails (never skips)
 	done
 }
 
-start_vm() { # NAME PORT: VictoriaMetrics with dedup on, as production should run it
+# start_vm NAME PORT: VictoriaMetrics with dedup on, as production should run it;
+# $vm_search_flags (default -search.latencyOffset=0s; set it empty for the
+# server's defaults) are its query flags. Its pid also in $T/NAME.pid.
+start_vm() {
+	# shellcheck disable=SC2086 # the flags are words
 	victoria-metrics -storageDataPath="$T/$1" -httpListenAddr="127.0.0.1:$2" -retentionPeriod=100y \
-		-search.latencyOffset=0s -dedup.minScrapeInterval=1ms -loggerLevel=WARN >>"$T/$1.log" 2>&1 &
+		${vm_search_flags--search.latencyOffset=0s} -dedup.minScrapeInterval=1ms -loggerLevel=WARN >>"$T/$1.log" 2>&1 &
 	fleet_pids[$1]=$!
+	echo $! >"$T/$1.pid"
 	wait_http "http://127.0.0.1:$2/health"
 }
 stop_server() { # NAME
@@ -39,6 +44,7 @@ stop_server() { # NAME
 	kill "${fleet_pids[$1]}" 2>/dev/null
 	wait "${fleet_pids[$1]}" 2>/dev/null
 	unset "fleet_pids[$1]"
+	rm -f "$T/$1.pid"
 }
 start_influx() { # NAME PORT: InfluxDB 1.x, auth off, database scsitune
 	cat >"$T/$1.conf" <<CONF

@@ -9,8 +9,9 @@
 # 127.0.0.1 as the central service (started and stopped here).
 #
 # Fleet A, eight hosts, the default waves [1, 10%, 25%, 100%] = 1, 1, 2, 4:
-#   check    --check: each eligible host's plan (apply --dry-run), every tree
-#            byte-identical afterwards, no state written;
+#   check    --check (one wave of all eight): each eligible host's plan
+#            (apply --dry-run), every tree byte-identical afterwards, no
+#            state written;
 #   (1)      all good: every wave's gate passes and marks its hosts, every
 #            host verifies, the fleet view's numbers equal each host's own
 #            report --compare;
@@ -28,6 +29,11 @@
 #            it is reverted (revert --force: tree as before) and reported,
 #            counted against the failure budget (50 %, not exceeded), and the
 #            wave's gate decides on the other host.
+# The two fleets run at the same time (each its own VictoriaMetrics; fleet B's
+# with the server's default search flags, -search.latencyOffset=30s): each
+# rollout is a chain of small waves, mostly waiting, so side by side they
+# take the wall time of the longer one. Each ansible-playbook run is bounded
+# (timeout 1200 s).
 # Fails (never skips) when ansible-playbook or victoria-metrics is missing.
 # Usage: test-rollout.sh SCSITUNE SRCDIR
 set -uo pipefail
@@ -35,9 +41,16 @@ bin=$(realpath "$1") src=$(realpath "$2")
 py=${PYTHON3:-python3}
 # shellcheck source=tests/fleet/lib.sh
 . "$src/tests/fleet/lib.sh"
-need ansible-playbook victoria-metrics curl
+need ansible-playbook victoria-metrics curl timeout
 T=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-fleet-rollout.XXXXXX")
-trap 'fleet_cleanup; rm -rf "$T"' EXIT
+# The fleets' subshells and their servers (pids in $T/*.pid) go with this script.
+cleanup_all() {
+	local f
+	fleet_cleanup
+	for f in "$T"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+	if [ -n "${SCSITUNE_KEEP_TMP:-}" ]; then echo "kept: $T"; else rm -rf "$T"; fi
+}
+trap cleanup_all EXIT
 trap "exit 143" TERM INT
 started=$(date +%s)
 export SCSITUNE_CONFIG=$T/no-such-scsitune.conf
@@ -60,10 +73,6 @@ export ANSIBLE_CONFIG=$T/ansible.cfg ANSIBLE_HOME=$T/ansible-home ANSIBLE_NOCOLO
 playbook=$src/fleet/ansible/rollout.yml
 rollout() { "$py" "$src/tests/fleet/check-rollout.py" "$@"; }
 
-vm_port=$(free_port)
-vm=http://127.0.0.1:$vm_port
-start_vm vm "$vm_port" || { echo "FAIL: VictoriaMetrics not ready"; exit 1; }
-
 hosts=(f1 f2 f3 f4 f5 f6 f7 f8) # fleet A; fleet B: the first six (fleet_hosts)
 declare -A fixture=([f1]=dual-socket-mpi3mr [f2]=dual-socket-mpi3mr [f3]=four-node [f4]=dual-socket-mpi3mr
 	[f5]=offline-cpus [f6]=dual-socket-mpi3mr [f7]=four-node [f8]=no-hba)
@@ -72,15 +81,15 @@ now=$(now_ms)
 # its own in the one service), their trees' snapshots, their fio results
 # (baseline around 45 KIOPS, tuned 10-20 % more; each host its own numbers).
 make_fleet() {
-	local d=$1 name=$2 h i=0 s
+	local d=$1 name=$2 h i=0 b1 b2 b3 t1 t2 t3
 	for h in "${fleet_hosts[@]}"; do
 		i=$((i + 1))
 		make_host "$d/$h" "${fixture[$h]}" "$name-$h" || { fail "make_host $h"; return 1; }
-		s=$("$py" -c "print(1 + $i / 50)")
-		make_fio "$d/$h/fio" baseline $((now - 3 * 3600000)) \
-			"$("$py" -c "print($s * 1.0)")" "$("$py" -c "print($s * 0.9)")" "$("$py" -c "print($s * 0.95)")" &&
-			make_fio "$d/$h/fio" tuned $((now - 2 * 3600000)) \
-				"$("$py" -c "print($s * 1.15)")" "$("$py" -c "print($s * 1.12)")" "$("$py" -c "print($s * 1.18)")" ||
+		# the host's scale s = 1 + i/50: baseline s*(1.0, 0.9, 0.95), tuned s*(1.15, 1.12, 1.18)
+		read -r b1 b2 b3 t1 t2 t3 < <(awk -v s="$(awk -v i="$i" 'BEGIN { print 1 + i / 50 }')" \
+			'BEGIN { printf "%.6g %.6g %.6g %.6g %.6g %.6g\n", s, s * 0.9, s * 0.95, s * 1.15, s * 1.12, s * 1.18 }')
+		make_fio "$d/$h/fio" baseline $((now - 3 * 3600000)) "$b1" "$b2" "$b3" &&
+			make_fio "$d/$h/fio" tuned $((now - 2 * 3600000)) "$t1" "$t2" "$t3" ||
 			{ fail "make_fio $h"; return 1; }
 		snap "$d/$h/root" >"$d/$h.snap"
 	done
@@ -127,7 +136,7 @@ play() {
 	local name=$1 want=$2 d=$3 rc=0 t0
 	shift 3
 	t0=$(date +%s)
-	ansible-playbook -i "$d/inventory.yml" "$playbook" "$@" >"$T/$name.log" 2>&1 || rc=$?
+	timeout 1200 ansible-playbook -i "$d/inventory.yml" "$playbook" "$@" >"$T/$name.log" 2>&1 || rc=$?
 	checks=$((checks + 1))
 	if [ "$rc" -eq "$want" ]; then
 		pass "$name: ansible-playbook exit $rc ($(($(date +%s) - t0)) s)"
@@ -163,7 +172,8 @@ check() { # NAME COMMAND...
 	checks=$((checks + 1))
 	local name=$1
 	shift
-	if "$@" >"$T/check.out" 2>&1; then pass "$name: $(tail -1 "$T/check.out")"; else fail "$name:"; sed 's/^/  /' "$T/check.out" | head -20; fi
+	local out=$T/check-$BASHPID.out
+	if "$@" >"$out" 2>&1; then pass "$name: $(tail -1 "$out")"; else fail "$name:"; sed 's/^/  /' "$out" | head -20; fi
 }
 waves_are() { # LOG PATTERN...: the wave summaries match, in order
 	local log=$1 i=0 p
@@ -178,13 +188,18 @@ waves_are() { # LOG PATTERN...: the wave summaries match, in order
 }
 
 # ===== Fleet A =====
+fleet_A() {
+vm_port=$(free_port)
+vm=http://127.0.0.1:$vm_port
+start_vm vmA "$vm_port" || { fail "VictoriaMetrics (fleet A) not ready"; return; }
 A=$T/A
 fleet_hosts=("${hosts[@]}")
 make_fleet "$A" a && inventory "$A"
 eligible=(f1 f2 f3 f4 f5 f6 f7)
 
-# --check: the plans, nothing written.
-play check 0 "$A" --check
+# --check: the plans, nothing written. One wave of all eight hosts: check
+# mode has no gate, so waves change nothing in it but the wall time.
+play check 0 "$A" --check -e '{"scsitune_serial": ["100%"]}'
 check "check mode: every eligible host's plan shown" "$py" - "$T/check.log" "${eligible[@]}" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -233,10 +248,15 @@ check "(5) second run: waves judged nothing new" waves_are "$T/second-run.log" \
 	'^wave 4 .*nothing to judge'
 rollout points "$vm" >"$T/points-A2.json"
 check "(5) second run: no new point" cmp "$T/points-A1.json" "$T/points-A2.json"
+}
 
 # ===== Fleet B =====
 # Six hosts, in waves of 1, 1, 2 and the rest (scsitune_serial from -e):
 # f1 | f2 | f3 f4 | f5 f6.
+fleet_B() {
+vm_port=$(free_port)
+vm=http://127.0.0.1:$vm_port
+vm_search_flags='' start_vm vmB "$vm_port" || { fail "VictoriaMetrics (fleet B) not ready"; return; }
 B=$T/B
 fleet_hosts=(f1 f2 f3 f4 f5 f6)
 Bserial=(-e '{"scsitune_serial": [1, 1, 2, "100%"]}')
@@ -257,8 +277,8 @@ check "(2) no other host touched" untouched "$B" f2 f3 f4 f5 f6
 
 # (4) Fixed and rerun; the central service goes down during wave 2 (after f2's apply).
 inventory "$B" f1=fixed
-play service-down 2 "$B" "${Bserial[@]}" -e "{\"fleet_test_kill_on\": \"f2\", \"fleet_test_kill_pid\": ${fleet_pids[vm]}, \"fleet_test_kill_url\": \"$vm/health\"}"
-stop_server vm
+play service-down 2 "$B" "${Bserial[@]}" -e "{\"fleet_test_kill_on\": \"f2\", \"fleet_test_kill_pid\": ${fleet_pids[vmB]}, \"fleet_test_kill_url\": \"$vm/health\"}"
+stop_server vmB
 check "(4) wave 1 passed, wave 2's gate failed closed" waves_are "$T/service-down.log" \
 	'^wave 1 .* over b-f1: passed' \
 	'^wave 2 .* over b-f2: not evaluated \(fails closed\) \|   scsitune: query .*(refused|connect).* \|   upload pending, kept in the spool: f2: '
@@ -267,7 +287,7 @@ check "(4) f2 applied, unjudged, its tuned runs in the spool" sh -c "[ -f '$B/f2
 check "(4) waves 3-4 not touched" untouched "$B" f3 f4 f5 f6
 
 # The service back; (4) the rerun resumes, and (3) f4 drifts after apply in wave 3.
-start_vm vm "$vm_port" || fail "VictoriaMetrics restart"
+vm_search_flags='' start_vm vmB "$vm_port" || fail "VictoriaMetrics restart"
 play resume 2 "$B" "${Bserial[@]}" -e '{"fleet_test_drift": ["f4"], "scsitune_max_fail_percentage": 50}'
 check "(4)(3) the rerun: wave 1 as it was, wave 2 judged, f4 failed in wave 3, wave 4 passed" waves_are "$T/resume.log" \
 	'^wave 1 .*nothing to judge .*already rolled out: f1' \
@@ -301,5 +321,52 @@ assert all(r[h]["failed"] == 0 for h in r if h != "f4"), r
 print("f4 failed=1 rescued=1; the others failed=0")' "$(rollout recap "$T/resume.log")"
 check "(4)(3) every other eligible host verifies and is marked" verified "$B" f1 f2 f3 f5 f6
 
+# The gate never judges an answer that does not show what the wave uploaded:
+# the role's gate alone, for b-f1 recorded as having uploaded a tuned set the
+# service never got; it asks again (2 s apart, scsitune_gate_wait 4 s) and
+# fails closed; nothing is reverted.
+bset=$(basename "$(find "$B/f1/state/reports/baseline" -name '*.json' | sort | tail -1)" .json)
+playbook=$src/tests/fleet/gate-stale.yml ANSIBLE_ROLES_PATH=$src/fleet/ansible/roles play stale 2 "$B" \
+	-e "{\"fleet_test_baseline_set\": \"$bset\", \"scsitune_gate_wait\": 4}" -l f1
+check "stale answer: asked again, then the gate failed closed, naming the set it did not see" "$py" - "$T/stale.log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+retries = len(re.findall(r"FAILED - RETRYING: \[f1 -> localhost\]: The gate", text))
+assert retries == 2, "%d retries" % retries
+assert re.search(r"over b-f1: not evaluated \(fails closed\)", text), "no fail-closed summary"
+assert re.search(r"the service does not show what this wave uploaded \(asked 3 times in 4 s\): "
+                 r"b-f1 tuned set 20991231T000000Z \(3 runs\), the service shows \d{8}T\d{6}Z \(3 runs\)", text), "no reason"
+assert re.search(r"wave 1: the gate could not be evaluated .*: it fails\s+closed", text), "the play did not stop"
+assert "Revert (scsitune revert" not in text, "something was reverted"
+print("2 retries, not judged, failed closed, nothing reverted")
+PY
+check "stale answer: f1 still applied and marked" verified "$B" f1
+}
+
+# Both fleets at once, each in a subshell with its own counters and output.
+run_fleet() { # NAME
+	local t0
+	t0=$(date +%s)
+	trap fleet_cleanup EXIT
+	trap "exit 143" TERM INT
+	"fleet_$1"
+	echo "fleet $1: $checks checks, $fails failed, $(($(date +%s) - t0)) s"
+	echo "$checks $fails" >"$T/fleet-$1.count"
+}
+run_fleet A >"$T/fleet-A.out" 2>&1 &
+echo $! >"$T/fleet-A-shell.pid"
+run_fleet B >"$T/fleet-B.out" 2>&1 &
+echo $! >"$T/fleet-B-shell.pid"
+wait
+for f in A B; do
+	echo "===== fleet $f ====="
+	cat "$T/fleet-$f.out"
+	if [ -f "$T/fleet-$f.count" ]; then
+		read -r c n <"$T/fleet-$f.count"
+		checks=$((checks + c)) fails=$((fails + n))
+	else
+		fail "fleet $f did not finish"
+	fi
+done
 echo "fleet/rollout: $checks checks, $fails failed, $(($(date +%s) - started)) s"
 [ "$fails" -eq 0 ]
