@@ -8,21 +8,27 @@
 #
 # boot 1  stock: verify (not installed); the state of the tree (state-1.txt:
 #         SHA-256 and mode of every file under /lib/modules/R, /boot,
-#         /etc/depmod.d); kill tests: install aborted at two journaled points
-#         (SCSITUNE_TEST_PAYLOAD_ABORT) and install killed with kill -9 while
-#         update-initramfs runs, each followed by payload remove and the tree's
-#         state again (state-kill-N.txt); then install (install.json), verify
-#         (verify-1.json: reboot pending); reboot
+#         /etc/depmod.d); kill tests: install aborted at one journaled point
+#         (SCSITUNE_TEST_PAYLOAD_ABORT=21: half of the files renamed into
+#         place) and install killed with kill -9 while update-initramfs runs,
+#         each followed by payload remove and the tree's state again
+#         (state-kill-N.txt). Every other journaled point of install and
+#         remove is killed in the payload/sysroot tier (tests/payload/
+#         test-payload.sh, section 6), on a tree without update-initramfs:
+#         what only this guest has is the real initramfs step, so it is
+#         killed here. Then install (install.json), verify (verify-1.json:
+#         reboot pending); reboot
 # boot 2  the payload's initrd booted: verify (verify-2.json: loaded), the
 #         module facts (facts-2.txt: version, srcversion, taint, iocounterbits
 #         of every SCSI disk, the kernel log's taint line); modprobe
 #         target_core_mod, verify again (verify-2b.json); remove (remove.json);
-#         reboot
-# boot 3  stock again: verify (verify-3.json), facts (facts-3.txt), the tree's
-#         state (state-3.txt); GRUB's cmdline gets module.sig_enforce=1; reboot
-# boot 4  sig_enforce=Y: install refused (install-4.json), the tree's state
-#         before and after (state-4a/b.txt); cmdline lockdown=integrity; reboot
-# boot 5  lockdown integrity: install refused (install-5.json), state-5a/b;
+#         GRUB's cmdline gets module.sig_enforce=1; reboot
+# boot 3  stock again, under sig_enforce=Y: verify (verify-3.json), facts
+#         (facts-3.txt), the tree's state (state-3.txt, as in boot 1: the
+#         stock initrd, Debian-signed modules, loads under enforcement);
+#         install refused (install-3.json), the tree's state after
+#         (state-3b.txt); cmdline lockdown=integrity (instead); reboot
+# boot 4  lockdown integrity: install refused (install-4.json), state-4a/b;
 #         GRUB's cmdline back as it was
 . "$VM_IN/lib.sh"
 R=$VM_OUT
@@ -79,15 +85,17 @@ case $1 in
 	run verify-stock -o json payload verify "$B"
 	facts "$R/facts-1.txt"
 	state "$R/state-1.txt"
-	# kill -9 at journaled points: abort() where the tree or the journal has just
-	# changed (21: half of the files renamed into place, 26: right after depmod)
-	# (not "n": lib.sh's run() sets n)
-	for point in 21 26; do
+	# kill -9 at a journaled point: abort() where the tree has just changed
+	# (21: half of the files renamed into place); every other point is the
+	# payload/sysroot tier's (not "n": lib.sh's run() sets n)
+	up kill
+	for point in 21; do
 		SCSITUNE_TEST_PAYLOAD_ABORT=$point scsitune payload install "$B" >"$R/kill-$point.out" 2>&1
 		echo $? >"$R/kill-$point.rc"
 		run remove-after-kill-$point -o json payload remove
 		state "$R/state-kill-$point.txt"
 	done
+	up kill-initramfs
 	# kill -9 of scsitune while update-initramfs runs (its child finishes on its own);
 	# the image has no procps: the processes are found in /proc
 	scsitune payload install "$B" >"$R/kill-initramfs.out" 2>&1 &
@@ -108,6 +116,7 @@ case $1 in
 		sleep 0.1
 	done
 	cp /var/lib/scsitune/payload/journal.json "$R/kill-initramfs.journal.json" 2>/dev/null
+	up remove-after-kill-initramfs
 	run remove-after-kill-initramfs -o json payload remove
 	state "$R/state-kill-initramfs.txt"
 	up install
@@ -129,13 +138,16 @@ case $1 in
 	run remove -o json payload remove
 	up removed
 	run verify-2c -o json payload verify "$B"
+	cmdline module.sig_enforce=1 || exit 1
 	next_boot
 	;;
 3)
 	run verify-3 -o json payload verify "$B"
 	facts "$R/facts-3.txt"
 	state "$R/state-3.txt"
-	cmdline module.sig_enforce=1 || exit 1
+	run install-3 -o json payload install "$B"
+	state "$R/state-3b.txt"
+	cmdline lockdown=integrity || exit 1
 	next_boot
 	;;
 4)
@@ -143,14 +155,6 @@ case $1 in
 	state "$R/state-4a.txt"
 	run install-4 -o json payload install "$B"
 	state "$R/state-4b.txt"
-	cmdline lockdown=integrity || exit 1
-	next_boot
-	;;
-5)
-	facts "$R/facts-5.txt"
-	state "$R/state-5a.txt"
-	run install-5 -o json payload install "$B"
-	state "$R/state-5b.txt"
 	cp "$R/grub.cfg.orig" "$GRUB"
 	;;
 esac
