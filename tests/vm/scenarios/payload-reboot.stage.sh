@@ -38,11 +38,19 @@ K=$(uname -r)
 GRUB=/boot/grub/grub.cfg
 up start
 
-state() { # FILE: what payload install may change, hashed
+state() { # FILE: what payload install may change, recorded
+	# Every file, link and directory (type, mode, name, target); the kernel
+	# package's modules (kernel/, ~4,000 files that install must never touch)
+	# by inode, size, mtime and ctime: a write or a rename changes them, and
+	# ctime cannot be set from user space; everything else (depmod's index,
+	# updates/, /boot with the initrd, /etc/depmod.d) by SHA-256 (hashing
+	# kernel/ too would read and hash all of it under TCG at every call).
 	{
 		find "/lib/modules/$K" /boot /etc/depmod.d -xdev \( -type f -o -type l -o -type d \) \
 			-printf '%y %m %p %l\n' 2>/dev/null | sort
-		find "/lib/modules/$K" /boot /etc/depmod.d -xdev -type f -exec sha256sum {} + 2>/dev/null | sort
+		find "/lib/modules/$K/kernel" -xdev -type f -printf '%i %s %T@ %C@ %p\n' 2>/dev/null | sort -k5
+		find "/lib/modules/$K" /boot /etc/depmod.d -xdev -type f ! -path "/lib/modules/$K/kernel/*" \
+			-exec sha256sum {} + 2>/dev/null | sort
 	} >"$1"
 }
 facts() { # FILE
@@ -144,6 +152,8 @@ case $1 in
 3)
 	run verify-3 -o json payload verify "$B"
 	facts "$R/facts-3.txt"
+	# GRUB's own line back (boot 2 added sig_enforce): the tree as in boot 1
+	cp "$R/grub.cfg.orig" "$GRUB"
 	state "$R/state-3.txt"
 	run install-3 -o json payload install "$B"
 	state "$R/state-3b.txt"
