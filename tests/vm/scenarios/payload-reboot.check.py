@@ -89,8 +89,13 @@ for n in ("21",):
     check(read(f"state-kill-{n}.txt") == s1, f"boot 1: after abort at {n} + remove the tree hashes as before")
 check(read("kill-initramfs.note").startswith("mkinitramfs running"), "boot 1: scsitune killed while mkinitramfs ran")
 check(rc("kill-initramfs") == "137", f"boot 1: install killed with SIGKILL (exit {rc('kill-initramfs')})")
-kj = read("kill-initramfs.journal.json")
-check('"initramfs"' in kj and '"started"' in kj, "boot 1: the killed install's journal has the initramfs step started")
+try:
+    kj = json.loads(read("kill-initramfs.journal.json"))
+except ValueError:
+    kj = {}
+kst = [s.get("state") for s in kj.get("steps", []) if s.get("step") == "initramfs"]
+check(kst == ["started"] and kj.get("complete") is False,
+      f"boot 1: the killed install's journal: the initramfs step started, not complete ({kst})")
 r = js("remove-after-kill-initramfs")
 check(rc("remove-after-kill-initramfs") == "0" and r and r["complete"], "boot 1: remove after the kill: exit 0, complete")
 if r:
