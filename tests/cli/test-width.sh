@@ -85,13 +85,15 @@ PY
 done
 # report: every real fio output but the one whose job failed (the first group of
 # those that ran several), all of them as one set (the not-comparable warning), and a comparison with a saved phase.
-fio=$(cd "$(dirname "$0")/../report/fio" && pwd)
-mapfile -t ok_runs < <(ls "$fio"/*.json | grep -v enospc) # (its failed job is an error: tests/report)
+# The files are named as a user in that directory names them: a path is one word, and a
+# word longer than the line is printed whole (a clone's absolute path would measure the clone).
+cd "$(dirname "$0")/../report/fio" || exit 1
+mapfile -t ok_runs < <(ls ./*.json | grep -v enospc) # (its failed job is an error: tests/report)
 for f in "${ok_runs[@]}"; do
-	out "report $(basename "$f")" 0 report --group 0 "$f"
+	out "report $f" 0 report --group 0 "$f"
 done
 out "report (every fio output)" 0 report --group 0 --phase all --state-dir "$work/state-report" "${ok_runs[@]}"
-out "report --compare" 0 report --state-dir "$work/state-report" --compare all "$fio"/fio-3.33-randread-*.json
+out "report --compare" 0 report --state-dir "$work/state-report" --compare all ./fio-3.33-randread-*.json
 echo "measured: $runs outputs, $lines lines, widest $widest columns"
 [ "$status" -eq 0 ] && echo "ok: every text line of detect, apply --dry-run, apply, verify, revert and report fits 80 columns"
 exit "$status"
