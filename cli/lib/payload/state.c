@@ -156,6 +156,18 @@ static bool has_patch(const struct stune_pmodule *pm, const char *id)
 	return false;
 }
 
+/* A loaded.* link that is ours or not: when not, bad says how (reboot pending, or drift). */
+struct loaded_bad {
+	enum stune_link_state state;
+	const char *note;
+};
+
+static int add_loaded(struct stune_pstate *st, const char *link, const struct stune_pmodule *pm, const char *want,
+		      const char *got, bool ok, const char *ok_note, const struct loaded_bad *bad)
+{
+	return add(st, link, pm->name, want, got, ok ? STUNE_LINK_OK : bad->state, "%s", ok ? ok_note : bad->note);
+}
+
 /* The module in memory: /sys/module/M (version, srcversion, build-id, taint) and, for patch C, the
  * SCSI devices' counter width. file_ok: our file is on disk; resolves_ours: modprobe finds it. */
 static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_phost *h,
@@ -177,32 +189,22 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 	int bk = read_build_id(ctx, pm->name, &bid);
 	if (bk == -ENOMEM)
 		return bk;
-	bool ours = ver && !strcmp(ver, pm->version) && src && !strcmp(src, pm->srcversion) &&
-		    (bk < 0 || !strcmp(bid, pm->build_id));
+	bool vok = ver && !strcmp(ver, pm->version), sok = src && !strcmp(src, pm->srcversion);
+	bool bok = bk == 0 && !strcmp(bid, pm->build_id), ours = vok && sok && (bk < 0 || bok);
 	/* stock loaded: pending when ours is on disk to be loaded next boot, else drift */
-	enum stune_link_state bad = file_ok ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT;
-	const char *pend = file_ok ? "the stock module is in memory: reboot (or reload when not in use)" : NULL;
-	bool vok = ver && !strcmp(ver, pm->version);
-	if ((r = add(st, "loaded.version", pm->name, pm->version, ver, vok ? STUNE_LINK_OK : bad, "%s",
-		     vok    ? "/sys/module/M/version"
-		     : pend ? pend
-			    : "another module is loaded")) < 0)
+	const struct loaded_bad bad = {file_ok ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT,
+				       file_ok ? "the stock module is in memory: reboot (or reload when not in use)"
+					       : "another module is loaded"};
+	if ((r = add_loaded(st, "loaded.version", pm, pm->version, ver, vok, "/sys/module/M/version", &bad)) < 0)
 		return r;
-	bool sok = src && !strcmp(src, pm->srcversion);
-	if ((r = add(st, "loaded.srcversion", pm->name, pm->srcversion, src, sok ? STUNE_LINK_OK : bad, "%s",
-		     sok    ? "/sys/module/M/srcversion"
-		     : pend ? pend
-			    : "another module is loaded")) < 0)
+	if ((r = add_loaded(st, "loaded.srcversion", pm, pm->srcversion, src, sok, "/sys/module/M/srcversion", &bad)))
 		return r;
 	if (bk < 0)
 		r = add(st, "loaded.build-id", pm->name, pm->build_id, NULL, STUNE_LINK_SKIPPED,
 			"/sys/module/%s/notes/.note.gnu.build-id: %s", pm->name, strerror(-bk));
 	else
-		r = add(st, "loaded.build-id", pm->name, pm->build_id, bid,
-			!strcmp(bid, pm->build_id) ? STUNE_LINK_OK : bad, "%s",
-			!strcmp(bid, pm->build_id) ? "/sys/module/M/notes/.note.gnu.build-id"
-			: pend			   ? pend
-						   : "another module is loaded");
+		r = add_loaded(st, "loaded.build-id", pm, pm->build_id, bid, bok,
+			       "/sys/module/M/notes/.note.gnu.build-id", &bad);
 	if (r < 0)
 		return r;
 	/* taint: out-of-tree (O), and unsigned (E) */
@@ -211,7 +213,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 	if ((r = add(st, "loaded.taint", pm->name, want_taint, taint ? taint : "",
 		     tok    ? STUNE_LINK_OK
 		     : ours ? STUNE_LINK_DRIFT
-			    : bad,
+			    : bad.state,
 		     "%s",
 		     tok    ? "out-of-tree module loaded"
 		     : ours ? "ours is loaded but the taint letters differ"
@@ -231,7 +233,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 			r = add(st, "iocounterbits", pm->name, "64", act, STUNE_LINK_OK,
 				"patch C's 64-bit counters on every SCSI device");
 		else
-			r = add(st, "iocounterbits", pm->name, "64", act, ours ? STUNE_LINK_DRIFT : bad,
+			r = add(st, "iocounterbits", pm->name, "64", act, ours ? STUNE_LINK_DRIFT : bad.state,
 				"%s (the stock scsi_mod counts in 32 bits)", other ? other : "");
 		if (r < 0)
 			return r;
