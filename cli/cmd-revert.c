@@ -12,6 +12,7 @@
 #include "core/userfile.h"
 #include "tune/apply.h"
 #include "detect/irqbalance.h"
+#include "detect/scan.h"
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
 #include "core/root.h"
@@ -87,13 +88,16 @@ static int revert_nothing(struct out *o, const char *state_dir)
 static int revert_row(struct rows *rows, const struct stune_jentry *e, const struct stune_revert_item *it)
 {
 	_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
-	_cleanup_free_ char *dev = rows_disk_of_path(e->path);
+	/* A disk not here: the name in the path is another disk's now, or none. */
+	_cleanup_free_ char *dev =
+	    it->outcome == STUNE_RV_GONE && it->err == ENODEV ? NULL : rows_disk_of_path(e->path);
 	const char *what = rows_setting(e->setting), *state = "failed";
 	char *text = NULL;
 	switch (it->outcome) {
 	case STUNE_RV_RESTORED:
 		state = "restored";
-		text = stune_strdupf("%s %s -> %s", what, cur, old);
+		text = it->was ? stune_strdupf("%s %s -> %s (%s at apply)", what, cur, old, it->was)
+			       : stune_strdupf("%s %s -> %s", what, cur, old);
 		break;
 	case STUNE_RV_UNCHANGED:
 		state = "unchanged";
@@ -104,8 +108,14 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 		text =
 		    stune_strdupf("%s %s (changed since apply wrote %s; --force restores %s)", what, cur, after, old);
 		break;
-	case STUNE_RV_FAILED:
 	case STUNE_RV_GONE:
+		if (it->err == ENODEV) {
+			state = "not here";
+			text = stune_strdupf("%s (no disk has this key now)", what);
+			break;
+		}
+		/* fall through */
+	case STUNE_RV_FAILED:
 	case _STUNE_RV_MAX:
 		text = stune_strdupf("%s (%s)", what, strerror(it->err));
 		break;
@@ -168,17 +178,26 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
 	}
+	/* The disks now: a disk's entries are restored on the disk with the key they name, whatever its name. */
+	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
+	if ((r = stune_topology_scan_for_plan_attrs(ctx, 0, &t)) < 0) {
+		error_msg("reading the host failed: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
 	struct stune_revert_item *items = NULL;
 	size_t n = 0;
 	bool complete = false;
-	if ((r = stune_revert(ctx, j, state_dir, force, &items, &n, &complete)) < 0) {
+	if ((r = stune_revert(ctx, t, j, state_dir, force, &items, &n, &complete)) < 0) {
 		error_msg("revert: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
 	bool irqbalance_back = false;
 	size_t cnt[_STUNE_RV_MAX] = {0};
-	for (size_t i = 0; i < n; i++)
+	size_t n_away = 0; /* entries of a disk not on the host now */
+	for (size_t i = 0; i < n; i++) {
 		cnt[items[i].outcome]++;
+		n_away += items[i].outcome == STUNE_RV_GONE && items[i].err == ENODEV;
+	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
@@ -223,6 +242,11 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
 	if (complete)
 		out_text(o, "\nEvery value restored; journal removed.\n");
+	else if (n_away && !cnt[STUNE_RV_CHANGED] && n_away == cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE])
+		out_str(o, NULL,
+			"\nThe entries of a disk not on this host stay in the journal (%s): revert again when it is "
+			"back.\n",
+			state_dir);
 	else {
 		/* The command that would restore the rest, with what it needs to find the journal. */
 		_cleanup_free_ char *again = cli_cmdline(g, "revert", "--state-dir", state_opt, "--force", "", NULL);

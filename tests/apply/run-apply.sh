@@ -188,6 +188,51 @@ run 0 "revert after the abort" st revert --state-dir "$state"
 [ ! -e "$state/journal.log" ] && [ ! -e "$state/journal.json" ] || fail "revert left the journal or its log"
 same_tree "revert after abort"
 
+# 3b. Kernel names change across reboots and hotplug: revert finds a disk by
+# the key its entries name, not by the name it had at apply. One disk's
+# entries are rewritten as if it had been sdzz then: revert restores it under
+# its name now and says so; entries of a key no disk has now are not written.
+run 0 "apply before the renames" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
+read -r path object < <(journal_path queue/read_ahead_kb)
+if [ -n "${path:-}" ]; then
+	disk=$(cut -d/ -f3 <<<"$path")
+	python3 - "$state/journal.json" "$object" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for e in j["changes"]:
+    if e["object"] == sys.argv[2]:
+        p = e["path"].split("/")
+        p[2] = "sdzz"
+        e["path"] = "/".join(p)
+json.dump(j, open(sys.argv[1], "w"))
+PY
+	run 0 "revert of a disk renamed since apply" st revert --state-dir "$state" -v
+	jgrep -qE "^restored +$disk +$object +.* \(sdzz at apply\)" || fail "revert does not restore $object under its name now ($disk): $(cat "$work/out")"
+	same_tree "revert of a disk renamed since apply"
+	run 0 "apply before the gone disk" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
+	python3 - "$state/journal.json" "$object" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for e in j["changes"]:
+    if e["object"] == sys.argv[2]:
+        e["object"] = "wwn-0xdeadbeefdeadbeef"
+json.dump(j, open(sys.argv[1], "w"))
+PY
+	cp "$work/root/$path" "$work/applied-value"
+	run 1 "revert with a disk not on the host" st revert --state-dir "$state"
+	jgrep -qE "^not here +- +wwn-0xdeadbeefdeadbeef +.*read_ahead_kb \\(no disk has this key now" && grep -q "^The entries of a disk not on this host stay in the journal" "$work/out" || fail "revert does not report the disk that is not here: $(cat "$work/out")"
+	cmp -s "$work/root/$path" "$work/applied-value" || fail "revert wrote $path of another disk ($disk) for a key no disk has"
+	python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); assert all(e["object"]=="wwn-0xdeadbeefdeadbeef" for e in j["changes"] if e["state"]!="reverted"), j' \
+		"$state/journal.json" || fail "the journal kept after a disk is gone holds more than its entries"
+	# The disk is back (its key again): the kept journal restores it.
+	sed -i "s/wwn-0xdeadbeefdeadbeef/$object/g" "$state/journal.json"
+	run 0 "revert once the disk is back" st revert --state-dir "$state"
+	same_tree "revert once the disk is back"
+else
+	fail "no applied queue/read_ahead_kb in the journal"
+fi
+
 # 4. The lock: a second apply while one holds it exits 1 with one line.
 mkdir -p "$state"
 rc=0

@@ -356,8 +356,10 @@ const char *stune_revert_outcome_name(enum stune_revert_outcome o)
 
 void stune_revert_items_free(struct stune_revert_item *items, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(items[i].current);
+		free(items[i].was);
+	}
 	free(items);
 }
 
@@ -405,10 +407,54 @@ static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool fo
 	return 0;
 }
 
-static int revert_one(struct stune_ctx *ctx, struct stune_jentry *e, bool force, bool reset,
-		      struct stune_revert_item *it)
+/*
+ * A disk's entry names the disk by its key (object) and by the kernel name it
+ * had at apply (path: sys/block/NAME/...). Kernel names change across reboots
+ * and hotplug (sdb may be another disk now): the disk with that key in t is the
+ * one to restore, and the path is rewritten to its name now (it->was: the name
+ * at apply). -ENODEV: t has no disk with that key. 0 for every other entry, or
+ * when t is NULL.
+ */
+static int disk_now(const struct stune_topology *t, struct stune_jentry *e, struct stune_revert_item *it)
 {
-	int r = read_entry(ctx->root, e->kind, e->path, &it->current);
+	static const char pre[] = "sys/block/";
+	const size_t np = sizeof(pre) - 1;
+	if (!t || e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
+		return 0;
+	const char *name = e->path + np, *rest = strchr(name, '/');
+	if (!rest)
+		return 0;
+	size_t len = (size_t)(rest - name);
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		if (strcmp(d->key ? d->key : d->name, e->object))
+			continue;
+		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+			return 0;
+		char *path = stune_strdupf("%s%s%s", pre, d->name, rest);
+		if (!path || !(it->was = strndup(name, len))) {
+			free(path);
+			return -ENOMEM;
+		}
+		free(e->path);
+		e->path = path;
+		return 0;
+	}
+	return -ENODEV;
+}
+
+static int revert_one(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_jentry *e, bool force,
+		      bool reset, struct stune_revert_item *it)
+{
+	int r = disk_now(t, e, it);
+	if (r == -ENODEV) { /* not written: the path names another disk now, or none */
+		it->outcome = STUNE_RV_GONE;
+		it->err = ENODEV;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	r = read_entry(ctx->root, e->kind, e->path, &it->current);
 	if (r == -ENOMEM)
 		return r;
 	if (e->absent) /* apply created it: revert removes it */
@@ -458,8 +504,8 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
-		 struct stune_revert_item **items, size_t *n_items, bool *complete)
+int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
+		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete)
 {
 	struct stune_revert_item *it = calloc(j->n ? j->n : 1, sizeof(*it));
 	size_t n = 0;
@@ -495,7 +541,7 @@ int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *sta
 			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
 				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
 			it[n].entry = k;
-			r = revert_one(ctx, e, force, reset, &it[n]);
+			r = revert_one(ctx, t, e, force, reset, &it[n]);
 			n++;
 		}
 	}

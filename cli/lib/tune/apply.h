@@ -32,7 +32,7 @@ enum stune_revert_outcome {
 	STUNE_RV_UNCHANGED,    /* already the old value: nothing to write */
 	STUNE_RV_CHANGED,      /* someone else changed it since apply: left alone (no --force) */
 	STUNE_RV_FAILED,       /* the write back failed: err */
-	STUNE_RV_GONE,	       /* the file is not there any more */
+	STUNE_RV_GONE,	       /* the file is not there any more (ENODEV: nor the disk) */
 	_STUNE_RV_MAX
 };
 
@@ -40,6 +40,7 @@ struct stune_revert_item {
 	size_t entry; /* index into the journal */
 	enum stune_revert_outcome outcome;
 	char *current; /* raw, before the write back */
+	char *was;     /* a disk's kernel name at apply, when it has another now (NULL: the same) */
 	int err;
 };
 
@@ -48,8 +49,12 @@ struct stune_revert_item {
  * before the rest: a switch resets nr_requests). Entries restored are marked
  * REVERTED and the journal saved; when nothing is left, it is removed.
  * items: one per entry looked at (caller frees with stune_revert_items_free).
+ * t: the host now; a disk's entries are restored on the disk with their
+ * object's key in t, whatever its kernel name is now (the path is rewritten),
+ * and are GONE (ENODEV, nothing written) when t has none. NULL: every path as
+ * journaled.
  */
-int stune_revert(struct stune_ctx *ctx, struct stune_journal *j, const char *state_dir, bool force,
-		 struct stune_revert_item **items, size_t *n_items, bool *complete);
+int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
+		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete);
 void stune_revert_items_free(struct stune_revert_item *items, size_t n);
 const char *stune_revert_outcome_name(enum stune_revert_outcome o);
