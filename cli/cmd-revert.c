@@ -15,6 +15,7 @@
 #include "detect/scan.h"
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
+#include "tune/persist.h"
 #include "core/root.h"
 #include "core/strv.h"
 #include "rows.h"
@@ -107,6 +108,10 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 		state = "left alone";
 		text =
 		    stune_strdupf("%s %s (changed since apply wrote %s; --force restores %s)", what, cur, after, old);
+		break;
+	case STUNE_RV_EARLIER_BOOT:
+		state = "earlier boot";
+		text = stune_strdupf("%s (pinned in an earlier boot: not written)", what);
 		break;
 	case STUNE_RV_GONE:
 		if (it->err == ENODEV) {
@@ -204,9 +209,12 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	out_str(o, "profile", "Profile %s", j->profile);
 	if (!out_is_json(o) && j->digest)
 		out_str(o, NULL, "  sha256 %.12s", j->digest);
-	out_text(o, "\nRevert: %zu" NB "restored, %zu" NB "left" NB "alone, %zu" NB "failed, %zu" NB "unchanged%s\n",
+	out_text(o, "\nRevert: %zu" NB "restored, %zu" NB "left" NB "alone, %zu" NB "failed, %zu" NB "unchanged%s",
 		 cnt[STUNE_RV_RESTORED], cnt[STUNE_RV_CHANGED], cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE],
 		 cnt[STUNE_RV_UNCHANGED], g->verbose || !cnt[STUNE_RV_UNCHANGED] ? "" : VLIST);
+	if (cnt[STUNE_RV_EARLIER_BOOT])
+		out_text(o, ", %zu" NB "of" NB "an" NB "earlier" NB "boot", cnt[STUNE_RV_EARLIER_BOOT]);
+	out_text(o, "\n");
 	struct rows rows = {0};
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < n; i++) {
@@ -239,6 +247,11 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 			 r == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
 				: "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
 	}
+	/* apply --persist's boot unit pinned them again at this boot, with its own journal (live hosts only). */
+	if (cnt[STUNE_RV_EARLIER_BOOT] && j->persist && stune_root_is_live(ctx->root))
+		out_text(o, "\nThe IRQs were pinned in an earlier boot. At this one the boot unit pinned them "
+			    "again, journaled in " STUNE_PERSIST_BOOT_STATE "; to undo that too:\n  " WRAP_SHELL
+			    "scsitune revert --state-dir " STUNE_PERSIST_BOOT_STATE "\n");
 	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
 	if (complete)
 		out_text(o, "\nEvery value restored; journal removed.\n");

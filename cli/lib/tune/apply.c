@@ -176,6 +176,36 @@ static int record_irqbalance(struct stune_ctx *ctx, struct stune_journal *j, con
 	return 0;
 }
 
+/* This boot's id (the kernel's, one per boot), or NULL when the host does not say (-ENOMEM only). */
+static int boot_id_now(const struct stune_root *root, char **out)
+{
+	*out = NULL;
+	int r = stune_root_read(root, "proc/sys/kernel/random/boot_id", out);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !**out) {
+		free(*out);
+		*out = NULL;
+	}
+	return 0;
+}
+
+static bool is_irq(const struct stune_jentry *e)
+{
+	return e->kind == STUNE_JK_VALUE && !strncmp(e->object, "irq:", 4);
+}
+
+/* The IRQ entries from first on: the boot they are written in (revert writes none of them in another). */
+static int stamp_boot(struct stune_ctx *ctx, struct stune_journal *j, size_t first)
+{
+	_cleanup_free_ char *boot = NULL;
+	int r = boot_id_now(ctx->root, &boot);
+	for (size_t k = first; r >= 0 && boot && k < j->n; k++)
+		if (is_irq(&j->entries[k]) && !(j->entries[k].boot_id = strdup(boot)))
+			r = -ENOMEM;
+	return r;
+}
+
 static void rdir_closep(struct stune_rdir *d)
 {
 	stune_root_dir_close(d);
@@ -282,6 +312,8 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		if ((r = record(ctx, j, plan, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
 			return r;
 	}
+	if ((r = stamp_boot(ctx, j, first)) < 0)
+		return r;
 	_cleanup_close_ int log = -1;
 	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
 		return r;
@@ -350,7 +382,8 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 
 const char *stune_revert_outcome_name(enum stune_revert_outcome o)
 {
-	static const char *const n[_STUNE_RV_MAX] = {"restored", "unchanged", "changed-since", "failed", "gone"};
+	static const char *const n[_STUNE_RV_MAX] = {"restored", "unchanged", "changed-since",
+						     "failed",	 "gone",      "earlier-boot"};
 	return o < _STUNE_RV_MAX ? n[o] : "?";
 }
 
@@ -443,9 +476,15 @@ static int disk_now(const struct stune_topology *t, struct stune_jentry *e, stru
 	return -ENODEV;
 }
 
-static int revert_one(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_jentry *e, bool force,
-		      bool reset, struct stune_revert_item *it)
+static int revert_one(struct stune_ctx *ctx, const struct stune_topology *t, const char *boot, struct stune_jentry *e,
+		      bool force, bool reset, struct stune_revert_item *it)
 {
+	/* IRQ numbers are each boot's: in another boot, N may be another device's, and the kernel placed it afresh. */
+	if (boot && e->boot_id && is_irq(e) && strcmp(boot, e->boot_id)) {
+		it->outcome = STUNE_RV_EARLIER_BOOT;
+		e->state = STUNE_J_REVERTED;
+		return 0;
+	}
 	int r = disk_now(t, e, it);
 	if (r == -ENODEV) { /* not written: the path names another disk now, or none */
 		it->outcome = STUNE_RV_GONE;
@@ -519,6 +558,11 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 		free(it);
 		return -ENOMEM;
 	}
+	_cleanup_free_ char *boot = NULL;
+	if ((r = boot_id_now(ctx->root, &boot)) < 0) {
+		free(it);
+		return r;
+	}
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
 	for (int pass = 0; pass < 2 && r >= 0; pass++) {
 		if (pass == 1) {
@@ -541,7 +585,7 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
 				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
 			it[n].entry = k;
-			r = revert_one(ctx, t, e, force, reset, &it[n]);
+			r = revert_one(ctx, t, boot, e, force, reset, &it[n]);
 			n++;
 		}
 	}

@@ -33,6 +33,7 @@ enum stune_revert_outcome {
 	STUNE_RV_CHANGED,      /* someone else changed it since apply: left alone (no --force) */
 	STUNE_RV_FAILED,       /* the write back failed: err */
 	STUNE_RV_GONE,	       /* the file is not there any more (ENODEV: nor the disk) */
+	STUNE_RV_EARLIER_BOOT, /* an IRQ's, written in an earlier boot: not written (the number may be another's now) */
 	_STUNE_RV_MAX
 };
 
@@ -52,7 +53,8 @@ struct stune_revert_item {
  * t: the host now; a disk's entries are restored on the disk with their
  * object's key in t, whatever its kernel name is now (the path is rewritten),
  * and are GONE (ENODEV, nothing written) when t has none. NULL: every path as
- * journaled.
+ * journaled. An IRQ's entry written in another boot than this one
+ * (proc/sys/kernel/random/boot_id) is EARLIER_BOOT: nothing written, done.
  */
 int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
 		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete);

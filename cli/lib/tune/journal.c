@@ -47,6 +47,7 @@ void stune_journal_free(struct stune_journal *j)
 		free(e->old);
 		free(e->desired);
 		free(e->after);
+		free(e->boot_id);
 	}
 	free(j->entries);
 	free(j->profile);
@@ -191,6 +192,8 @@ static int fill_doc(FILE *f, void *data)
 			stune_jsonw_bool(&w, "absent", true);
 		stune_jsonw_str(&w, "old", e->old);
 		stune_jsonw_str(&w, "desired", e->desired);
+		if (e->boot_id)
+			stune_jsonw_str(&w, "boot_id", e->boot_id);
 		entry_outcome(&w, e);
 		stune_jsonw_end(&w);
 	}
@@ -470,7 +473,7 @@ int stune_journal_load_named(const char *dir, struct stune_journal **out, const 
 		if ((r = get_str(o, "object", &e->object)) < 0 || (r = get_str(o, "setting", &e->setting)) < 0 ||
 		    (r = get_str(o, "path", &e->path)) < 0 || (r = get_str(o, "old", &e->old)) < 0 ||
 		    (r = get_str(o, "desired", &e->desired)) < 0 || (r = get_str(o, "after", &e->after)) < 0 ||
-		    (r = get_str(o, "state", &state)) < 0)
+		    (r = get_str(o, "state", &state)) < 0 || (r = get_str(o, "boot_id", &e->boot_id)) < 0)
 			return r;
 		if (!e->object || !e->setting || !e->path || !state)
 			return -EBADMSG;

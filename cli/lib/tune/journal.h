@@ -57,7 +57,8 @@ struct stune_jentry {
 	char *desired; /* what apply writes; NULL for recorded side effects */
 	char *after;   /* raw as read back after the write; NULL if not written */
 	enum stune_jstate state;
-	int err; /* errno of a failed write */
+	int err;       /* errno of a failed write */
+	char *boot_id; /* an IRQ's entry: the boot it was written in (IRQ numbers are each boot's); NULL unknown */
 };
 
 struct stune_journal {

@@ -245,10 +245,11 @@ rev, _, _ = values("reverted.txt")
 # Kernel names can change at the reboot (the data disk was sdb at apply, may be sda now):
 # revert restores each disk entry on the disk with its key, under its name now.
 now_name = {("wwn-" + d["wwn"]) if d.get("wwn") else ("path-" + d.get("idpath", "")): d["name"] for d in rev.values()}
-moved = sorted((c["object"], c["path"].split("/")[2]) for c in rv.get("changes", []) if c["path"].startswith("sys/block/")
-               and now_name.get(c["object"]) != c["path"].split("/")[2])
+# (JSON paths are absolute: /sys/block/NAME/...)
+disk_rows = [(c["object"], c["path"].split("/")[3]) for c in rv.get("changes", []) if c["path"].startswith("/sys/block/")]
+moved = sorted((o, n) for o, n in disk_rows if now_name.get(o) != n)
 renamed = sorted(h for h in tuned if b2.get(h, {}).get("name") != applied.get(h, {}).get("name"))
-check(rv.get("changes") and not moved,
+check(len({o for o, _ in disk_rows}) == len(tuned) and not moved,
       f"revert wrote each disk under its name now (renamed at the reboot: {renamed or 'none'}): {moved or 'every path matches its key'}")
 for h in tuned:
     check(h in rev and all(rev[h][a] == before[h][a] for a in TUNED_ATTRS), f"revert: {h} back to the kernel's values {[(a, rev.get(h, {}).get(a)) for a in TUNED_ATTRS]}")
