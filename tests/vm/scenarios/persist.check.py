@@ -242,6 +242,14 @@ check(rc("revert") == "0" and rv.get("complete") is True, f"revert exits {rc('re
 fr = files("files-reverted.ls")
 check(all(fr.get(p) == "absent" for p in (RULES, UNIT, WANTS, MODPROBE)), f"revert removed the rules, the unit, its link and modprobe.d: {fr}")
 rev, _, _ = values("reverted.txt")
+# The boot-1 journal's IRQ entries are of an earlier boot (boot_id): not written (IRQ N may be another's now).
+rv_irq = [c["result"] for c in rv.get("changes", []) if c["object"].startswith("irq:")]
+check(rv_irq and set(rv_irq) == {"earlier-boot"},
+      f"revert in boot 2: the IRQs pinned in boot 1 are earlier-boot, not written: {rv_irq}")
+rb = doc("revert-boot") or {}
+rb_irq = {c["object"]: c["result"] for c in rb.get("changes", []) if c["object"].startswith("irq:")}
+check(rc("revert-boot") == "0" and rb.get("complete") is True and rb_irq and set(rb_irq.values()) == {"restored"},
+      f"revert --state-dir /run/scsitune restores the boot unit's IRQ pins: exit {rc('revert-boot')}, {rb_irq} ({err('revert-boot')})")
 # Kernel names can change at the reboot (the data disk was sdb at apply, may be sda now):
 # revert restores each disk entry on the disk with its key, under its name now.
 now_name = {("wwn-" + d["wwn"]) if d.get("wwn") else ("path-" + d.get("idpath", "")): d["name"] for d in rev.values()}

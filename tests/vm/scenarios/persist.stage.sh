@@ -21,7 +21,8 @@
 #         hot-add: remove the scsi_debug host and add it again (the same
 #         H:C:T:L and WWN: the rules match) (hotadd.txt), then a second host
 #         (new disks: no rule matches) (hotadd-new.txt, verify-new), removed
-#         again; revert; the files left (files-reverted.ls); values
+#         again; revert; revert --state-dir /run/scsitune (the boot
+#         unit's IRQ pins); the files left (files-reverted.ls); values
 #         (reverted.txt); reboot
 # boot 3  values (boot3.txt): the kernel's own again; the unit gone; verify
 #         without a journal (verify-none), verify --profile (verify-profile)
@@ -153,6 +154,8 @@ case $VM_BOOT in
 	wait_gone "$h2" || { echo "persist: $h2 still there"; exit 1; }
 	up hotadd-new
 	run revert -o json revert
+	# The boot unit's apply of this boot (its IRQ pins): the hint revert gives.
+	run revert-boot -o json revert --state-dir /run/scsitune
 	files "$R/files-reverted.ls"
 	snap "$R/reverted.txt"
 	cp /etc/default/irqbalance "$R/irqbalance.reverted"
