@@ -90,8 +90,9 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 {
 	_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
 	/* A disk not here: the name in the path is another disk's now, or none. */
-	_cleanup_free_ char *dev =
-	    it->outcome == STUNE_RV_GONE && it->err == ENODEV ? NULL : rows_disk_of_path(e->path);
+	_cleanup_free_ char *dev = it->outcome == STUNE_RV_GONE && (it->err == ENODEV || it->err == ENOTUNIQ)
+				       ? NULL
+				       : rows_disk_of_path(e->path);
 	const char *what = rows_setting(e->setting), *state = "failed";
 	char *text = NULL;
 	switch (it->outcome) {
@@ -114,9 +115,11 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 		text = stune_strdupf("%s (pinned in an earlier boot: not written)", what);
 		break;
 	case STUNE_RV_GONE:
-		if (it->err == ENODEV) {
+		if (it->err == ENODEV || it->err == ENOTUNIQ) {
 			state = "not here";
-			text = stune_strdupf("%s (no disk has this key now)", what);
+			text = stune_strdupf(it->err == ENODEV ? "%s (no disk has this key now)"
+							       : "%s (several disks have this key now, none this name)",
+					     what);
 			break;
 		}
 		/* fall through */
@@ -201,7 +204,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	size_t n_away = 0; /* entries of a disk not on the host now */
 	for (size_t i = 0; i < n; i++) {
 		cnt[items[i].outcome]++;
-		n_away += items[i].outcome == STUNE_RV_GONE && items[i].err == ENODEV;
+		n_away += items[i].outcome == STUNE_RV_GONE && (items[i].err == ENODEV || items[i].err == ENOTUNIQ);
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);

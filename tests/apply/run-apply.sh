@@ -229,6 +229,47 @@ j=json.load(open(sys.argv[1])); assert all(e["object"]=="wwn-0xdeadbeefdeadbeef"
 	sed -i "s/wwn-0xdeadbeefdeadbeef/$object/g" "$state/journal.json"
 	run 0 "revert once the disk is back" st revert --state-dir "$state"
 	same_tree "revert once the disk is back"
+	# Two disks with one key now (the paths of a multipath LUN): the disk named as
+	# at apply is the one; when neither is, nothing is written for that key.
+	# Another disk of the tree gets the key's WWN in udev's database.
+	other=''
+	for b in "$work"/root/sys/block/sd*; do
+		b=${b##*/}
+		[ "$b" != "$disk" ] && [ -f "$work/root/run/udev/data/b$(cat "$work/root/sys/block/$b/dev")" ] && { other=$b; break; }
+	done
+	if [ -n "$other" ] && [ "${object#wwn-}" != "$object" ]; then
+		run 0 "apply before the shared key" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
+		udevf=$work/root/run/udev/data/b$(cat "$work/root/sys/block/$other/dev")
+		cp -p "$udevf" "$work/udev-saved"
+		sed -i '/^E:ID_WWN/d' "$udevf"
+		printf 'E:ID_WWN=%s\nE:ID_WWN_WITH_EXTENSION=%s\n' "${object#wwn-}" "${object#wwn-}" >>"$udevf"
+		cp "$state/journal.json" "$work/journal-saved"
+		python3 - "$state/journal.json" "$object" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for e in j["changes"]:
+    if e["object"] == sys.argv[2]:
+        p = e["path"].split("/")
+        p[2] = "sdzz"
+        e["path"] = "/".join(p)
+json.dump(j, open(sys.argv[1], "w"))
+PY
+		cp "$work/root/$path" "$work/applied-value"
+		run 1 "revert with a key two disks have" st revert --state-dir "$state"
+		jgrep -qE "^not here +- +$object +.*read_ahead_kb \\(several disks have this key now, none this name\\)" ||
+			fail "revert with a shared key: no not-here row: $(cat "$work/out")"
+		cmp -s "$work/root/$path" "$work/applied-value" || fail "revert wrote $path for a key two disks have"
+		# The journal's own name again: that disk is the one, though another shares its key.
+		cp -p "$work/udev-saved" "$udevf"
+		sed -i '/^E:ID_WWN/d' "$udevf"
+		printf 'E:ID_WWN=%s\nE:ID_WWN_WITH_EXTENSION=%s\n' "${object#wwn-}" "${object#wwn-}" >>"$udevf"
+		cp "$work/journal-saved" "$state/journal.json"
+		run 0 "revert with a shared key and the name as at apply" st revert --state-dir "$state"
+		cp -p "$work/udev-saved" "$udevf"
+		same_tree "revert with a shared key and the name as at apply"
+	else
+		[ "$name" != dual-socket-mpi3mr ] || fail "dual-socket-mpi3mr: no second disk, or $object is not a WWN"
+	fi
 else
 	fail "no applied queue/read_ahead_kb in the journal"
 fi

@@ -440,43 +440,87 @@ static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool fo
 	return 0;
 }
 
+/* The disks of the host now by key (a disk without one by its name), sorted: one lookup per entry in O(log n). */
+struct disk_keys {
+	const struct stune_disk **v;
+	size_t n;
+};
+
+static const char *disk_key(const struct stune_disk *d)
+{
+	return d->key ? d->key : d->name;
+}
+
+static int disk_key_cmp(const void *a, const void *b)
+{
+	return strcmp(disk_key(*(const struct stune_disk *const *)a), disk_key(*(const struct stune_disk *const *)b));
+}
+
+static int key_find_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, disk_key(*(const struct stune_disk *const *)elem));
+}
+
+/* NULL t: no index (every path as journaled). */
+static int disk_keys_build(const struct stune_topology *t, struct disk_keys *k)
+{
+	*k = (struct disk_keys){0};
+	if (!t)
+		return 0;
+	if (!(k->v = calloc(t->n_disks ? t->n_disks : 1, sizeof(*k->v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_disks; i++)
+		k->v[k->n++] = &t->disks[i];
+	qsort(k->v, k->n, sizeof(*k->v), disk_key_cmp);
+	return 0;
+}
+
 /*
  * A disk's entry names the disk by its key (object) and by the kernel name it
  * had at apply (path: sys/block/NAME/...). Kernel names change across reboots
- * and hotplug (sdb may be another disk now): the disk with that key in t is the
- * one to restore, and the path is rewritten to its name now (it->was: the name
- * at apply). -ENODEV: t has no disk with that key. 0 for every other entry, or
- * when t is NULL.
+ * and hotplug (sdb may be another disk now): the disk with that key now is
+ * the one to restore, and the path is rewritten to its name now (it->was: the
+ * name at apply). -ENODEV: no disk has that key; -ENOTUNIQ: several have it
+ * (multipath) and none the journaled name. 0 for every other entry, or
+ * without an index.
  */
-static int disk_now(const struct stune_topology *t, struct stune_jentry *e, struct stune_revert_item *it)
+static int disk_now(const struct disk_keys *keys, struct stune_jentry *e, struct stune_revert_item *it)
 {
 	static const char pre[] = "sys/block/";
 	const size_t np = sizeof(pre) - 1;
-	if (!t || e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
+	if (!keys->v || e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
 		return 0;
 	const char *name = e->path + np, *rest = strchr(name, '/');
 	if (!rest)
 		return 0;
 	size_t len = (size_t)(rest - name);
-	for (size_t i = 0; i < t->n_disks; i++) {
-		const struct stune_disk *d = &t->disks[i];
-		if (strcmp(d->key ? d->key : d->name, e->object))
-			continue;
-		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+	const struct stune_disk *const *hit = bsearch(e->object, keys->v, keys->n, sizeof(*keys->v), key_find_cmp);
+	if (!hit)
+		return -ENODEV;
+	/* Several disks with one key: the paths of a multipath LUN (one WWN). The one
+	 * with the journaled name is it; else only a single candidate is. */
+	const struct stune_disk *const *lo = hit, *const *hi = hit + 1, *const *end = keys->v + keys->n;
+	while (lo > keys->v && !strcmp(disk_key(lo[-1]), e->object))
+		lo--;
+	while (hi < end && !strcmp(disk_key(*hi), e->object))
+		hi++;
+	for (const struct stune_disk *const *c = lo; c < hi; c++)
+		if (strlen((*c)->name) == len && !strncmp((*c)->name, name, len))
 			return 0;
-		char *path = stune_strdupf("%s%s%s", pre, d->name, rest);
-		if (!path || !(it->was = strndup(name, len))) {
-			free(path);
-			return -ENOMEM;
-		}
-		free(e->path);
-		e->path = path;
-		return 0;
+	if (hi - lo > 1)
+		return -ENOTUNIQ;
+	const struct stune_disk *d = *hit;
+	char *path = stune_strdupf("%s%s%s", pre, d->name, rest);
+	if (!path || !(it->was = strndup(name, len))) {
+		free(path);
+		return -ENOMEM;
 	}
-	return -ENODEV;
+	free(e->path);
+	e->path = path;
+	return 0;
 }
 
-static int revert_one(struct stune_ctx *ctx, const struct stune_topology *t, const char *boot, struct stune_jentry *e,
+static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const char *boot, struct stune_jentry *e,
 		      bool force, bool reset, struct stune_revert_item *it)
 {
 	/* IRQ numbers are each boot's: in another boot, N may be another device's, and the kernel placed it afresh. */
@@ -485,10 +529,10 @@ static int revert_one(struct stune_ctx *ctx, const struct stune_topology *t, con
 		e->state = STUNE_J_REVERTED;
 		return 0;
 	}
-	int r = disk_now(t, e, it);
-	if (r == -ENODEV) { /* not written: the path names another disk now, or none */
+	int r = disk_now(keys, e, it);
+	if (r == -ENODEV || r == -ENOTUNIQ) { /* not written: the path names another disk now, or none */
 		it->outcome = STUNE_RV_GONE;
-		it->err = ENODEV;
+		it->err = -r;
 		return 0;
 	}
 	if (r < 0)
@@ -559,10 +603,12 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 		return -ENOMEM;
 	}
 	_cleanup_free_ char *boot = NULL;
-	if ((r = boot_id_now(ctx->root, &boot)) < 0) {
+	struct disk_keys keys;
+	if ((r = boot_id_now(ctx->root, &boot)) < 0 || (r = disk_keys_build(t, &keys)) < 0) {
 		free(it);
 		return r;
 	}
+	_cleanup_free_ const struct stune_disk **keys_v = keys.v;
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
 	for (int pass = 0; pass < 2 && r >= 0; pass++) {
 		if (pass == 1) {
@@ -585,7 +631,7 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
 				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
 			it[n].entry = k;
-			r = revert_one(ctx, t, boot, e, force, reset, &it[n]);
+			r = revert_one(ctx, &keys, boot, e, force, reset, &it[n]);
 			n++;
 		}
 	}

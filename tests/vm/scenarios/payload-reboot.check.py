@@ -89,6 +89,8 @@ for n in ("21",):
     check(read(f"state-kill-{n}.txt") == s1, f"boot 1: after abort at {n} + remove the tree hashes as before")
 check(read("kill-initramfs.note").startswith("mkinitramfs running"), "boot 1: scsitune killed while mkinitramfs ran")
 check(rc("kill-initramfs") == "137", f"boot 1: install killed with SIGKILL (exit {rc('kill-initramfs')})")
+check(read("kill-initramfs.waits").strip() == "0",
+      f"boot 1: no update-initramfs or mkinitramfs left after the group's kill ({read('kill-initramfs.waits').strip()} waits)")
 try:
     kj = json.loads(read("kill-initramfs.journal.json"))
 except ValueError:

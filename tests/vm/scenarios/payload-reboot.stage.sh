@@ -10,7 +10,8 @@
 #         SHA-256 and mode of every file under /lib/modules/R, /boot,
 #         /etc/depmod.d); kill tests: install aborted at one journaled point
 #         (SCSITUNE_TEST_PAYLOAD_ABORT=21: half of the files renamed into
-#         place) and install killed with kill -9 while update-initramfs runs,
+#         place) and install killed with kill -9 (its whole process group,
+#         update-initramfs too) while update-initramfs runs,
 #         each followed by payload remove and the tree's state again
 #         (state-kill-N.txt). Every other journaled point of install and
 #         remove is killed in the payload/sysroot tier (tests/payload/
@@ -103,9 +104,11 @@ case $1 in
 		state "$R/state-kill-$point.txt"
 	done
 	up kill-initramfs
-	# kill -9 of scsitune while update-initramfs runs (its child finishes on its own);
+	# kill -9 of scsitune and its children while update-initramfs runs, as
+	# systemd stops a unit or a power cut does (its own process group: setsid
+	# execs in the background child, so $! is scsitune and the group's id);
 	# the image has no procps: the processes are found in /proc
-	scsitune payload install "$B" >"$R/kill-initramfs.out" 2>&1 &
+	setsid scsitune payload install "$B" >"$R/kill-initramfs.out" 2>&1 &
 	pid=$!
 	i=0
 	while ! running "[m]kinitramfs" && [ $i -lt 3000 ]; do
@@ -113,15 +116,16 @@ case $1 in
 		sleep 0.1
 	done
 	running "[m]kinitramfs" && echo "mkinitramfs running after $i polls" >"$R/kill-initramfs.note"
-	kill -9 "$pid"
+	kill -9 -- "-$pid"
 	wait "$pid"
 	echo $? >"$R/kill-initramfs.rc"
-	# the orphaned update-initramfs finishes first (a remove racing it would be undone by it)
+	# nothing of the group may be left (a remove racing an orphaned update-initramfs would be undone by it)
 	i=0
 	while running "[u]pdate-initramfs\|[m]kinitramfs" && [ $i -lt 1200 ]; do
 		i=$((i + 1))
 		sleep 0.5
 	done
+	echo "$i" >"$R/kill-initramfs.waits"
 	cp /var/lib/scsitune/payload/journal.json "$R/kill-initramfs.journal.json" 2>/dev/null
 	up remove-after-kill-initramfs
 	run remove-after-kill-initramfs -o json payload remove
