@@ -96,6 +96,83 @@ int main(void)
 	fclose(f);
 	k = NULL;
 	CHECK(stune_journal_load(state, &k) == -EBADMSG && !k);
+
+	/* The entries are read one at a time when the "changes" array can be cut
+	 * out of the text, else from the whole tree: the same journal either way.
+	 * Written by hand: keys in another order, "changes" first, a string value
+	 * holding "changes": [ and brackets, escapes, no spaces. */
+	static const char *const same[] = {
+	    "{\"changes\":[{\"object\":\"a\\\"]}\",\"setting\":\"s\",\"path\":\"sys/x\",\"old\":\"[1] 2\","
+	    "\"state\":\"applied\"},{\"object\":\"b\",\"setting\":\"s\",\"path\":\"sys/y\",\"old\":\"0\","
+	    "\"state\":\"pending\",\"boot_id\":\"b1\"}],\"version\":1,\"profile\":\"x \\\"changes\\\": [\"}",
+	    /* two "changes" keys: json-c keeps the last one; so does the loader (the whole tree) */
+	    "{\"version\":1,\"changes\":[{\"object\":\"z\"}],\"profile\":\"x \\\"changes\\\": [\",\"changes\":["
+	    "{\"object\":\"a\\\"]}\",\"setting\":\"s\",\"path\":\"sys/x\",\"old\":\"[1] 2\",\"state\":\"applied\"},"
+	    "{\"object\":\"b\",\"setting\":\"s\",\"path\":\"sys/y\",\"old\":\"0\",\"state\":\"pending\","
+	    "\"boot_id\":\"b1\"}]}",
+	};
+	for (size_t t = 0; t < sizeof(same) / sizeof(same[0]); t++) {
+		f = fopen(jp, "w");
+		fputs(same[t], f);
+		fclose(f);
+		k = NULL;
+		CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2);
+		if (k && k->n == 2) {
+			CHECK_STR(k->entries[0].object, "a\"]}");
+			CHECK_STR(k->entries[0].old, "[1] 2");
+			CHECK(k->entries[0].state == STUNE_J_APPLIED && !k->entries[0].boot_id);
+			CHECK_STR(k->entries[1].boot_id, "b1");
+			CHECK_STR(k->profile, "x \"changes\": [");
+		}
+		stune_journal_free(k);
+	}
+	/* Broken between the entries, or an entry that is not an object: refused either way. */
+	static const char *const bad[] = {
+	    "{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
+	    "\"applied\"} {\"object\":\"b\"}]}",
+	    "{\"version\":1,\"changes\":[5]}",
+	    "{\"version\":1,\"changes\":[{\"object\":\"a\"",
+	    "{\"version\":1,\"changes\":{}}",
+	};
+	for (size_t t = 0; t < sizeof(bad) / sizeof(bad[0]); t++) {
+		f = fopen(jp, "w");
+		fputs(bad[t], f);
+		fclose(f);
+		k = NULL;
+		int br = stune_journal_load(state, &k);
+		CHECK(br == -EBADMSG && !k);
+		if (br != -EBADMSG)
+			fprintf(stderr, "# bad[%zu] loaded: %d\n", t, br);
+		stune_journal_free(k);
+	}
+	/* json-c's leniencies, the same on both paths: a trailing comma; a comment or
+	 * single quotes (these send the loader to the whole tree). */
+	static const char *const lenient[] = {
+	    "{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
+	    "\"applied\"},]}",
+	    "{\"version\":1,/* \"changes\":[ */\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":"
+	    "\"sys/x\",\"state\":\"applied\"}]}",
+	    "{'version':1,'profile':'\"changes\":[','changes':[{\"object\":\"a\",\"setting\":\"s\",\"path\":"
+	    "\"sys/x\",\"state\":\"applied\"}]}",
+	};
+	for (size_t t = 0; t < sizeof(lenient) / sizeof(lenient[0]); t++) {
+		f = fopen(jp, "w");
+		fputs(lenient[t], f);
+		fclose(f);
+		k = NULL;
+		int lr = stune_journal_load(state, &k);
+		CHECK(lr == 0 && k && k->n == 1 && !strcmp(k->entries[0].object, "a"));
+		if (lr != 0)
+			fprintf(stderr, "# lenient[%zu]: %d\n", t, lr);
+		stune_journal_free(k);
+	}
+	/* An empty array. */
+	f = fopen(jp, "w");
+	fputs("{\"version\":1,\"changes\":[ ]}", f);
+	fclose(f);
+	k = NULL;
+	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 0);
+	stune_journal_free(k);
 	CHECK(stune_journal_remove(state) == 0);
 	CHECK(stune_journal_load(state, &k) == -ENOENT);
 
