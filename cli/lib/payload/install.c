@@ -157,6 +157,27 @@ static enum stune_prm_outcome unlink_ours(struct stune_ctx *ctx, const char *pat
 	return STUNE_PRM_REMOVED;
 }
 
+/*
+ * update-initramfs begins by linking the initrd to INITRD.dpkg-bak (its
+ * backup) and removes the link when it ends (backup_initramfs=no, Debian's
+ * default); killed in between, the link stays. A link of the initrd itself
+ * (same inode) holds nothing the initrd does not: removed. true when it was.
+ */
+static bool drop_initramfs_backup(struct stune_ctx *ctx, const char *path)
+{
+	_cleanup_free_ char *dir = NULL, *bak = NULL;
+	const char *base;
+	if (split(path, &dir, &base) < 0 || !(bak = stune_strdupf("%s.dpkg-bak", base)))
+		return false;
+	_cleanup_close_ int dfd = open_dir(ctx, dir);
+	struct stat a, b;
+	if (dfd < 0 || fstatat(dfd, base, &a, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fstatat(dfd, bak, &b, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	return unlinkat(dfd, bak, 0) == 0 && stune_dir_sync(dfd) == 0;
+}
+
 /* --- depmod and update-initramfs ---------------------------------------------- */
 
 static int run_depmod(struct stune_ctx *ctx, const char *release, char **err)
@@ -800,8 +821,13 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		char cur[STUNE_SHA256_HEX] = "";
 		int k = stune_sha256_root_file(ctx->root, s->path, cur);
 		if (k == 0 && !strcmp(cur, s->old_sha256)) {
+			/* The install was killed while update-initramfs ran, before it replaced the initrd. */
+			bool bak = drop_initramfs_backup(ctx, s->path);
 			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
-			    rm_note(w, "already the initrd from before install") < 0)
+			    rm_note(w, "already the initrd from before install%s",
+				    bak ? "; update-initramfs's backup link of it (.dpkg-bak, left by the killed "
+					  "install) removed"
+					: "") < 0)
 				return -ENOMEM;
 			continue;
 		}

@@ -116,7 +116,7 @@ case $1 in
 		sleep 0.1
 	done
 	running "[m]kinitramfs" && echo "mkinitramfs running after $i polls" >"$R/kill-initramfs.note"
-	kill -9 -- "-$pid"
+	kill -9 "-$pid" # dash's kill takes no "--"
 	wait "$pid"
 	echo $? >"$R/kill-initramfs.rc"
 	# nothing of the group may be left (a remove racing an orphaned update-initramfs would be undone by it)
