@@ -110,6 +110,11 @@ int main(void)
 	    "{\"object\":\"a\\\"]}\",\"setting\":\"s\",\"path\":\"sys/x\",\"old\":\"[1] 2\",\"state\":\"applied\"},"
 	    "{\"object\":\"b\",\"setting\":\"s\",\"path\":\"sys/y\",\"old\":\"0\",\"state\":\"pending\","
 	    "\"boot_id\":\"b1\"}]}",
+	    /* the same, the second key spelled with an escape (the same key to json-c) */
+	    "{\"version\":1,\"changes\":[{\"object\":\"z\"}],\"profile\":\"x \\\"changes\\\": [\",\"chang\\u0065s\":["
+	    "{\"object\":\"a\\\"]}\",\"setting\":\"s\",\"path\":\"sys/x\",\"old\":\"[1] 2\",\"state\":\"applied\"},"
+	    "{\"object\":\"b\",\"setting\":\"s\",\"path\":\"sys/y\",\"old\":\"0\",\"state\":\"pending\","
+	    "\"boot_id\":\"b1\"}]}",
 	};
 	for (size_t t = 0; t < sizeof(same) / sizeof(same[0]); t++) {
 		f = fopen(jp, "w");

@@ -620,6 +620,14 @@ int stune_journal_load_named(const char *dir, struct stune_journal **out, const 
 	}
 	_cleanup_(json_object_putp) json_object *root = json_tokener_parse(each ? head : text);
 	json_object *v;
+	/* A second "changes" the scan did not see as one (spelled with escapes: json-c keeps the last): the tree. */
+	if (each && root &&
+	    (!json_object_object_get_ex(root, "changes", &v) || !json_object_is_type(v, json_type_array) ||
+	     json_object_array_length(v) != 0)) {
+		each = false;
+		json_object_put(root);
+		root = json_tokener_parse(text);
+	}
 	if (!root || !json_object_object_get_ex(root, "version", &v) || json_object_get_int(v) != STUNE_JOURNAL_VERSION)
 		return -EBADMSG;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = calloc(1, sizeof(*j));
