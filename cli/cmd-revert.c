@@ -85,14 +85,18 @@ static int revert_nothing(struct out *o, const char *state_dir)
 	return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
+/* A disk's entry whose key no disk (or no single disk) has now: nothing was written. */
+static bool not_here(const struct stune_revert_item *it)
+{
+	return it->outcome == STUNE_RV_GONE && (it->err == ENODEV || it->err == ENOTUNIQ);
+}
+
 /* The text row of one journal entry: what revert did with it. */
 static int revert_row(struct rows *rows, const struct stune_jentry *e, const struct stune_revert_item *it)
 {
 	_cleanup_free_ char *cur = shown(e, it->current), *old = shown(e, e->old), *after = shown(e, e->after);
 	/* A disk not here: the name in the path is another disk's now, or none. */
-	_cleanup_free_ char *dev = it->outcome == STUNE_RV_GONE && (it->err == ENODEV || it->err == ENOTUNIQ)
-				       ? NULL
-				       : rows_disk_of_path(e->path);
+	_cleanup_free_ char *dev = not_here(it) ? NULL : rows_disk_of_path(e->path);
 	const char *what = rows_setting(e->setting), *state = "failed";
 	char *text = NULL;
 	switch (it->outcome) {
@@ -115,7 +119,7 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 		text = stune_strdupf("%s (pinned in an earlier boot: not written)", what);
 		break;
 	case STUNE_RV_GONE:
-		if (it->err == ENODEV || it->err == ENOTUNIQ) {
+		if (not_here(it)) {
 			state = "not here";
 			text = stune_strdupf(it->err == ENODEV ? "%s (no disk has this key now)"
 							       : "%s (several disks have this key now, none this name)",
@@ -204,7 +208,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	size_t n_away = 0; /* entries of a disk not on the host now */
 	for (size_t i = 0; i < n; i++) {
 		cnt[items[i].outcome]++;
-		n_away += items[i].outcome == STUNE_RV_GONE && (items[i].err == ENODEV || items[i].err == ENOTUNIQ);
+		n_away += not_here(&items[i]);
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);

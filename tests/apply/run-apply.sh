@@ -188,6 +188,19 @@ run 0 "revert after the abort" st revert --state-dir "$state"
 [ ! -e "$state/journal.log" ] && [ ! -e "$state/journal.json" ] || fail "revert left the journal or its log"
 same_tree "revert after abort"
 
+as_named_at_apply() { # NAME KEY: the journal says the disk with KEY was NAME at apply
+	python3 - "$state/journal.json" "$1" "$2" <<'PY'
+import json, sys
+path, name, key = sys.argv[1:]
+j = json.load(open(path))
+for e in j["changes"]:
+    if e["object"] == key and e["path"].startswith("sys/block/"):
+        p = e["path"].split("/")
+        p[2] = name
+        e["path"] = "/".join(p)
+json.dump(j, open(path, "w"))
+PY
+}
 # 3b. Kernel names change across reboots and hotplug: revert finds a disk by
 # the key its entries name, not by the name it had at apply. One disk's
 # entries are rewritten as if it had been sdzz then: revert restores it under
@@ -196,16 +209,7 @@ run 0 "apply before the renames" st apply --profile "$profile" --profile-dir "$p
 read -r path object < <(journal_path queue/read_ahead_kb)
 if [ -n "${path:-}" ]; then
 	disk=$(cut -d/ -f3 <<<"$path")
-	python3 - "$state/journal.json" "$object" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for e in j["changes"]:
-    if e["object"] == sys.argv[2]:
-        p = e["path"].split("/")
-        p[2] = "sdzz"
-        e["path"] = "/".join(p)
-json.dump(j, open(sys.argv[1], "w"))
-PY
+	as_named_at_apply sdzz "$object"
 	run 0 "revert of a disk renamed since apply" st revert --state-dir "$state" -v
 	jgrep -qE "^restored +$disk +$object +.* \(sdzz at apply\)" || fail "revert does not restore $object under its name now ($disk): $(cat "$work/out")"
 	same_tree "revert of a disk renamed since apply"
@@ -237,23 +241,17 @@ j=json.load(open(sys.argv[1])); assert all(e["object"]=="wwn-0xdeadbeefdeadbeef"
 		b=${b##*/}
 		[ "$b" != "$disk" ] && [ -f "$work/root/run/udev/data/b$(cat "$work/root/sys/block/$b/dev")" ] && { other=$b; break; }
 	done
+	give_wwn() { # UDEV_DB_FILE WWN: the disk's WWN in udev's database is WWN
+		sed -i '/^E:ID_WWN/d' "$1"
+		printf 'E:ID_WWN=%s\nE:ID_WWN_WITH_EXTENSION=%s\n' "$2" "$2" >>"$1"
+	}
 	if [ -n "$other" ] && [ "${object#wwn-}" != "$object" ]; then
 		run 0 "apply before the shared key" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 		udevf=$work/root/run/udev/data/b$(cat "$work/root/sys/block/$other/dev")
 		cp -p "$udevf" "$work/udev-saved"
-		sed -i '/^E:ID_WWN/d' "$udevf"
-		printf 'E:ID_WWN=%s\nE:ID_WWN_WITH_EXTENSION=%s\n' "${object#wwn-}" "${object#wwn-}" >>"$udevf"
+		give_wwn "$udevf" "${object#wwn-}"
 		cp "$state/journal.json" "$work/journal-saved"
-		python3 - "$state/journal.json" "$object" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for e in j["changes"]:
-    if e["object"] == sys.argv[2]:
-        p = e["path"].split("/")
-        p[2] = "sdzz"
-        e["path"] = "/".join(p)
-json.dump(j, open(sys.argv[1], "w"))
-PY
+		as_named_at_apply sdzz "$object"
 		cp "$work/root/$path" "$work/applied-value"
 		run 1 "revert with a key two disks have" st revert --state-dir "$state"
 		jgrep -qE "^not here +- +$object +.*read_ahead_kb \\(several disks have this key now, none this name\\)" ||
@@ -261,8 +259,7 @@ PY
 		cmp -s "$work/root/$path" "$work/applied-value" || fail "revert wrote $path for a key two disks have"
 		# The journal's own name again: that disk is the one, though another shares its key.
 		cp -p "$work/udev-saved" "$udevf"
-		sed -i '/^E:ID_WWN/d' "$udevf"
-		printf 'E:ID_WWN=%s\nE:ID_WWN_WITH_EXTENSION=%s\n' "${object#wwn-}" "${object#wwn-}" >>"$udevf"
+		give_wwn "$udevf" "${object#wwn-}"
 		cp "$work/journal-saved" "$state/journal.json"
 		run 0 "revert with a shared key and the name as at apply" st revert --state-dir "$state"
 		cp -p "$work/udev-saved" "$udevf"

@@ -14,6 +14,20 @@
 
 static char dir[] = "/tmp/stune-test-journal-XXXXXX";
 
+/* Write text as STATE/journal.json and load it: the loader's result, *k the journal or NULL. */
+static int load_text(const char *state, const char *text, struct stune_journal **k)
+{
+	char jp[600];
+	snprintf(jp, sizeof(jp), "%s/journal.json", state);
+	FILE *f = fopen(jp, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	fclose(f);
+	*k = NULL;
+	return stune_journal_load(state, k);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -117,11 +131,7 @@ int main(void)
 	    "\"boot_id\":\"b1\"}]}",
 	};
 	for (size_t t = 0; t < sizeof(same) / sizeof(same[0]); t++) {
-		f = fopen(jp, "w");
-		fputs(same[t], f);
-		fclose(f);
-		k = NULL;
-		CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2);
+		CHECK(load_text(state, same[t], &k) == 0 && k && k->n == 2);
 		if (k && k->n == 2) {
 			CHECK_STR(k->entries[0].object, "a\"]}");
 			CHECK_STR(k->entries[0].old, "[1] 2");
@@ -140,11 +150,7 @@ int main(void)
 	    "{\"version\":1,\"changes\":{}}",
 	};
 	for (size_t t = 0; t < sizeof(bad) / sizeof(bad[0]); t++) {
-		f = fopen(jp, "w");
-		fputs(bad[t], f);
-		fclose(f);
-		k = NULL;
-		int br = stune_journal_load(state, &k);
+		int br = load_text(state, bad[t], &k);
 		CHECK(br == -EBADMSG && !k);
 		if (br != -EBADMSG)
 			fprintf(stderr, "# bad[%zu] loaded: %d\n", t, br);
@@ -161,22 +167,14 @@ int main(void)
 	    "\"sys/x\",\"state\":\"applied\"}]}",
 	};
 	for (size_t t = 0; t < sizeof(lenient) / sizeof(lenient[0]); t++) {
-		f = fopen(jp, "w");
-		fputs(lenient[t], f);
-		fclose(f);
-		k = NULL;
-		int lr = stune_journal_load(state, &k);
+		int lr = load_text(state, lenient[t], &k);
 		CHECK(lr == 0 && k && k->n == 1 && !strcmp(k->entries[0].object, "a"));
 		if (lr != 0)
 			fprintf(stderr, "# lenient[%zu]: %d\n", t, lr);
 		stune_journal_free(k);
 	}
 	/* An empty array. */
-	f = fopen(jp, "w");
-	fputs("{\"version\":1,\"changes\":[ ]}", f);
-	fclose(f);
-	k = NULL;
-	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 0);
+	CHECK(load_text(state, "{\"version\":1,\"changes\":[ ]}", &k) == 0 && k && k->n == 0);
 	stune_journal_free(k);
 	CHECK(stune_journal_remove(state) == 0);
 	CHECK(stune_journal_load(state, &k) == -ENOENT);

@@ -68,19 +68,28 @@ static int dup_opt(const char *s, char **out)
 	return 0;
 }
 
-int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
-		      const char *old, const char *desired, enum stune_jstate state)
+/* The next entry slot of j (the array doubles), zeroed and counted. */
+static struct stune_jentry *next_entry(struct stune_journal *j)
 {
 	if (j->n >= j->cap) {
 		size_t cap = j->cap ? 2 * j->cap : 64;
 		struct stune_jentry *n = realloc(j->entries, cap * sizeof(*n));
 		if (!n)
-			return -ENOMEM;
+			return NULL;
 		j->entries = n;
 		j->cap = cap;
 	}
-	struct stune_jentry *e = &j->entries[j->n];
+	struct stune_jentry *e = &j->entries[j->n++];
 	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
+		      const char *old, const char *desired, enum stune_jstate state)
+{
+	struct stune_jentry *e = next_entry(j);
+	if (!e)
+		return -ENOMEM;
 	e->state = state;
 	if (dup_opt(object, &e->object) < 0 || dup_opt(setting, &e->setting) < 0 || dup_opt(path, &e->path) < 0 ||
 	    dup_opt(old, &e->old) < 0 || dup_opt(desired, &e->desired) < 0) {
@@ -89,9 +98,9 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 		free(e->path);
 		free(e->old);
 		free(e->desired);
+		j->n--;
 		return -ENOMEM;
 	}
-	j->n++;
 	return 0;
 }
 
@@ -460,22 +469,6 @@ static int load_entry(json_object *o, struct stune_jentry *e)
 	e->kind = !kind ? STUNE_JK_VALUE : !strcmp(kind, "file") ? STUNE_JK_FILE : STUNE_JK_SYMLINK;
 	e->absent = json_object_object_get_ex(o, "absent", &v) && json_object_get_boolean(v);
 	return path_ok(e->kind, e->path) ? 0 : -EXDEV;
-}
-
-/* The next entry slot of j (doubling as stune_journal_add does), zeroed and counted. */
-static struct stune_jentry *next_entry(struct stune_journal *j)
-{
-	if (j->n >= j->cap) {
-		size_t cap = j->cap ? 2 * j->cap : 64;
-		struct stune_jentry *n = realloc(j->entries, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		j->entries = n;
-		j->cap = cap;
-	}
-	struct stune_jentry *e = &j->entries[j->n++];
-	memset(e, 0, sizeof(*e));
-	return e;
 }
 
 static size_t skip_space(const char *t, size_t i, size_t n)
