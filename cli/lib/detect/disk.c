@@ -5,14 +5,13 @@
  * blk-mq hardware-queue → CPU map.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ctx.h"
+#include "core/parallel.h"
 #include "detect/devices.h"
 #include "detect/gather.h"
 #include "detect/scan.h"
@@ -298,71 +297,17 @@ struct disk_pool {
 	const struct stune_topology *t;
 	const struct stune_rdir *udev_data;
 	struct disk_job *jobs;
-	size_t n;
-	size_t next; /* atomic */
 };
 
-static void *disk_worker(void *arg)
+static void disk_work(void *arg, size_t i)
 {
 	struct disk_pool *p = arg;
-	for (;;) {
-		size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-		if (i >= p->n)
-			return NULL;
-		struct disk_job *j = &p->jobs[i];
-		stune_log_capture(&j->log);
-		stune_root_batch(p->ctx->root, true);
-		j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
-		stune_root_batch(p->ctx->root, false);
-		stune_log_capture(NULL);
-	}
-}
-
-/*
- * A worker thread with its own copy of the descriptor table: the files it
- * opens get consecutive numbers (its batched closes take them in one
- * close_range), and the kernel skips the reference counting a shared
- * table needs on every read. It opens and closes only its own files; the
- * root's directory is in the copy. Under a sysroot; not possible: the shared table, as before.
- */
-static void *disk_worker_thread(void *arg)
-{
-	const struct disk_pool *p = arg;
-	if (!stune_root_is_live(p->ctx->root)) /* live: one table, as an LD_PRELOAD sysfs expects */
-		(void)unshare(CLONE_FILES);
-	return disk_worker(arg);
-}
-
-/*
- * Scan the jobs' sysfs parts on up to one thread per CPU this process may use
- * (at most 16), or ctx->scan_threads:
- * at thousands of disks, detect is bound by per-file syscalls. Small hosts
- * stay on the calling thread.
- */
-static void run_disk_pool(struct disk_pool *p, unsigned threads)
-{
-	size_t want = threads;
-	if (!want && p->n >= 128) {
-		/* CPUs this process may run on (a syscall: no /sys read, respects taskset). */
-		cpu_set_t set;
-		int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-		want = (size_t)(cpus > 16 ? 16 : cpus);
-	}
-	if (!want)
-		want = 1;
-	if (want > STUNE_MAX_SCAN_THREADS)
-		want = STUNE_MAX_SCAN_THREADS;
-	pthread_t tid[STUNE_MAX_SCAN_THREADS];
-	size_t started = 0;
-
-	for (size_t k = 1; k < want; k++) {
-		if (pthread_create(&tid[started], NULL, disk_worker_thread, p) != 0)
-			break; /* fewer threads is fine: the caller works too */
-		started++;
-	}
-	disk_worker(p);
-	for (size_t k = 0; k < started; k++)
-		pthread_join(tid[k], NULL);
+	struct disk_job *j = &p->jobs[i];
+	stune_log_capture(&j->log);
+	stune_root_batch(p->ctx->root, true);
+	j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
+	stune_root_batch(p->ctx->root, false);
+	stune_log_capture(NULL);
 }
 
 int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
@@ -392,8 +337,9 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	if (!ctx->udev && stune_root_dir_open(ctx->root, "run/udev/data", &udev_data) < 0 &&
 	    !(udev_data.path = strdup("run/udev/data")))
 		return -ENOMEM;
-	struct disk_pool pool = {.ctx = ctx, .t = t, .udev_data = &udev_data, .jobs = jobs, .n = n_jobs};
-	run_disk_pool(&pool, ctx->scan_threads);
+	/* at thousands of disks, detect is bound by per-file syscalls: small hosts stay on this thread */
+	struct disk_pool pool = {.ctx = ctx, .t = t, .udev_data = &udev_data, .jobs = jobs};
+	stune_parallel_for(ctx, n_jobs, 128, disk_work, &pool);
 
 	/* In listing order: messages, udev keys, and each host's queue map. */
 	r = 0;

@@ -9,8 +9,7 @@
 
 struct stune_ctx;
 
-/* Upper bound of the per-disk scan's worker threads (SCSITUNE_THREADS). */
-#define STUNE_MAX_SCAN_THREADS 64
+#include "core/parallel.h" /* STUNE_MAX_SCAN_THREADS */
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
 /* What apply, verify and report plan against: the scan plus irqbalance's
