@@ -457,6 +457,49 @@ else
 	done
 	[ "$rpoints" -ge 5 ] && ok "remove killed at $rpoints points" || fail "remove: only $rpoints abort points"
 	[ "$(snap)" = "$before" ] || fail "after the kill tests the tree differs"
+
+	# An install killed while update-initramfs ran (this tree has none: the journal
+	# says so by hand, as vm/payload-reboot's real kill leaves it): the initrd not
+	# yet replaced, update-initramfs's backup link of it and its half-written
+	# INITRD.new next to it; an INITRD.new older than the install is not its own.
+	ird=$(cd "$root/boot" && ls initrd.img-* | head -1)
+	killed_in_initramfs() { # an install aborted, its journal as if killed inside update-initramfs
+		local rc=0
+		(SCSITUNE_TEST_PAYLOAD_ABORT=25 "$bin" --sysroot "$root" payload install "$b" --state-dir "$state"; exit $?) >/dev/null 2>&1 || rc=$?
+		[ "$rc" -eq 134 ] || fail "kill for the initrd leftovers: exit $rc"
+		"${PYTHON3:-python3}" - "$state/payload/journal.json" "$(sha256sum <"$root/boot/$ird" | cut -d' ' -f1)" <<-'PY'
+			import json, sys
+			j = json.load(open(sys.argv[1]))
+			for st in j["steps"]:
+			    st["state"] = "done" if st["step"] != "initramfs" else "started"
+			    if st["step"] == "initramfs":
+			        st["old_sha256"] = sys.argv[2]
+			json.dump(j, open(sys.argv[1], "w"))
+		PY
+	}
+	if [ -n "$ird" ]; then
+		killed_in_initramfs
+		ln "$root/boot/$ird" "$root/boot/$ird.dpkg-bak"
+		: >"$root/boot/$ird.new"
+		run 0 "remove after a kill during update-initramfs" st -o json payload remove --state-dir "$state"
+		[ ! -e "$root/boot/$ird.dpkg-bak" ] && [ ! -e "$root/boot/$ird.new" ] &&
+			ok "remove took update-initramfs's .dpkg-bak link and half-written .new" ||
+			fail "remove left $(cd "$root/boot" && ls "$ird".* 2>/dev/null | tr '\n' ' ')"
+		grep -q '(.dpkg-bak), its half-written image (.new)' "$work/out" || fail "remove's initramfs note does not name both"
+		[ "$(snap)" = "$before" ] || fail "after the leftovers' remove the tree differs"
+		# not ours: an INITRD.new from before the install, and a .dpkg-bak that is another file
+		killed_in_initramfs
+		cp "$root/boot/$ird" "$root/boot/$ird.dpkg-bak"
+		echo old >"$root/boot/$ird.new" && touch -d '2000-01-01' "$root/boot/$ird.new"
+		run 0 "remove with an old .new and a .dpkg-bak copy" st payload remove --state-dir "$state"
+		[ -e "$root/boot/$ird.dpkg-bak" ] && [ "$(cat "$root/boot/$ird.new")" = old ] &&
+			ok "an INITRD.new older than the install and a .dpkg-bak that is not a link of the initrd are left" ||
+			fail "remove took a .new or .dpkg-bak that was not the killed update-initramfs's"
+		rm -f "$root/boot/$ird.dpkg-bak" "$root/boot/$ird.new"
+		[ "$(snap)" = "$before" ] || fail "after the leftovers' tests the tree differs"
+	else
+		fail "the payload tree has no boot/initrd.img-*"
+	fi
 fi
 
 # --- 7. the kernel postinst hook ------------------------------------------------------

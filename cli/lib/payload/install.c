@@ -158,24 +158,34 @@ static enum stune_prm_outcome unlink_ours(struct stune_ctx *ctx, const char *pat
 }
 
 /*
- * update-initramfs begins by linking the initrd to INITRD.dpkg-bak (its
- * backup) and removes the link when it ends (backup_initramfs=no, Debian's
- * default); killed in between, the link stays. A link of the initrd itself
- * (same inode) holds nothing the initrd does not: removed. true when it was.
+ * What a killed update-initramfs leaves next to the initrd. It begins by
+ * linking the initrd to INITRD.dpkg-bak (its backup) and removes the link
+ * when it ends (backup_initramfs=no, Debian's default): a link of the
+ * initrd itself (same inode) holds nothing the initrd does not. mkinitramfs
+ * writes the new image to INITRD.new, which update-initramfs renames over
+ * the initrd: one modified since the install began (since) is that
+ * half-written image. Both removed; *bak / *new say which were.
  */
-static bool drop_initramfs_backup(struct stune_ctx *ctx, const char *path)
+static void drop_initramfs_leftovers(struct stune_ctx *ctx, const char *path, long long since, bool *bak, bool *new)
 {
-	_cleanup_free_ char *dir = NULL, *bak = NULL;
+	_cleanup_free_ char *dir = NULL, *bname = NULL, *nname = NULL;
 	const char *base;
-	if (split(path, &dir, &base) < 0 || !(bak = stune_strdupf("%s.dpkg-bak", base)))
-		return false;
+	*bak = *new = false;
+	if (split(path, &dir, &base) < 0 || !(bname = stune_strdupf("%s.dpkg-bak", base)) ||
+	    !(nname = stune_strdupf("%s.new", base)))
+		return;
 	_cleanup_close_ int dfd = open_dir(ctx, dir);
-	struct stat a, b;
-	if (dfd < 0 || fstatat(dfd, base, &a, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    fstatat(dfd, bak, &b, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode) ||
-	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return false;
-	return unlinkat(dfd, bak, 0) == 0 && stune_dir_sync(dfd) == 0;
+	struct stat a, b, n;
+	if (dfd < 0 || fstatat(dfd, base, &a, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(a.st_mode))
+		return;
+	if (fstatat(dfd, bname, &b, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		*bak = unlinkat(dfd, bname, 0) == 0;
+	if (fstatat(dfd, nname, &n, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(n.st_mode) && since > 0 &&
+	    (long long)n.st_mtim.tv_sec >= since)
+		*new = unlinkat(dfd, nname, 0) == 0;
+	if (*bak || *new)
+		(void)stune_dir_sync(dfd);
 }
 
 /* --- depmod and update-initramfs ---------------------------------------------- */
@@ -699,6 +709,20 @@ static int initrd_holds_ours(struct stune_ctx *ctx, const struct stune_pjournal 
 	return 0;
 }
 
+/* How many of depmod's index files differ from the ones journaled before install (first: the first). */
+static int index_differs(struct stune_ctx *ctx, const struct stune_pjournal *j, size_t *differ, char **first)
+{
+	*differ = 0;
+	for (size_t i = 0; i < j->n_index; i++) {
+		char d[STUNE_SHA256_HEX];
+		if (stune_sha256_root_file(ctx->root, j->index[i].path, d) == 0 && !strcmp(d, j->index[i].sha256))
+			continue;
+		if (!(*differ)++ && !(*first = strdup(j->index[i].path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_premove_result *res, char **err)
 {
@@ -762,16 +786,24 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 				return -ENOMEM;
 		}
 	}
-	/* depmod: whenever install may have changed the index. */
+	/*
+	 * depmod: whenever install may have changed the index, unless the index is still
+	 * the one from before install (a killed install that never reached depmod, and no
+	 * one ran it since): the tree is as before install again, and so is its index.
+	 */
 	bool need_depmod = touched;
 	for (size_t i = 0; i < j->n; i++)
 		if ((j->steps[i].kind == STUNE_PS_DEPMOD || j->steps[i].kind == STUNE_PS_FILE) &&
 		    j->steps[i].state != STUNE_PSS_PENDING)
 			need_depmod = true;
-	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release);
+	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release), *first = NULL;
 	if (!moddir)
 		return -ENOMEM;
-	if (need_depmod && is_dir(ctx, moddir)) {
+	size_t differ = 0;
+	if ((r = index_differs(ctx, j, &differ, &first)) < 0)
+		return r;
+	bool index_as_before = j->n_index > 0 && differ == 0;
+	if (need_depmod && !index_as_before && is_dir(ctx, moddir)) {
 		_cleanup_free_ char *why = NULL;
 		r = run_depmod(ctx, j->release, &why);
 		if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RAN)))
@@ -782,21 +814,18 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 			if (rm_note(w, "%s", why ? why : strerror(-r)) < 0)
 				return -ENOMEM;
 		}
+		free(first);
+		first = NULL;
+		if ((r = index_differs(ctx, j, &differ, &first)) < 0)
+			return r;
 	} else if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, STUNE_PRM_SKIPPED)) ||
-		   rm_note(w, need_depmod ? "no /%s" : "install never changed the module index", moddir) < 0)
+		   rm_note(w,
+			   !need_depmod	     ? "install never changed the module index"
+			   : index_as_before ? "depmod's index is still the one from before install"
+					     : "no /%s",
+			   moddir) < 0)
 		return -ENOMEM;
 	/* depmod's index against the one before install. */
-	res->index_same = true;
-	size_t differ = 0;
-	_cleanup_free_ char *first = NULL;
-	for (size_t i = 0; i < j->n_index; i++) {
-		char d[STUNE_SHA256_HEX];
-		if (stune_sha256_root_file(ctx->root, j->index[i].path, d) == 0 && !strcmp(d, j->index[i].sha256))
-			continue;
-		differ++;
-		if (!first && !(first = strdup(j->index[i].path)))
-			return -ENOMEM;
-	}
 	res->index_same = differ == 0;
 	res->index_note =
 	    differ ? stune_strdupf("%zu of depmod's %zu index files differ from before install (first: /%s): "
@@ -822,11 +851,13 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		int k = stune_sha256_root_file(ctx->root, s->path, cur);
 		if (k == 0 && !strcmp(cur, s->old_sha256)) {
 			/* The install was killed while update-initramfs ran, before it replaced the initrd. */
-			bool bak = drop_initramfs_backup(ctx, s->path);
+			bool bak, new;
+			drop_initramfs_leftovers(ctx, s->path, j->started, &bak, &new);
 			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
-			    rm_note(w, "already the initrd from before install%s",
-				    bak ? "; update-initramfs's backup link of it (.dpkg-bak, left by the killed "
-					  "install) removed"
+			    rm_note(w, "already the initrd from before install%s%s%s",
+				    bak || new ? "; left by the killed update-initramfs, removed: " : "",
+				    bak ? "its backup link of the initrd (.dpkg-bak)" : "",
+				    new ? (bak ? ", its half-written image (.new)" : "its half-written image (.new)")
 					: "") < 0)
 				return -ENOMEM;
 			continue;

@@ -34,10 +34,13 @@ wait_disks() {
 }
 
 # run NAME ARGS...: scsitune ARGS with stdout in $VM_OUT/NAME.json (or
-# whatever it prints), stderr in NAME.err, the exit code in NAME.rc.
+# whatever it prints), stderr in NAME.err, the exit code in NAME.rc, its
+# wall time in NAME.ms (a figure to print, never a pass/fail).
 run() {
 	n=$1
 	shift
+	t0=$(date +%s%N)
 	scsitune "$@" >"$VM_OUT/$n.json" 2>"$VM_OUT/$n.err"
 	echo $? >"$VM_OUT/$n.rc"
+	echo $((($(date +%s%N) - t0) / 1000000)) >"$VM_OUT/$n.ms"
 }

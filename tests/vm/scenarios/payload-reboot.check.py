@@ -7,10 +7,14 @@ reboots of the systemd-booted Debian image whose root disk is on virtio-scsi
 
 Asserts:
   boot 1  stock: verify exits 2, not-installed; scsi_mod has no version file,
-          its disks say iocounterbits 32; install aborted at one journaled
-          point (21, exit 134) and killed with kill -9 while update-initramfs
-          ran: each time payload remove exits 0 and /lib/modules/R, /boot and
-          /etc/depmod.d hash as before (modes and contents); install exits 0:
+          its disks say iocounterbits 32; install aborted inside each
+          journaled step (exit 134; the journal and the disk prove the step:
+          mkdir, file staged, file renamed, depmod, initrd replaced, then
+          remove aborted with the kept initrd half put back)
+          and killed with kill -9 while update-initramfs ran: each time
+          payload remove exits 0 (depmod only where the index changed) and
+          /lib/modules/R, /boot and /etc/depmod.d hash as before (modes and
+          contents); install exits 0:
           preflight passed, the initrd step done and the new initrd holds our
           scsi_mod.ko (checked by libarchive, by SHA-256), modprobe resolves
           both modules to updates/scsitune, scsi_mod needs a reboot; verify
@@ -82,11 +86,60 @@ check(len(io1) >= 2 and set(io1.values()) == {"32"}, f"boot 1: stock iocounterbi
 check(f1.get("root", "").startswith("/dev/sd"), f"boot 1: root is on a SCSI disk ({f1.get('root')})")
 s1 = read("state-1.txt")
 check(len(s1) > 1000 and "/boot/initrd.img-" in s1, "boot 1: the tree's state recorded")
-for n in ("21",):
+
+def journal(name):
+    try:
+        return json.loads(read(name))
+    except ValueError:
+        return {}
+
+
+def step_states(j, kind):
+    return [st.get("state") for st in j.get("steps", []) if st.get("step") == kind]
+
+
+initrd_before = re.search(r"^([0-9a-f]{64})  /boot/initrd\.img-\S+$", s1, re.M)
+initrd_before = initrd_before.group(1) if initrd_before else None
+check(initrd_before is not None, "boot 1: the stock initrd's SHA-256 is in the state")
+# what each abort point is meant to hit, proved from the journal it left and the disk
+kills = {
+    "3": ("mkdir: updates/ made, not yet done",
+          lambda j, d: step_states(j, "mkdir")[:2] == ["started", "pending"] and step_states(j, "file") == ["pending"] * 4),
+    "13": ("file: files staged under their temporary names",
+           lambda j, d: step_states(j, "file").count("started") >= 2 and ".scsi_mod.ko.scsitune-tmp" in d
+           and "\nscsi_mod.ko\n" not in "\n" + d),
+    "21": ("file: half of them renamed into place",
+           lambda j, d: step_states(j, "file") == ["started"] * 4 and "\nscsi_mod.ko\n" in "\n" + d
+           and ".scsitune.conf.scsitune-tmp" in d),
+    "25": ("depmod: ran, not yet done",
+           lambda j, d: step_states(j, "file") == ["done"] * 4 and step_states(j, "depmod") == ["started"]),
+    "29": ("initrd: replaced by update-initramfs, not yet done",
+           lambda j, d: step_states(j, "initramfs") == ["started"] and initrd_before is not None
+           and initrd_before not in d and "/boot/initrd.img-" in d),
+}
+for n, (what, hit) in kills.items():
     check(rc(f"kill-{n}") == "134", f"boot 1: install aborted at point {n} (exit {rc(f'kill-{n}')})")
+    j = journal(f"kill-{n}.journal.json")
+    d = read(f"kill-{n}.disk")
+    check(j.get("complete") is False and hit(j, d),
+          f"boot 1: abort point {n} fell in the step it is for ({what}): journal "
+          f"{[(st.get('step'), st.get('state')) for st in j.get('steps', [])]}, on disk {d.split()}")
     r = js(f"remove-after-kill-{n}")
     check(rc(f"remove-after-kill-{n}") == "0" and r and r["complete"], f"boot 1: remove after the abort at {n}: exit 0, complete")
     check(read(f"state-kill-{n}.txt") == s1, f"boot 1: after abort at {n} + remove the tree hashes as before")
+    dep = [st for st in (r or {}).get("steps", []) if st["step"] == "depmod"]
+    # depmod only where the index is not the one from before install any more
+    want = "ran" if n == "25" else "skipped"
+    check(dep and dep[0]["outcome"] == want,
+          f"boot 1: remove after the abort at {n}: depmod {want} ({dep and (dep[0]['outcome'], dep[0].get('note'))})")
+# remove itself killed after the abort at 29, with the kept initrd written to its temporary name
+check(rc("kill-remove") == "134", f"boot 1: remove aborted at its point 9 (exit {rc('kill-remove')})")
+check(re.search(r"^\.initrd\.img-\S+\.scsitune-tmp$", read("kill-remove.disk"), re.M) is not None,
+      f"boot 1: the killed remove left the kept initrd under its temporary name in /boot ({read('kill-remove.disk').split()})")
+r = js("remove-after-kill-29")
+ird = [st for st in (r or {}).get("steps", []) if st["step"] == "initramfs"]
+check(ird and ird[0]["outcome"] == "restored",
+      f"boot 1: the second remove put the kept initrd back ({ird and (ird[0]['outcome'], ird[0].get('note'))})")
 check(read("kill-initramfs.note").startswith("mkinitramfs running"), "boot 1: scsitune killed while mkinitramfs ran")
 check(rc("kill-initramfs") == "137", f"boot 1: install killed with SIGKILL (exit {rc('kill-initramfs')})")
 check(read("kill-initramfs.waits").strip() == "0",
@@ -188,5 +241,11 @@ for b, what, want, arg, a, z in (("3", "sig_enforce", "Y", "module.sig_enforce=1
     check(read(a) == read(z) and read(a), f"boot {b}: the tree unchanged")
 f4 = facts("facts-4.txt")
 check(f4.get("sig_enforce") == "N", f"boot 4: sig_enforce is N (the refusal is lockdown's: {f4.get('sig_enforce')})")
+
+# --- figures (printed, never pass/fail): the commands' wall time on the guest's real root,
+# an emulated (TCG) 4-vCPU machine: far slower than hardware, comparable only run to run
+ms = {name: read(name + ".ms").strip() for name in ("verify-stock", "install", "verify-1", "verify-2", "remove")}
+print("bench: payload on the real root (TCG guest): " + ", ".join(
+    f"{name} {int(v) / 1000:.2f} s" if v.isdigit() else f"{name} ?" for name, v in ms.items()))
 
 finish("payload-reboot")

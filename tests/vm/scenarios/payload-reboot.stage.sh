@@ -8,17 +8,17 @@
 #
 # boot 1  stock: verify (not installed); the state of the tree (state-1.txt:
 #         SHA-256 and mode of every file under /lib/modules/R, /boot,
-#         /etc/depmod.d); kill tests: install aborted at one journaled point
-#         (SCSITUNE_TEST_PAYLOAD_ABORT=21: half of the files renamed into
-#         place) and install killed with kill -9 (its whole process group,
-#         update-initramfs too) while update-initramfs runs,
-#         each followed by payload remove and the tree's state again
-#         (state-kill-N.txt). Every other journaled point of install and
-#         remove is killed in the payload/sysroot tier (tests/payload/
-#         test-payload.sh, section 6), on a tree without update-initramfs:
-#         what only this guest has is the real initramfs step, so it is
-#         killed here. Then install (install.json), verify (verify-1.json:
-#         reboot pending); reboot
+#         /etc/depmod.d); kill tests: install aborted inside each journaled
+#         step (SCSITUNE_TEST_PAYLOAD_ABORT=N: mkdir, file staged, file
+#         renamed, depmod, initrd replaced; remove aborted
+#         after that last one too, with the kept initrd half put back) and
+#         install killed with kill -9 (its whole process group,
+#         update-initramfs too) while update-initramfs runs, each followed
+#         by payload remove and the tree's state again (state-kill-N.txt).
+#         Every abort point of install and remove is also killed in the
+#         payload/sysroot tier (tests/payload/test-payload.sh, section 6),
+#         on a tree without update-initramfs. Then install (install.json),
+#         verify (verify-1.json: reboot pending); reboot
 # boot 2  the payload's initrd booted: verify (verify-2.json: loaded), the
 #         module facts (facts-2.txt: version, srcversion, taint, iocounterbits
 #         of every SCSI disk, the kernel log's taint line); modprobe
@@ -92,14 +92,35 @@ case $1 in
 	run verify-stock -o json payload verify "$B"
 	facts "$R/facts-1.txt"
 	state "$R/state-1.txt"
-	# kill -9 at a journaled point: abort() where the tree has just changed
-	# (21: half of the files renamed into place); every other point is the
-	# payload/sysroot tier's (not "n": lib.sh's run() sets n)
+	# kill -9 (abort()) inside each journaled step of install on the real root,
+	# then payload remove: the point numbers count the changes of this image's
+	# install (3 directories, 4 files); the journal each kill left and what
+	# was on disk are kept, so the check proves which step each point fell in:
+	#    3  mkdir    updates/ made, not yet marked done
+	#   13  file     files staged under their temporary names
+	#   21  file     half of them renamed into place
+	#   25  depmod   depmod -a ran, not yet marked done
+	#   29  initrd   update-initramfs replaced the initrd, not yet marked done;
+	#                then remove is killed too (point 9 of remove: the kept
+	#                initrd written to its temporary name in /boot, not yet
+	#                renamed over ours) and run again
+	# (the initrd step before update-initramfs replaced the initrd, point 28,
+	# leaves the journal as the kill during update-initramfs below does)
+	# (not "n": lib.sh's run() sets n)
 	up kill
-	# shellcheck disable=SC2043 # one point today; more go in this list
-	for point in 21; do
+	for point in 3 13 21 25 29; do
 		SCSITUNE_TEST_PAYLOAD_ABORT=$point scsitune payload install "$B" >"$R/kill-$point.out" 2>&1
 		echo $? >"$R/kill-$point.rc"
+		cp /var/lib/scsitune/payload/journal.json "$R/kill-$point.journal.json" 2>/dev/null
+		{
+			ls -A "/lib/modules/$K/updates/scsitune" /etc/depmod.d 2>/dev/null
+			sha256sum "/boot/initrd.img-$K"
+		} >"$R/kill-$point.disk" 2>&1
+		if [ $point = 29 ]; then
+			SCSITUNE_TEST_PAYLOAD_ABORT=9 scsitune payload remove >"$R/kill-remove.out" 2>&1
+			echo $? >"$R/kill-remove.rc"
+			ls -A /boot >"$R/kill-remove.disk" 2>&1
+		fi
 		run remove-after-kill-$point -o json payload remove
 		state "$R/state-kill-$point.txt"
 	done
