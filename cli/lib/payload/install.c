@@ -159,33 +159,48 @@ static enum stune_prm_outcome unlink_ours(struct stune_ctx *ctx, const char *pat
 
 /*
  * What a killed update-initramfs leaves next to the initrd. It begins by
- * linking the initrd to INITRD.dpkg-bak (its backup) and removes the link
- * when it ends (backup_initramfs=no, Debian's default): a link of the
- * initrd itself (same inode) holds nothing the initrd does not. mkinitramfs
- * writes the new image to INITRD.new, which update-initramfs renames over
- * the initrd: one modified since the install began (since) is that
- * half-written image. Both removed; *bak / *new say which were.
+ * linking the initrd to INITRD.dpkg-bak (its backup; a copy where links do
+ * not work) and removes it when it ends (backup_initramfs=no, Debian's
+ * default); mkinitramfs writes the new image to INITRD.new, which
+ * update-initramfs renames over the initrd. Killed in between, they stay.
+ * A .dpkg-bak holding the initrd from before install (old_sha256) and
+ * linked or written since the install began (its ctime) is that backup; a
+ * .new modified since is that half-written image. Both removed (nothing
+ * older, nothing else); *bak / *new say which were.
  */
-static void drop_initramfs_leftovers(struct stune_ctx *ctx, const char *path, long long since, bool *bak, bool *new)
+static void drop_initramfs_leftovers(struct stune_ctx *ctx, const char *path, const char *old_sha256, long long since,
+				     bool *bak, bool *new)
 {
-	_cleanup_free_ char *dir = NULL, *bname = NULL, *nname = NULL;
+	_cleanup_free_ char *dir = NULL, *bname = NULL, *nname = NULL, *bpath = NULL;
 	const char *base;
 	*bak = *new = false;
-	if (split(path, &dir, &base) < 0 || !(bname = stune_strdupf("%s.dpkg-bak", base)) ||
-	    !(nname = stune_strdupf("%s.new", base)))
+	if (since <= 0 || split(path, &dir, &base) < 0 || !(bname = stune_strdupf("%s.dpkg-bak", base)) ||
+	    !(nname = stune_strdupf("%s.new", base)) || !(bpath = stune_strdupf("%s.dpkg-bak", path)))
 		return;
 	_cleanup_close_ int dfd = open_dir(ctx, dir);
-	struct stat a, b, n;
-	if (dfd < 0 || fstatat(dfd, base, &a, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(a.st_mode))
+	struct stat b, n;
+	char sha[STUNE_SHA256_HEX];
+	if (dfd < 0)
 		return;
-	if (fstatat(dfd, bname, &b, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
+	if (old_sha256 && fstatat(dfd, bname, &b, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(b.st_mode) &&
+	    (long long)b.st_ctim.tv_sec >= since && stune_sha256_root_file(ctx->root, bpath, sha) == 0 &&
+	    !strcmp(sha, old_sha256))
 		*bak = unlinkat(dfd, bname, 0) == 0;
-	if (fstatat(dfd, nname, &n, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(n.st_mode) && since > 0 &&
+	if (fstatat(dfd, nname, &n, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(n.st_mode) &&
 	    (long long)n.st_mtim.tv_sec >= since)
 		*new = unlinkat(dfd, nname, 0) == 0;
 	if (*bak || *new)
 		(void)stune_dir_sync(dfd);
+}
+
+/* ", removed: ..." for a remove row's note, from drop_initramfs_leftovers' answer. */
+static const char *leftovers_note(bool bak, bool new)
+{
+	return bak && new ? "; left by the killed update-initramfs, removed: its backup of the initrd (.dpkg-bak), "
+			    "its half-written image (.new)"
+	       : bak	  ? "; left by the killed update-initramfs, removed: its backup of the initrd (.dpkg-bak)"
+	       : new	  ? "; left by the killed update-initramfs, removed: its half-written image (.new)"
+			  : "";
 }
 
 /* --- depmod and update-initramfs ---------------------------------------------- */
@@ -852,13 +867,9 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		if (k == 0 && !strcmp(cur, s->old_sha256)) {
 			/* The install was killed while update-initramfs ran, before it replaced the initrd. */
 			bool bak, new;
-			drop_initramfs_leftovers(ctx, s->path, j->started, &bak, &new);
+			drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
 			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
-			    rm_note(w, "already the initrd from before install%s%s%s",
-				    bak || new ? "; left by the killed update-initramfs, removed: " : "",
-				    bak ? "its backup link of the initrd (.dpkg-bak)" : "",
-				    new ? (bak ? ", its half-written image (.new)" : "its half-written image (.new)")
-					: "") < 0)
+			    rm_note(w, "already the initrd from before install%s", leftovers_note(bak, new)) < 0)
 				return -ENOMEM;
 			continue;
 		}
@@ -887,8 +898,14 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 				if (rm_note(w, "putting back the kept initrd: %s",
 					    r < 0 ? strerror(-r) : "SHA-256 differs") < 0)
 					return -ENOMEM;
-			} else if (rm_note(w, "the initrd from before install, put back from %s", kp) < 0)
-				return -ENOMEM;
+			} else {
+				/* killed after update-initramfs replaced the initrd, before it removed its backup */
+				bool bak, new;
+				drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
+				if (rm_note(w, "the initrd from before install, put back from %s%s", kp,
+					    leftovers_note(bak, new)) < 0)
+					return -ENOMEM;
+			}
 			continue;
 		}
 		/* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
