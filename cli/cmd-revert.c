@@ -190,9 +190,12 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
 	}
-	/* The disks now: a disk's entries are restored on the disk with the key they name, whatever its name. */
+	/* The disks now: a disk's entries are restored on the disk with the key they name, whatever its name.
+	 * When each journaled name still has its key (one disk at a time), the host is not scanned. */
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	if ((r = stune_topology_scan_for_plan_attrs(ctx, 0, &t)) < 0) {
+	bool in_place = false;
+	if ((r = stune_revert_disks_in_place(ctx, j, &in_place)) < 0 ||
+	    (!in_place && (r = stune_topology_scan_for_plan_attrs(ctx, 0, &t)) < 0)) {
 		error_msg("reading the host failed: %s", strerror(-r));
 		return EXIT_ERROR;
 	}

@@ -127,6 +127,31 @@ static int scan_keys(struct stune_ctx *ctx, const struct stune_rdir *udev_data, 
 	return r < 0 ? -ENOMEM : 0;
 }
 
+int stune_disk_key_by_name(struct stune_ctx *ctx, const char *name, char **key)
+{
+	_cleanup_free_ char *link = NULL, *bdir = NULL;
+	_cleanup_(rdir_closep) struct stune_rdir bd = STUNE_RDIR_INIT, sd = STUNE_RDIR_INIT;
+	struct stune_disk d = {0};
+	int r;
+	*key = NULL;
+	if (!*name || strchr(name, '/') || name[0] == '.')
+		return -ENOENT;
+	if (!(link = stune_strdupf("sys/block/%s", name)))
+		return -ENOMEM;
+	if ((r = stune_root_resolve(ctx->root, link, &bdir)) < 0)
+		return r == -ENOMEM ? r : -ENOENT;
+	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0 ||
+	    stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
+		return -ENOENT;
+	if (!(d.hctl = strdup(stune_path_basename(sd.path))))
+		return -ENOMEM;
+	(void)stune_attr_str_at(ctx, &bd, &d.devnum, STUNE_ATTR_OPTIONAL, "dev");
+	if ((r = scan_keys(ctx, NULL, bdir, &d)) == 0)
+		*key = steal_pointer(&d.key);
+	stune_disk_clear(&d);
+	return r;
+}
+
 /* Host number → index into t->hosts (sorted by number), or -1. */
 static ssize_t host_index(const struct stune_topology *t, unsigned host_no)
 {

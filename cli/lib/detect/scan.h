@@ -20,3 +20,10 @@ int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **
 /* The same, reading of the disks' tunables only those in attrs (1 << enum stune_disk_raw; the plan
  * says which: stune_plan_disk_attrs), and always rotational and the scheduler. */
 int stune_topology_scan_for_plan_attrs(struct stune_ctx *ctx, unsigned attrs, struct stune_topology **out);
+
+/*
+ * The key the scan gives the block device sys/block/NAME now (wwn-..., path-...,
+ * hctl-...: its WWN, else its ID_PATH, else H:C:T:L), read for that one disk:
+ * its device link, dev and udev properties. -ENOENT: no such disk, or not SCSI.
+ */
+int stune_disk_key_by_name(struct stune_ctx *ctx, const char *name, char **key);

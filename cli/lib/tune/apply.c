@@ -11,6 +11,7 @@
 #include "tune/persist.h"
 #include "core/root.h"
 #include "core/strv.h"
+#include "detect/scan.h"
 #include "detect/topology.h"
 
 #ifdef SCSITUNE_TEST_HOOKS
@@ -437,6 +438,36 @@ static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool fo
 	}
 	it->outcome = STUNE_RV_RESTORED;
 	e->state = STUNE_J_REVERTED;
+	return 0;
+}
+
+int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journal *j, bool *in_place)
+{
+	static const char pre[] = "sys/block/";
+	const size_t np = sizeof(pre) - 1;
+	_cleanup_free_ char *name = NULL, *key = NULL; /* the last disk looked at: a disk's entries are together */
+	*in_place = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		if (e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
+			continue;
+		const char *n = e->path + np, *rest = strchr(n, '/');
+		if (!rest || !e->object)
+			return 0;
+		if (!name || strlen(name) != (size_t)(rest - n) || strncmp(name, n, (size_t)(rest - n))) {
+			free(name);
+			free(key);
+			key = NULL;
+			if (!(name = strndup(n, (size_t)(rest - n))))
+				return -ENOMEM;
+			int r = stune_disk_key_by_name(ctx, name, &key);
+			if (r == -ENOMEM)
+				return r;
+		}
+		if (!key || strcmp(key, e->object))
+			return 0;
+	}
+	*in_place = true;
 	return 0;
 }
 

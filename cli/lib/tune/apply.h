@@ -46,6 +46,15 @@ struct stune_revert_item {
 };
 
 /*
+ * Whether every disk of the journal is still where it was: each disk entry's
+ * kernel name (sys/block/NAME/...) has the key the entry names now
+ * (stune_disk_key_by_name, one disk at a time). true: stune_revert needs no
+ * scan of the host (t NULL restores every path as journaled, which is then
+ * the same disk); false: a disk moved, is gone or has no key now: scan.
+ */
+int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journal *j, bool *in_place);
+
+/*
  * Restore every value of the journal, newest first (scheduler switches
  * before the rest: a switch resets nr_requests). Entries restored are marked
  * REVERTED and the journal saved; when nothing is left, it is removed.
