@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* core/parallel.c: every item once, on as many threads as asked, the caller's included. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/ctx.h"
+#include "core/parallel.h"
+#include "tap.h"
+
+struct run {
+	unsigned *seen; /* per item: how many calls */
+	pthread_t *by;	/* per item: the thread that took it */
+};
+
+static void visit(void *arg, size_t i)
+{
+	struct run *r = arg;
+	__atomic_fetch_add(&r->seen[i], 1, __ATOMIC_RELAXED);
+	r->by[i] = pthread_self();
+	if (i % 64 == 0)
+		usleep(1000); /* the other threads take items meanwhile */
+}
+
+/* Items called exactly once each; *threads: how many distinct threads took them. */
+static int once_each(struct stune_ctx *ctx, size_t n, size_t min_n, size_t *threads)
+{
+	struct run r = {calloc(n ? n : 1, sizeof(*r.seen)), calloc(n ? n : 1, sizeof(*r.by))};
+	int bad = !r.seen || !r.by;
+	if (!bad)
+		stune_parallel_for(ctx, n, min_n, visit, &r);
+	*threads = 0;
+	for (size_t i = 0; !bad && i < n; i++) {
+		bad |= r.seen[i] != 1;
+		size_t k = 0;
+		while (k < i && !pthread_equal(r.by[k], r.by[i]))
+			k++;
+		*threads += k == i; /* first item of its thread */
+	}
+	free(r.seen);
+	free(r.by);
+	return bad;
+}
+
+int main(void)
+{
+	struct stune_ctx *ctx = NULL;
+	size_t threads = 0;
+	char dir[] = "/tmp/test-parallel.XXXXXX"; /* an empty root: nothing is read */
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(stune_ctx_new(dir, &ctx) == 0);
+	if (!ctx)
+		TAP_END();
+
+	ctx->scan_threads = 4;
+	CHECK(once_each(ctx, 1000, 128, &threads) == 0);
+	CHECK(threads >= 2 && threads <= 4); /* the caller and up to 3 workers */
+	CHECK(once_each(ctx, 3, 128, &threads) == 0);
+	CHECK(threads >= 1 && threads <= 3); /* never more threads than items */
+	CHECK(once_each(ctx, 0, 128, &threads) == 0 && threads == 0);
+
+	ctx->scan_threads = 1;
+	CHECK(once_each(ctx, 1000, 128, &threads) == 0 && threads == 1);
+
+	/* unset: below min_n on the calling thread alone */
+	ctx->scan_threads = 0;
+	CHECK(once_each(ctx, 100, 128, &threads) == 0 && threads == 1);
+	CHECK(once_each(ctx, 1000, 128, &threads) == 0 && threads >= 1);
+
+	stune_ctx_free(ctx);
+	rmdir(dir);
+	TAP_END();
+}
