@@ -194,22 +194,34 @@ char *plan_row_text(const struct stune_change *c, bool with_desired)
 	return stune_strdupf("%s %s -> %s", rows_setting(c->setting), cur, want ? want : "-");
 }
 
-static size_t objects_in_state(const struct stune_plan *plan, enum stune_change_state st)
+static int cmp_str_ptr(const void *a, const void *b)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < plan->n_changes; i++) {
-		const struct stune_change *c = &plan->changes[i];
-		if (c->state != st)
-			continue;
-		bool seen = false;
-		for (size_t j = i; j-- > 0 && !seen;)
-			seen = plan->changes[j].state == st && !strcmp(plan->changes[j].object, c->object);
-		n += !seen;
-	}
-	return n;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void render_plan(struct out *o, const struct stune_topology *t, const struct stune_plan *plan, int verbose)
+/* How many distinct objects have a row in state st: sorted names, O(P log P). */
+static ssize_t objects_in_state(const struct stune_plan *plan, enum stune_change_state st)
+{
+	_cleanup_free_ const char **names = NULL;
+	size_t m = 0;
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		if (plan->changes[i].state != st)
+			continue;
+		if (stune_grow(&names, m, sizeof(*names)) < 0)
+			return -ENOMEM;
+		names[m++] = plan->changes[i].object;
+	}
+	if (m > 1)
+		qsort(names, m, sizeof(*names), cmp_str_ptr);
+	size_t n = 0;
+	for (size_t i = 0; i < m; i++)
+		n += i == 0 || strcmp(names[i - 1], names[i]) != 0;
+	return (ssize_t)n;
+}
+
+/* nobj: the number of objects with a change (objects_in_state). */
+static void render_plan(struct out *o, const struct stune_topology *t, const struct stune_plan *plan, size_t nobj,
+			int verbose)
 {
 	const struct stune_profile *p = plan->profile;
 	size_t counts[4];
@@ -229,7 +241,6 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 	out_obj_end(o);
 	out_bool(o, "dry_run", NULL, STUNE_YES);
 	out_obj_begin(o, "summary");
-	size_t nobj = objects_in_state(plan, STUNE_CHANGE);
 	out_int(o, "change", counts[STUNE_CHANGE] ? "Plan: %s" NB "to" NB "change" : NULL,
 		(long long)counts[STUNE_CHANGE]);
 	if (counts[STUNE_CHANGE])
@@ -405,7 +416,12 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	render_plan(o, t, plan, g->verbose);
+	ssize_t nobj = objects_in_state(plan, STUNE_CHANGE);
+	if (nobj < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	render_plan(o, t, plan, (size_t)nobj, g->verbose);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

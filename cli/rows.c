@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/macro.h"
 #include "core/strv.h"
 #include "wrap.h"
 
@@ -13,13 +14,11 @@ int rows_add(struct rows *r, const char *state, const char *device, const char *
 {
 	if (!text)
 		return -ENOMEM;
-	struct row_item *n = realloc(r->v, (r->n + 1) * sizeof(*n));
-	if (!n) {
+	if (stune_grow(&r->v, r->n, sizeof(*r->v)) < 0) {
 		free(text);
 		return -ENOMEM;
 	}
-	r->v = n;
-	struct row_item *it = &n[r->n++];
+	struct row_item *it = &r->v[r->n++];
 	*it = (struct row_item){.state = state, .text = text};
 	it->device = device ? strdup(device) : NULL;
 	it->key = strdup(key ? key : "-");

@@ -41,6 +41,21 @@ static void test_bans(void)
 	CHECK(!stune_irqbalance_bans("--banirq=4", 40));
 	CHECK(!stune_irqbalance_bans("--banirq", 40));
 	CHECK(!stune_irqbalance_bans(NULL, 40));
+
+	/* The list made once: the same answers as stune_irqbalance_bans, sorted, each once. */
+	const char *args = "--banirq=40 --foreground -i 7 --banirq 41 --banirq=40 --banirq=x4 -i --banirq=99999999999 "
+			   "--banirq=4294967295 --banirq=3";
+	unsigned *v = NULL;
+	size_t n = 0;
+	CHECK(stune_irqbalance_banned(args, &v, &n) == 0);
+	CHECK(n == 5 && v[0] == 3 && v[1] == 7 && v[2] == 40 && v[3] == 41 && v[4] == 4294967295u);
+	for (unsigned irq = 0; irq < 100; irq++)
+		CHECK(stune_irqbalance_banned_has(v, n, irq) == stune_irqbalance_bans(args, irq));
+	CHECK(stune_irqbalance_banned_has(v, n, 4294967295u) == stune_irqbalance_bans(args, 4294967295u));
+	free(v);
+	CHECK(stune_irqbalance_banned(NULL, &v, &n) == 0 && !v && n == 0);
+	CHECK(!stune_irqbalance_banned_has(NULL, 0, 3));
+	CHECK(stune_irqbalance_banned("--foreground", &v, &n) == 0 && !v && n == 0);
 }
 
 static void test_edit(void)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,56 @@ bool stune_irqbalance_bans(const char *args, unsigned irq)
 			return true;
 	}
 	return false;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+int stune_irqbalance_banned(const char *args, unsigned **irqs, size_t *n_out)
+{
+	*irqs = NULL;
+	*n_out = 0;
+	if (!args)
+		return 0;
+	_cleanup_free_ char *copy = strdup(args);
+	if (!copy)
+		return -ENOMEM;
+	_cleanup_free_ unsigned *v = NULL;
+	size_t n = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		const char *num = NULL;
+		if (!strncmp(w, "--banirq=", 9))
+			num = w + 9;
+		else if (!strcmp(w, "--banirq") || !strcmp(w, "-i"))
+			num = strtok_r(NULL, " \t", &save);
+		if (!num || !*num)
+			continue;
+		char *end;
+		unsigned long x = strtoul(num, &end, 10);
+		if (*end || x > UINT_MAX) /* what stune_irqbalance_bans() matches no IRQ with */
+			continue;
+		if (stune_grow(&v, n, sizeof(*v)) < 0)
+			return -ENOMEM;
+		v[n++] = (unsigned)x;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_unsigned);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	*irqs = steal_pointer(&v);
+	*n_out = u;
+	return 0;
+}
+
+bool stune_irqbalance_banned_has(const unsigned *irqs, size_t n, unsigned irq)
+{
+	return n && bsearch(&irq, irqs, n, sizeof(*irqs), cmp_unsigned);
 }
 
 int stune_irqbalance_edit(const char *text, const char *args, const char *comment, char **out)

@@ -26,6 +26,13 @@ int stune_irqbalance_args(const char *text, char **args);
 /* Does args ban IRQ irq (--banirq=N, --banirq N, -i N)? */
 bool stune_irqbalance_bans(const char *args, unsigned irq);
 /*
+ * Every IRQ args bans, sorted, each once (*irqs NULL when none): one pass
+ * over args, so checking I IRQs costs O(I log I), not I passes.
+ */
+int stune_irqbalance_banned(const char *args, unsigned **irqs, size_t *n);
+/* Is irq in a list stune_irqbalance_banned() made? (binary search) */
+bool stune_irqbalance_banned_has(const unsigned *irqs, size_t n, unsigned irq);
+/*
  * text with IRQBALANCE_ARGS set to args: the last active line replaced in
  * place, else a line appended; a comment line naming scsitune goes above it.
  */

@@ -675,13 +675,17 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	_cleanup_fclose_ FILE *fm = open_memstream(&missing, &missing_len);
 	if (!fa || !fm)
 		return -ENOMEM;
+	_cleanup_free_ unsigned *banned = NULL;
+	size_t n_banned = 0;
+	if (stune_irqbalance_banned(ib->args, &banned, &n_banned) < 0)
+		return -ENOMEM;
 	for (size_t i = first_irq_change; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
 		if (c->kind != STUNE_OBJ_IRQ || (c->state != STUNE_CHANGE && c->state != STUNE_ALREADY))
 			continue;
 		unsigned irq = (unsigned)strtoul(c->object + 4, NULL, 10);
 		fprintf(fa, "%s--banirq=%u", ftell(fa) ? " " : "", irq);
-		if (!stune_irqbalance_bans(ib->args, irq))
+		if (!stune_irqbalance_banned_has(banned, n_banned, irq))
 			fprintf(fm, "%s--banirq=%u", ftell(fm) ? " " : "", irq);
 	}
 	bool any_all = ftell(fa) > 0, any_missing = ftell(fm) > 0;
