@@ -17,9 +17,14 @@ case $action in
 make)
 	if [ -L "$link" ]; then "$0" remove "$link"; fi
 	dir=${BENCH_DIR:-${TMPDIR:-/tmp}}
+	# About 0.9 MB and 370 inodes per disk (4,096 disks: 3.5 GiB, 1.5M
+	# inodes); /dev/shm when it has that and 1.5 GiB more left over.
+	n=4096 args=("$@")
+	for ((i = 0; i < ${#args[@]} - 1; i++)); do [ "${args[i]}" != --disks ] || n=${args[i + 1]}; done
+	case $n in '' | *[!0-9]*) die "--disks $n: not a number" ;; esac
 	if [ -z "${BENCH_DIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 		read -r free_kb free_inodes < <(df -k --output=avail,iavail /dev/shm 2>/dev/null | tail -1) || true
-		if [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ] && [ "${free_inodes:-0}" -gt 2000000 ]; then
+		if [ "${free_kb:-0}" -gt $((n * 920 + 1536 * 1024)) ] && [ "${free_inodes:-0}" -gt $((n * 400 + 100000)) ]; then
 			dir=/dev/shm
 		fi
 	fi
