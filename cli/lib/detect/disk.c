@@ -127,21 +127,28 @@ static int scan_keys(struct stune_ctx *ctx, const struct stune_rdir *udev_data, 
 	return r < 0 ? -ENOMEM : 0;
 }
 
-int stune_disk_key_by_name(struct stune_ctx *ctx, const char *name, char **key)
+int stune_disk_key_by_name(struct stune_ctx *ctx, const struct stune_rdir *sys_block, const char *name, char **key)
 {
-	_cleanup_free_ char *link = NULL, *bdir = NULL;
+	_cleanup_free_ char *link = NULL, *resolved = NULL;
 	_cleanup_(rdir_closep) struct stune_rdir bd = STUNE_RDIR_INIT, sd = STUNE_RDIR_INIT;
 	struct stune_disk d = {0};
 	int r;
 	*key = NULL;
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return -ENOENT;
-	if (!(link = stune_strdupf("sys/block/%s", name)))
-		return -ENOMEM;
-	if ((r = stune_root_resolve(ctx->root, link, &bdir)) < 0)
-		return r == -ENOMEM ? r : -ENOENT;
-	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0 ||
-	    stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
+	if (sys_block && sys_block->fd >= 0) {
+		if ((r = stune_root_dir_open_entry(ctx->root, sys_block, name, &bd)) < 0)
+			return r == -ENOMEM ? r : -ENOENT;
+	} else {
+		if (!(link = stune_strdupf("sys/block/%s", name)))
+			return -ENOMEM;
+		if ((r = stune_root_resolve(ctx->root, link, &resolved)) < 0)
+			return r == -ENOMEM ? r : -ENOENT;
+		if (stune_root_dir_open_canonical(ctx->root, resolved, &bd) < 0)
+			return -ENOENT;
+	}
+	const char *bdir = bd.path;
+	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
 		return -ENOENT;
 	if (!(d.hctl = strdup(stune_path_basename(sd.path))))
 		return -ENOMEM;

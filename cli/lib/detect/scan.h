@@ -10,6 +10,7 @@
 struct stune_ctx;
 
 #include "core/parallel.h" /* STUNE_MAX_SCAN_THREADS */
+#include "core/root.h"	   /* struct stune_rdir */
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
 /* What apply, verify and report plan against: the scan plus irqbalance's
@@ -25,5 +26,8 @@ int stune_topology_scan_for_plan_attrs(struct stune_ctx *ctx, unsigned attrs, st
  * The key the scan gives the block device sys/block/NAME now (wwn-..., path-...,
  * hctl-...: its WWN, else its ID_PATH, else H:C:T:L), read for that one disk:
  * its device link, dev and udev properties. -ENOENT: no such disk, or not SCSI.
+ * sys_block: sys/block opened once by the caller (stune_root_dir_open_canonical)
+ * for many names: the link is then one readlinkat and one open; NULL: resolved
+ * from the root.
  */
-int stune_disk_key_by_name(struct stune_ctx *ctx, const char *name, char **key);
+int stune_disk_key_by_name(struct stune_ctx *ctx, const struct stune_rdir *sys_block, const char *name, char **key);

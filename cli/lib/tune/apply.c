@@ -446,7 +446,10 @@ int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journa
 	static const char pre[] = "sys/block/";
 	const size_t np = sizeof(pre) - 1;
 	_cleanup_free_ char *name = NULL, *key = NULL; /* the last disk looked at: a disk's entries are together */
+	_cleanup_(stune_root_dir_close) struct stune_rdir sys_block = STUNE_RDIR_INIT;
 	*in_place = false;
+	/* Opened once: each name is then one readlinkat and one open (without it, resolved from the root). */
+	(void)stune_root_dir_open_canonical(ctx->root, "sys/block", &sys_block);
 	for (size_t i = 0; i < j->n; i++) {
 		const struct stune_jentry *e = &j->entries[i];
 		if (e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
@@ -460,7 +463,7 @@ int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journa
 			key = NULL;
 			if (!(name = strndup(n, (size_t)(rest - n))))
 				return -ENOMEM;
-			int r = stune_disk_key_by_name(ctx, name, &key);
+			int r = stune_disk_key_by_name(ctx, &sys_block, name, &key);
 			if (r == -ENOMEM)
 				return r;
 		}
