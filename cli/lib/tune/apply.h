@@ -19,9 +19,10 @@
  * a disk's old value is the raw text the plan's scan read (stune_disk.raw),
  * other old values are read here;
  * each write's outcome is appended to the journal's log, and the journal is
- * compacted at the end. After the writes the host is read
- * again and the plan rebuilt: a write that the kernel accepted but that is
- * not in effect is IGNORED. Returns -errno only for failures of the journal
+ * compacted at the end. Each written file is read back right after its
+ * write (through the same descriptor) and compared with the plan's row by
+ * meaning: a write the kernel accepted but that is not in effect is IGNORED
+ * (the host is not scanned again). Returns -errno only for failures of the journal
  * or of reading the host; failed writes are in the entries.
  */
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
