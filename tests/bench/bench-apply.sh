@@ -88,28 +88,8 @@ st() { "$scsitune" --sysroot "$root" "$@"; }
 profile=(--profile-dir "$top/profiles" --profile "$here/bench-all-disks")
 
 # What apply and revert may touch: every disk's queue attributes, the IRQ
-# affinities, the irqbalance file (python: a find over the 1.5M-inode tree
-# takes 10 s, these 25k reads well under one).
-snap() {
-	python3 - "$root" <<'PY'
-import hashlib, os, sys
-root = sys.argv[1]
-h = hashlib.sha256()
-for d in sorted(os.listdir(f"{root}/sys/block")):
-    q = f"{root}/sys/block/{d}/queue"
-    for a in ("scheduler", "nr_requests", "rq_affinity", "nomerges", "add_random", "read_ahead_kb"):
-        with open(f"{q}/{a}", "rb") as f:
-            h.update(f"{d}/{a}=".encode() + f.read())
-for i in sorted(os.listdir(f"{root}/proc/irq")):
-    p = f"{root}/proc/irq/{i}/smp_affinity_list"
-    if os.path.exists(p):
-        with open(p, "rb") as f:
-            h.update(f"{i}=".encode() + f.read())
-with open(f"{root}/etc/default/irqbalance", "rb") as f:
-    h.update(f.read())
-print(h.hexdigest())
-PY
-}
+# affinities, the irqbalance file (snap-tree.py --irqs).
+snap() { python3 "$here/snap-tree.py" "$root" --irqs; }
 before=$(snap)
 
 st apply "${profile[@]}" --dry-run -o json >"$work/plan.json" || die "apply --dry-run failed"

@@ -82,18 +82,7 @@ trap cleanup EXIT
 profile=(--profile-dir "$top/profiles" --profile "$here/bench-all-disks")
 
 # The queue attributes of every disk, hashed: what apply changes and revert puts back.
-snap() {
-	python3 - "$root" <<'PY'
-import hashlib, os, sys
-root = sys.argv[1]
-h = hashlib.sha256()
-for d in sorted(os.listdir(f"{root}/sys/block")):
-    for a in ("scheduler", "nr_requests", "rq_affinity", "nomerges", "add_random", "read_ahead_kb"):
-        with open(f"{root}/sys/block/{d}/queue/{a}", "rb") as f:
-            h.update(f"{d}/{a}=".encode() + f.read())
-print(h.hexdigest())
-PY
-}
+snap() { python3 "$here/snap-tree.py" "$root"; }
 # timed NAME CMD...: wall µs (date), peak RSS KiB (/usr/bin/time) appended to $work/NAME.
 timed() {
 	local name=$1 t0 t1 rc=0
