@@ -3,7 +3,8 @@
 # image, once per build tree: mmdebstrap from Debian's archive (the apt
 # sources this machine uses), systemd as init, udev, linux-image-amd64 with
 # its own initramfs made by initramfs-tools inside the image, GRUB in the
-# image's MBR, fio, irqbalance, python3 and scsitune's runtime libraries.
+# image's MBR, fio, irqbalance, python3, openssh-server (started only by
+# the fleet-host scenario) and scsitune's runtime libraries.
 # The root file system is the first partition of a raw disk that run.sh
 # attaches through virtio-scsi: the root disk is a SCSI disk, so scsi_mod,
 # virtio_scsi and sd_mod load from Debian's initramfs. Nothing is mounted
@@ -138,13 +139,19 @@ tree=$work/root
 #   grub-pc-bin                      the boot loader's images (put in the MBR
 #                                    below, grub-mkimage from grub-common)
 #   e2fsprogs fio irqbalance python3 what the scenarios run
+#   openssh-server dbus              the fleet scenario's SSH host (Ansible's
+#                                    connection; python3 is its target side):
+#                                    sshd not started unless a stage starts
+#                                    it; dbus, as on a Debian host (systemd
+#                                    Recommends it): shutdown -r, which
+#                                    Ansible's reboot runs, asks logind over it
 #   libnuma1 libjson-c5 libudev1 libinih1 libssl3 libcurl4
 #   libarchive13 libsodium23 libelf1 scsitune's libraries (ldd, plus libnuma
 #                                    and libcurl, which it dlopen()s; libkmod2
 #                                    comes with kmod)
 # Recommends are not installed (mmdebstrap's default); man pages, docs and
 # locales are not unpacked. eatmydata: dpkg does not fsync (a throwaway tree).
-pkgs=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,zstd,grub-pc-bin,e2fsprogs,fio,irqbalance,python3
+pkgs=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,zstd,grub-pc-bin,e2fsprogs,fio,irqbalance,python3,openssh-server,dbus
 pkgs=$pkgs,libnuma1,libjson-c5,libudev1,libinih1,libssl3,libcurl4,libarchive13,libsodium23,libelf1
 log "mmdebstrap bookworm ($pkgs) from $sources"
 mmdebstrap --variant=minbase --mode=root --format=directory \

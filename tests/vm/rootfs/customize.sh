@@ -123,6 +123,27 @@ for u in vm.mount vm-stage.service; do
 	install -m 0644 "$here/guest/$u" "$t/etc/systemd/system/$u"
 	ln -sf "/etc/systemd/system/$u" "$t/etc/systemd/system/multi-user.target.wants/$u"
 done
+install -m 0644 "$here/guest/vm-handover.service" "$t/etc/systemd/system/vm-handover.service"
+
+# The fleet-host scenario's SSH host (tests/vm/scenarios/fleet-host.stage.sh
+# starts both when run.sh --serve gave the guest a NIC): sshd not started
+# at boot (openssh-server's postinst enabled it; every other scenario would
+# pay for it under TCG), and systemd-networkd's address for QEMU's user
+# network (10.0.2.15, the host's loopback seen as 10.0.2.2). Root logs in
+# with the key the scenario brings (sshd's default: prohibit-password).
+rm -f "$t/etc/systemd/system/multi-user.target.wants/ssh.service" "$t/etc/systemd/system/sshd.service"
+mkdir -p "$t/etc/systemd/network"
+cat >"$t/etc/systemd/network/20-scsitune-vm.network" <<'NET'
+# scsitune vm image: QEMU's user network (run.sh --serve)
+[Match]
+Type=ether
+
+[Network]
+Address=10.0.2.15/24
+Gateway=10.0.2.2
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+NET
 
 # Last: /etc and /var are up to date with /usr (ConditionNeedsUpdate=: no
 # hwdb, ldconfig or catalog rebuild at the first boot).

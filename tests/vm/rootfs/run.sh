@@ -3,7 +3,7 @@
 # under QEMU/TCG, through GRUB, systemd and udev, and run a scenario across
 # reboots; then check its results on this side.
 #
-#   run.sh [--shell] SCSITUNE_BINARY SCENARIO OUTDIR
+#   run.sh [--shell | --serve] SCSITUNE_BINARY SCENARIO OUTDIR
 #
 # The guest: the NUMA shape of run-vm.sh (4 vCPUs in two nodes, cpus 0-1 /
 # 2-3, 512 MiB each; a pxb expander bridge on node 1, bus 0x20, carrying
@@ -49,6 +49,19 @@
 # and no stage runs (run it by hand: sh /vm/in/stage.sh 1 /vm/out); Ctrl-A X
 # quits QEMU.
 #
+# --serve: the guest is also a host on a network, for a driver on this side
+# (tests/fleet/test-vm-host.sh: Ansible over SSH). QEMU gets a virtio-net NIC
+# on its user network (the guest is 10.0.2.15, this machine's loopback is
+# 10.0.2.2 to it; the image's systemd-networkd sets that) with the guest's
+# port 22 forwarded from 127.0.0.1:$SCSITUNE_VM_SSH_PORT here. The scenario's
+# stage starts sshd, then waits; besides the reboots a stage asks for, the
+# guest may be rebooted from outside (an Ansible reboot task): the stage is
+# stopped with the rest of the system, and a unit the stage installed
+# (vm-handover.service, lib.sh install_handover) hands over the next boot's
+# kernel, initrd and command line at shutdown, so this script starts QEMU
+# again on them (the boot is listed in OUTDIR/external-reboots). A stage that
+# powers off ends the run, as in the other scenarios.
+#
 # Environment: SCSITUNE_VM_CACHE (see build-image.sh), SCSITUNE_VM_TIMEOUT
 # (seconds for one boot with its stage and shutdown, default 600),
 # SCSITUNE_VM_FILES, SCSITUNE_VM_BOOT (direct, the default, or grub),
@@ -62,9 +75,18 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../../.." && pwd -P)
-shell=
-[ "${1:-}" = --shell ] && { shell=1; shift; }
-[ $# -eq 3 ] || { echo "usage: run.sh [--shell] SCSITUNE SCENARIO OUTDIR" >&2; exit 64; }
+shell= serve=
+case ${1:-} in
+--shell) shell=1; shift ;;
+--serve) serve=1; shift ;;
+esac
+[ $# -eq 3 ] || { echo "usage: run.sh [--shell | --serve] SCSITUNE SCENARIO OUTDIR" >&2; exit 64; }
+if [ -n "$serve" ]; then
+	case ${SCSITUNE_VM_SSH_PORT:-} in
+	[1-9]*) ;;
+	*) echo "run.sh: --serve needs SCSITUNE_VM_SSH_PORT (the port on 127.0.0.1 forwarded to the guest's 22)" >&2; exit 64 ;;
+	esac
+fi
 scsitune=$(readlink -f -- "$1")
 scenario=$2
 out=$3
@@ -119,6 +141,11 @@ args=(
 	-fsdev local,id=fs0,path="$out/share",security_model=none
 	-device virtio-9p-pci,fsdev=fs0,mount_tag=vm,bus=pci.0
 )
+# --serve: the NIC on QEMU's user network, the guest's sshd on a loopback port here.
+[ -n "$serve" ] && args+=(
+	-netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$SCSITUNE_VM_SSH_PORT-:22"
+	-device virtio-net-pci,netdev=net0,bus=pci.0
+)
 
 # The kernel, initrd and command line of boot N (direct boot): the image's
 # for boot 1, then what the guest handed over.
@@ -166,9 +193,14 @@ while :; do
 	echo "$boot $tb $(now)" >>"$out/boots.txt"
 	[ "$rc" -eq 0 ] || fail "boot $boot: qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-600} s)"
 	[ "$(res_boots)" = "$boot" ] || fail "boot $boot: the guest stopped before its stage ran"
-	[ "$(cat "$res/boot-$boot.rc" 2>/dev/null)" = 0 ] || fail "boot $boot: the stage exited with $(cat "$res/boot-$boot.rc" 2>/dev/null || echo '(none)')"
-	[ -f "$res/finished" ] && break
-	[ "$(cat "$res/next" 2>/dev/null)" = reboot ] || fail "boot $boot: the guest went down without finishing or asking for a reboot"
+	if [ -n "$serve" ] && [ ! -e "$res/boot-$boot.rc" ] && [ ! -f "$res/finished" ] && [ -s "$res/next-boot/cmdline" ]; then
+		# rebooted from outside while the stage waited (--serve)
+		echo "$boot" >>"$out/external-reboots"
+	else
+		[ "$(cat "$res/boot-$boot.rc" 2>/dev/null)" = 0 ] || fail "boot $boot: the stage exited with $(cat "$res/boot-$boot.rc" 2>/dev/null || echo '(none)')"
+		[ -f "$res/finished" ] && break
+		[ "$(cat "$res/next" 2>/dev/null)" = reboot ] || fail "boot $boot: the guest went down without finishing or asking for a reboot"
+	fi
 	if [ -n "${kernel[*]}" ]; then
 		kdir=$out/kernel-$((boot + 1))
 		rm -rf "$kdir"
