@@ -28,7 +28,7 @@
 # Checked: the play's exit and recap, the wave's summary (gate passed over
 # the guest), two boots (one reboot from outside), in the guest: payload
 # verify 0, verify 0, the scsi_mod loaded is out of tree (taint O), fio
-# ran on the data disk bound to node 1 (the virtio-scsi HBA's node, in the
+# ran on the data disk behind the node-1 virtio-scsi HBA (in the
 # saved sets' provenance); the service's view of the host equals the host's
 # own report --compare (tests/fleet/check-view.py). Then the whole play again:
 # changed=0, nothing judged, no new point. Then the role's revert steps
@@ -220,12 +220,13 @@ tset=$(tail -1 "$T/tuned-set.txt")
 gssh "scsitune report --compare \$(ls /var/lib/scsitune/reports/baseline/*.json | tail -1) --state-dir /tmp/own-compare -o json \$(ls /var/lib/scsitune/runs/*-run*.json | tail -3)" \
 	>"$T/own.json" 2>"$T/own.err" || fail "the guest's own report --compare: $(cat "$T/own.err")"
 gssh "cat /var/lib/scsitune/$tset" >"$T/tuned-saved.json" 2>&1
-check "fio ran on the data disk, bound to node 1 (the virtio-scsi HBA's)" "$py" - "$T/tuned-saved.json" <<'PY'
+check "fio ran on the data disk, behind the node-1 virtio-scsi HBA (provenance)" "$py" - "$T/tuned-saved.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-s = json.dumps(d)
-assert "virtio_scsi" in s, "no virtio_scsi HBA in the provenance"
 prov = d.get("provenance") or d.get("runs", [{}])[0].get("provenance", {})
+hba = prov.get("hba") or {}
+assert hba.get("driver") == "virtio_scsi" and hba.get("numa_node") == 1, hba
+assert prov.get("host") == "scsitune-vm", prov.get("host")
 print("saved tuned set: %d runs; provenance %s" % (len(d.get("runs", [])), {k: prov.get(k) for k in ("host", "hba", "numa_node", "kernel") if k in prov}))
 PY
 "$bin" report --query "$vm" --phase tuned --compare baseline --hosts scsitune-vm -o json >"$T/view.json" 2>"$T/view.err" ||
