@@ -440,6 +440,33 @@ bool out_fmt_json_dbl(char *buf, size_t size, double v)
 	return true;
 }
 
+bool out_fmt_json_exact(char *buf, size_t size, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, size, "null");
+		return false;
+	}
+	/* 12 significant digits: what VictoriaMetrics keeps of a sample (it stores
+	 * decimals), so that a run read back from it prints as the host printed it. */
+	snprintf(buf, size, "%.12g", v);
+	return true;
+}
+
+void out_dbl_exact(struct out *o, const char *key, const char *tfmt, double v, int decimals)
+{
+	char buf[80];
+	if (o->fmt == OUT_JSON) {
+		if (!takes(o, key))
+			return;
+		if (!out_fmt_json_exact(buf, sizeof(buf), v))
+			stune_jsonw_null(&o->w, key);
+		else
+			stune_jsonw_raw(&o->w, key, buf);
+		return;
+	}
+	out_dbl(o, key, tfmt, v, decimals);
+}
+
 void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals)
 {
 	char buf[80];

@@ -84,3 +84,12 @@ void out_fmt_dbl(char *buf, size_t size, double v, int decimals);
  * "null" and false when v is not finite. The HTML report (render-report-html.c)
  * shows these digits, so that its numbers are the JSON's. */
 bool out_fmt_json_dbl(char *buf, size_t size, double v);
+/* Each run's KIOPS, the raw data that statistics are computed from again (a
+ * saved set read back by --compare, the fleet view's runs): in JSON with 12
+ * significant digits (what VictoriaMetrics keeps of a sample), not 3
+ * decimals, so that no reader recomputes spread or CoV from values rounded
+ * to whole IOPS (a host of a few hundred IOPS moved by tenths of a point);
+ * in text as out_dbl. */
+void out_dbl_exact(struct out *o, const char *key, const char *tfmt, double v, int decimals);
+/* The number out_dbl_exact puts in JSON, into buf; false (and "null") when v is not finite. */
+bool out_fmt_json_exact(char *buf, size_t size, double v);

@@ -148,7 +148,7 @@ static void render_side(struct out *o, const char *key, const char *phase, const
 	out_arr_begin(o, "runs");
 	for (size_t i = 0; i < s->n; i++) {
 		out_obj_begin(o, NULL);
-		out_dbl(o, "kiops", NULL, s->kiops[i], 1);
+		out_dbl_exact(o, "kiops", NULL, s->kiops[i], 1);
 		out_int(o, "start_time_ms", NULL, s->ts_ms[i]);
 		fmt_time(t, sizeof(t), s->ts_ms[i], true);
 		out_str(o, "start_time", NULL, *t ? t : NULL);

@@ -76,6 +76,14 @@ static struct jnum jnum_of(double v)
 	return n;
 }
 
+/* A run's KIOPS as JSON has it (out_dbl_exact: every digit). */
+static struct jnum jnum_exact(double v)
+{
+	struct jnum n;
+	n.v = out_fmt_json_exact(n.json, sizeof(n.json), v) ? strtod(n.json, NULL) : NAN;
+	return n;
+}
+
 /* The text shown for n: out_fmt_dbl of n.v / div, "-" when null. */
 static void jnum_shown(char *buf, size_t size, struct jnum n, double div, int decimals)
 {
@@ -93,14 +101,18 @@ static void num_attrs(FILE *f, const char *key, struct jnum n, double div, bool 
 }
 
 /* <td class="n" data-k=KEY data-v=JSON>SHOWN</td> */
-static void num_td(FILE *f, const char *key, double v, double div, int decimals)
+static void jnum_td(FILE *f, const char *key, struct jnum n, double div, int decimals)
 {
 	char shown[80];
-	struct jnum n = jnum_of(v);
 	jnum_shown(shown, sizeof(shown), n, div, decimals);
 	fputs("<td class=\"n\"", f);
 	num_attrs(f, key, n, div, false);
 	fprintf(f, ">%s</td>", shown);
+}
+
+static void num_td(FILE *f, const char *key, double v, double div, int decimals)
+{
+	jnum_td(f, key, jnum_of(v), div, decimals);
 }
 
 static void str_td(FILE *f, const char *s)
@@ -201,7 +213,7 @@ static void kiops_group(FILE *f, const struct kiops_set *k, double x0, double gw
 		"max</title></rect>\n",
 		x0 + 4, ky(mx.v, top), gw - 8, fmax(ky(mn.v, top) - ky(mx.v, top), 0.5));
 	for (size_t i = 0; i < k->n; i++) {
-		struct jnum v = jnum_of(k->kiops[i]);
+		struct jnum v = jnum_exact(k->kiops[i]);
 		double x = x0 + pad + slot * (double)i + (slot - bw) / 2, y = ky(v.v, top);
 		key_of(key, sizeof(key), "runs.%zu.kiops", i);
 		jnum_shown(shown, sizeof(shown), v, 1, 1);
@@ -245,7 +257,7 @@ static void kiops_chart(FILE *f, const struct kiops_set *sets, size_t n_sets)
 	double max = 0;
 	for (size_t s = 0; s < n_sets; s++)
 		for (size_t i = 0; i < sets[s].n; i++)
-			max = fmax(max, jnum_of(sets[s].kiops[i]).v);
+			max = fmax(max, jnum_exact(sets[s].kiops[i]).v);
 	double top = nice_ceil(max * 1.08);
 	fprintf(
 	    f,
@@ -570,7 +582,7 @@ static void render_runs(FILE *f, const struct stune_report_set *s)
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.job_count", i), (double)r->n_jobs, 1, 0);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.failed_jobs", i), (double)r->n_failed, 1, 0);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.iops", i), r->iops, 1, 1);
-		num_td(f, key_of(key, sizeof(key), "runs.%zu.kiops", i), s->kiops[i], 1, 1);
+		jnum_td(f, key_of(key, sizeof(key), "runs.%zu.kiops", i), jnum_exact(s->kiops[i]), 1, 1);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.read.iops", i), r->total[STUNE_FIO_READ].iops, 1, 1);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.write.iops", i), r->total[STUNE_FIO_WRITE].iops, 1, 1);
 		num_td(f, key_of(key, sizeof(key), "runs.%zu.bw_mib_s", i), r->bw_kib_s / 1024, 1, 1);

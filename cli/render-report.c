@@ -113,7 +113,7 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	out_dbl(o, NULL, "; bandwidth %s MiB/s\n", r->bw_kib_s / 1024, 1);
 
 	out_dbl(o, "iops", "    IOPS %s", r->iops, 1);
-	out_dbl(o, "kiops", " (%s KIOPS)", kiops, 1);
+	out_dbl_exact(o, "kiops", " (%s KIOPS)", kiops, 1);
 	out_dbl(o, NULL, ": read %s", r->total[STUNE_FIO_READ].iops, 1);
 	out_dbl(o, NULL, " + write %s\n", r->total[STUNE_FIO_WRITE].iops, 1);
 	out_dbl(o, "bw_kib_s", NULL, r->bw_kib_s, 1);

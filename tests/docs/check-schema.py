@@ -86,7 +86,7 @@ def schema_keys(node, out):
 
 
 # out_*(o, "key", ...) and a renderer's own helpers that take the key: render_*(o, "key", ...).
-OUT_CALL = re.compile(r'\b(?:out_(?:str|str_shown|rootpath|int|num|hex|size|bool|cpus|strv|dbl|obj_begin|arr_begin)'
+OUT_CALL = re.compile(r'\b(?:out_(?:str|str_shown|rootpath|int|num|hex|size|bool|cpus|strv|dbl|dbl_exact|obj_begin|arr_begin)'
                       r'|render_\w+)\(\s*o\s*,\s*"([a-z0-9_]+)"')
 
 

@@ -13,12 +13,6 @@ Usage: check-view.py VIEW.json [--status HOST=STATUS]... [--same OTHER.json]
   --same OTHER.json  OTHER (another API's view of the same data) has the same
                      hosts, selection, counts and cohorts
   --cohorts N        the view has N cohorts
-  --rounded-runs     the per-run KIOPS are small (a VM's, a disk's of a few
-                     hundred IOPS): spread and CoV are compared within what
-                     rounding each run's KIOPS to 3 decimals can move them
-                     (100 * 0.001 / min KIOPS points), because the view prints
-                     and the host's saved reference set holds the runs rounded
-                     so (the service has them exact); everything else exact
 The selection (every compared host's runs pooled) and each cohort are
 recomputed from the hosts' runs: avg, min, max, spread, sample stddev, CoV.
 """
@@ -32,25 +26,13 @@ errors = []
 hosts = {h["host"]: h for h in view["hosts"]}
 
 
-rounded = "--rounded-runs" in args
-if rounded:
-    args.remove("--rounded-runs")
-
-
-def near(a, b, what, tol=0.0011):
+def near(a, b, what):
     if a is None or b is None:
         if a != b:
             errors.append("%s: %r != %r" % (what, a, b))
         return
-    if abs(a - b) > tol or (tol <= 0.0011 and round(a, 1) != round(b, 1)):
+    if abs(a - b) > 0.0011 or round(a, 1) != round(b, 1):
         errors.append("%s: %r != %r" % (what, a, b))
-
-
-def rounding_tol(st):
-    """What 3-decimal KIOPS per run can move spread/CoV (percent) by, with --rounded-runs."""
-    if not rounded or not st.get("min_kiops"):
-        return 0.0011
-    return 0.0011 + 100 * 0.001 / st["min_kiops"]
 
 
 def stats(values):
@@ -66,8 +48,7 @@ def stats(values):
 def same_stats(got, want, what):
     for k in ("runs", "avg_kiops", "min_kiops", "max_kiops", "spread_pct", "stddev_kiops", "cov_pct"):
         if k in want:
-            tol = rounding_tol(want) if k in ("spread_pct", "cov_pct") else 0.0011
-            near(got[k], want[k], "%s.%s" % (what, k), tol if k != "stddev_kiops" or not rounded else 0.0021)
+            near(got[k], want[k], "%s.%s" % (what, k))
 
 
 i = 0
@@ -100,8 +81,7 @@ while i < len(args):
             for side, mine in (("reference", c["reference"]), ("current", c["current"])):
                 same_stats(v[side]["summary"], mine, "%s %s" % (h, side))
             near(v["compare"]["avg_change_pct"], c["avg_change_pct"], h + " avg change")
-            near(v["compare"]["spread_change_points"], c["spread_change_points"], h + " spread change",
-                 rounding_tol(c["reference"]) + rounding_tol(c["current"]) - 0.0011)
+            near(v["compare"]["spread_change_points"], c["spread_change_points"], h + " spread change")
             got_runs = [r["kiops"] for r in v["current"]["runs"]]
             want_runs = [r["kiops"] for r in local["runs"]]
             if len(got_runs) != len(want_runs) or any(abs(x - y) > 0.0011 for x, y in zip(got_runs, want_runs)):
