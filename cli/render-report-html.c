@@ -76,7 +76,7 @@ static struct jnum jnum_of(double v)
 	return n;
 }
 
-/* A run's KIOPS as JSON has it (out_dbl_exact: every digit). */
+/* A run's KIOPS as JSON has it (out_dbl_exact: 12 significant digits). */
 static struct jnum jnum_exact(double v)
 {
 	struct jnum n;

@@ -56,8 +56,8 @@
 # port 22 forwarded from 127.0.0.1:$SCSITUNE_VM_SSH_PORT here. The scenario's
 # stage starts sshd, then waits; besides the reboots a stage asks for, the
 # guest may be rebooted from outside (an Ansible reboot task): the stage is
-# stopped with the rest of the system, and a unit the stage installed
-# (vm-handover.service, lib.sh install_handover) hands over the next boot's
+# stopped with the rest of the system, and a unit the stage enabled
+# (vm-handover.service, in the image) hands over the next boot's
 # kernel, initrd and command line at shutdown, so this script starts QEMU
 # again on them (the boot is listed in OUTDIR/external-reboots). A stage that
 # powers off ends the run, as in the other scenarios.
