@@ -452,31 +452,31 @@ bool out_fmt_json_exact(char *buf, size_t size, double v)
 	return true;
 }
 
-void out_dbl_exact(struct out *o, const char *key, const char *tfmt, double v, int decimals)
+/* A double in JSON, digits made by fmt (null when it says not finite). */
+static void json_dbl(struct out *o, const char *key, double v, bool (*fmt)(char *, size_t, double))
 {
 	char buf[80];
-	if (o->fmt == OUT_JSON) {
-		if (!takes(o, key))
-			return;
-		if (!out_fmt_json_exact(buf, sizeof(buf), v))
-			stune_jsonw_null(&o->w, key);
-		else
-			stune_jsonw_raw(&o->w, key, buf);
+	if (!takes(o, key))
 		return;
-	}
-	out_dbl(o, key, tfmt, v, decimals);
+	if (!fmt(buf, sizeof(buf), v))
+		stune_jsonw_null(&o->w, key);
+	else
+		stune_jsonw_raw(&o->w, key, buf);
+}
+
+void out_dbl_exact(struct out *o, const char *key, const char *tfmt, double v, int decimals)
+{
+	if (o->fmt == OUT_JSON)
+		json_dbl(o, key, v, out_fmt_json_exact);
+	else
+		out_dbl(o, key, tfmt, v, decimals);
 }
 
 void out_dbl(struct out *o, const char *key, const char *tfmt, double v, int decimals)
 {
 	char buf[80];
 	if (o->fmt == OUT_JSON) {
-		if (!takes(o, key))
-			return;
-		if (!out_fmt_json_dbl(buf, sizeof(buf), v))
-			stune_jsonw_null(&o->w, key);
-		else
-			stune_jsonw_raw(&o->w, key, buf);
+		json_dbl(o, key, v, out_fmt_json_dbl);
 		return;
 	}
 	out_fmt_dbl(buf, sizeof(buf), v, decimals);
