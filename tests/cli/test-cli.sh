@@ -148,6 +148,23 @@ n=$(jq_get "sum(len(b['irqs']) for b in d['hbas'])")
 [ "$n" -gt 0 ] || { echo "FAIL truncated interrupts: no IRQs left"; fails=$((fails + 1)); }
 cp "$work/interrupts.orig" "$tree/proc/interrupts"
 
+# A disk's class link through a linked directory (a capture that kept a
+# symlink on the way): the listing's unopened path is resolved by the scan,
+# and detect sees the same disks, by their own paths.
+expect "class link via a symlink (before)" 0 "" json -- --sysroot "$tree" detect -o json
+cp "$work/out" "$work/detect-plain.json"
+disk=$(cd "$tree/sys/class/block" && for b in *; do case $(readlink "$b") in */block/"$b") echo "$b"; break ;; esac; done)
+link=$(readlink "$tree/sys/class/block/$disk")
+top=${link#../../devices/}
+top=${top%%/*}
+ln -s "$top" "$tree/sys/devices/alias-$top"
+ln -sfn "../../devices/alias-$top/${link#../../devices/"$top"/}" "$tree/sys/class/block/$disk"
+expect "class link via a symlink" 0 "" json -- --sysroot "$tree" detect -o json
+checks=$((checks + 1))
+cmp -s "$work/out" "$work/detect-plain.json" || { echo "FAIL class link via a symlink: detect differs"; diff "$work/detect-plain.json" "$work/out" | head -5; fails=$((fails + 1)); }
+ln -sfn "$link" "$tree/sys/class/block/$disk"
+rm "$tree/sys/devices/alias-$top"
+
 # A hostile tree: a symlink that points at the host's / stays inside the sysroot.
 rm -rf "$tree/proc/sys/kernel/osrelease"
 ln -s /etc/hostname "$tree/proc/sys/kernel/osrelease"

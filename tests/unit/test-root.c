@@ -151,9 +151,37 @@ static void rdir_checks(bool by_hand)
 		if (!e.path || !want || strcmp(e.path, want))
 			fprintf(stderr, "  entry %s%s\n", entries[i], by_hand ? " (by hand)" : "");
 		CHECK(e.canonical && e.fd >= 0);
+		stune_root_dir_close(&e);
+		/* The entry's target unopened: the same directory, proven canonical by
+		 * opening it, or resolved when that open says it is not (what detect's
+		 * disk scan does with the listing's paths). */
+		char *cand = NULL, *res = NULL;
+		int t = stune_root_dir_entry_target(r, &cls, entries[i], &cand);
+		CHECK(t == 0 || (t == -EAGAIN && !cand));
+		if (t == 0 && stune_root_dir_open_canonical(r, cand, &e) == 0) {
+			if (e.canonical) {
+				CHECK_STR(cand, want);
+			} else {
+				CHECK(stune_root_resolve(r, cand, &res) == 0);
+				CHECK_STR(res, want);
+			}
+			stune_root_dir_close(&e);
+		} else if (t == 0) {
+			CHECK(!"the target of an entry that opens does not open");
+		}
+		free(res);
+		free(cand);
 		free(want);
 		want = NULL;
-		stune_root_dir_close(&e);
+	}
+	/* Without openat2 (by hand), or below a directory not proven canonical: not given. */
+	{
+		char *cand = NULL;
+		int t = stune_root_dir_entry_target(r, &cls, "dev0", &cand);
+		CHECK(by_hand ? t == -EAGAIN && !cand : t == 0 && cand);
+		free(cand);
+		CHECK(stune_root_dir_entry_target(r, &cls, "..", &cand) == -EAGAIN && !cand);
+		CHECK(stune_root_dir_entry_target(r, &cls, "a/b", &cand) == -EAGAIN && !cand);
 	}
 	/* escape and absetc both land on the root's etc/. */
 	CHECK(stune_root_dir_open_entry(r, &cls, "escape", &e) == 0);

@@ -772,29 +772,39 @@ static char *join_target(const char *dir, const char *target)
 	return out;
 }
 
+int stune_root_dir_entry_target(const struct stune_root *r, const struct stune_rdir *dir, const char *name, char **out)
+{
+	*out = NULL;
+	if (dir->fd < 0 || !dir->canonical || !openat2_usable(r) || r->dirfd < 0 || !*name || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EAGAIN;
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dir->fd, name, buf, sizeof(buf) - 1);
+	if (n >= 0) {
+		buf[n] = '\0';
+		errno = 0;
+		*out = join_target(dir->path, buf);
+		if (!*out)
+			return errno == ENOMEM ? -ENOMEM : -EAGAIN; /* a ".." after a name */
+		return 0;
+	}
+	if (errno == EINVAL) /* a directory itself */
+		return stune_path_join(out, dir->path, name);
+	return -EAGAIN;
+}
+
 int stune_root_dir_open_entry(const struct stune_root *r, const struct stune_rdir *dir, const char *name,
 			      struct stune_rdir *out)
 {
 	*out = STUNE_RDIR_INIT;
-	if (dir->fd >= 0 && dir->canonical && openat2_usable(r) && *name && !strchr(name, '/') && strcmp(name, ".") &&
-	    strcmp(name, "..")) {
-		/* Fast: the link's target joined to the directory's canonical path, opened
-		 * with no symlink allowed on the way; then that path is the canonical one. */
-		char buf[PATH_MAX];
-		_cleanup_free_ char *cand = NULL;
-		ssize_t n = readlinkat(dir->fd, name, buf, sizeof(buf) - 1);
-		if (n >= 0) {
-			buf[n] = '\0';
-			cand = join_target(dir->path, buf);
-		} else if (errno == EINVAL) { /* a directory itself */
-			stune_path_join(&cand, dir->path, name);
-		}
-		if (cand) {
-			int fd = open_no_symlinks(r, cand);
-			if (fd >= 0) {
-				*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&cand), .canonical = true};
-				return 0;
-			}
+	/* Fast: the link's target joined to the directory's canonical path, opened
+	 * with no symlink allowed on the way; then that path is the canonical one. */
+	_cleanup_free_ char *cand = NULL;
+	if (stune_root_dir_entry_target(r, dir, name, &cand) == 0) {
+		int fd = open_no_symlinks(r, cand);
+		if (fd >= 0) {
+			*out = (struct stune_rdir){.fd = fd, .path = steal_pointer(&cand), .canonical = true};
+			return 0;
 		}
 	}
 	/* Anything else (a symlink further on, a missing entry, no openat2): resolved by hand, as before. */

@@ -82,6 +82,16 @@ int stune_root_dir_open_canonical(const struct stune_root *r, const char *path, 
  */
 int stune_root_dir_open_entry(const struct stune_root *r, const struct stune_rdir *dir, const char *name,
 			      struct stune_rdir *out);
+/*
+ * Where the entry name of dir links to, without opening it: the link's
+ * target joined to dir's canonical path (one readlinkat; a directory entry
+ * itself: the joined name). Canonical only when no symlink lies on the way:
+ * stune_root_dir_open_canonical() of it says so (and when it does not, the
+ * path to use is stune_root_resolve() of it). -EAGAIN when it cannot be
+ * given this way (dir not canonical, no openat2, a ".." after a name): then
+ * stune_root_dir_open_entry() or stune_root_resolve() decide.
+ */
+int stune_root_dir_entry_target(const struct stune_root *r, const struct stune_rdir *dir, const char *name, char **out);
 void stune_root_dir_close(struct stune_rdir *d);
 /* As stune_root_read / stune_root_write_read, for rel (relative, no leading '/') in dir. */
 int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);

@@ -32,7 +32,10 @@ out:
 	return r;
 }
 
-static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n)
+/* unverified: NULL, every path is resolved (opened to prove it); else entries may be
+ * returned as joined link targets, not opened (stune_root_dir_entry_target), and
+ * *unverified says whether any was. */
+static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n, bool *unverified)
 {
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
@@ -57,7 +60,13 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 			continue;
 		struct stune_rdir dev;
 		char *resolved = NULL;
-		if (stune_root_dir_open_entry(ctx->root, &cls, de->d_name, &dev) == 0) {
+		int t = unverified ? stune_root_dir_entry_target(ctx->root, &cls, de->d_name, &resolved) : -EAGAIN;
+		if (t == 0) {
+			*unverified = true;
+		} else if (t == -ENOMEM) {
+			r = t;
+			break;
+		} else if (stune_root_dir_open_entry(ctx->root, &cls, de->d_name, &dev) == 0) {
 			resolved = steal_pointer(&dev.path);
 			stune_root_dir_close(&dev);
 		} else {
@@ -80,7 +89,7 @@ static int list_sysroot(struct stune_ctx *ctx, const char *subsystem, char ***ou
 	return r;
 }
 
-int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n)
+static int devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n, bool *unverified)
 {
 	_cleanup_(stune_strv_freep) char **v = calloc(1, sizeof(char *));
 	size_t k = 0;
@@ -88,12 +97,23 @@ int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out
 
 	if (!v)
 		return -ENOMEM;
-	r = ctx->udev ? list_live(ctx, subsystem, &v, &k) : list_sysroot(ctx, subsystem, &v, &k);
+	r = ctx->udev ? list_live(ctx, subsystem, &v, &k) : list_sysroot(ctx, subsystem, &v, &k, unverified);
 	if (r < 0)
 		return r;
 	*out = steal_pointer(&v);
 	*n = k;
 	return 0;
+}
+
+int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n)
+{
+	return devices_list(ctx, subsystem, out, n, NULL);
+}
+
+int stune_devices_list_targets(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n, bool *unverified)
+{
+	*unverified = false;
+	return devices_list(ctx, subsystem, out, n, unverified);
 }
 
 static int props_live(struct stune_ctx *ctx, const char *syspath, struct stune_props *out)

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/ctx.h"
@@ -19,6 +20,14 @@ struct stune_props {
 
 /* Root-relative canonical device paths of a class, e.g. "scsi_host", "block". */
 int stune_devices_list(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n);
+/*
+ * The same, but under --sysroot without opening each one (one readlinkat a
+ * device, not also an open of its long path): a path may then still hold a
+ * symlink. *unverified says whether any may; the caller opens each with
+ * stune_root_dir_open_canonical() and, when that says it is not canonical,
+ * uses stune_root_resolve() of it.
+ */
+int stune_devices_list_targets(struct stune_ctx *ctx, const char *subsystem, char ***out, size_t *n, bool *unverified);
 
 /*
  * Properties of the device at root-relative syspath. dbid is its udev

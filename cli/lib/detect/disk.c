@@ -174,6 +174,16 @@ static ssize_t host_index(const struct stune_topology *t, unsigned host_no)
 	return lo < t->n_hosts && t->hosts[lo].host_no == host_no ? (ssize_t)lo : -1;
 }
 
+/* Whole disks sit in .../block/NAME; partitions in .../block/NAME/PART. */
+static bool whole_disk(const char *path)
+{
+	const char *last = strrchr(path, '/');
+	if (!last)
+		return false;
+	size_t plen = (size_t)(last - path);
+	return plen >= 5 && memcmp(last - 5, "block", 5) == 0 && (plen == 5 || last[-6] == '/');
+}
+
 /*
  * The sysfs part of one disk: thread-safe (reads only, the root layer's
  * cache is locked, messages go to the calling thread's capture). Returns 1
@@ -183,14 +193,26 @@ static ssize_t host_index(const struct stune_topology *t, unsigned host_no)
  * database directory, or NULL when it cannot be opened).
  */
 static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, const struct stune_rdir *udev_data,
-		      const char *bdir, struct stune_disk *d)
+		      bool unverified, char **bdirp, struct stune_disk *d)
 {
 	_cleanup_(rdir_closep) struct stune_rdir bd = STUNE_RDIR_INIT, sd = STUNE_RDIR_INIT;
 	bool plan = t->plan_scope;
 	int r;
 
-	if (stune_root_dir_open_canonical(ctx->root, bdir, &bd) < 0)
+	if (stune_root_dir_open_canonical(ctx->root, *bdirp, &bd) < 0)
 		return 1; /* gone since the listing */
+	if (unverified && !bd.canonical) {
+		/* The listing's joined link target holds a symlink: the disk's own path. */
+		char *res = NULL;
+		stune_root_dir_close(&bd);
+		if ((r = stune_root_resolve(ctx->root, *bdirp, &res)) < 0)
+			return r == -ENOMEM ? r : 1;
+		free(*bdirp);
+		*bdirp = res;
+		if (!whole_disk(res) || stune_root_dir_open_canonical(ctx->root, res, &bd) < 0)
+			return 1;
+	}
+	const char *bdir = *bdirp;
 	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
 		return 1; /* no device link: not a SCSI disk (loop, zram...) */
 	char tail;
@@ -318,7 +340,7 @@ static void scan_tag_flags(struct stune_ctx *ctx, const char *name, struct stune
 
 /* One block device's sysfs scan, done by whichever worker takes it. */
 struct disk_job {
-	const char *path;
+	char **path; /* its slot in the listing: the scan may put the disk's canonical path there */
 	struct stune_disk d;
 	struct stune_logbuf log;
 	int r; /* scan_sysfs result */
@@ -327,6 +349,7 @@ struct disk_job {
 struct disk_pool {
 	struct stune_ctx *ctx;
 	const struct stune_topology *t;
+	bool unverified; /* the listing's paths may hold symlinks (stune_devices_list_targets) */
 	const struct stune_rdir *udev_data;
 	struct disk_job *jobs;
 };
@@ -337,7 +360,7 @@ static void disk_work(void *arg, size_t i)
 	struct disk_job *j = &p->jobs[i];
 	stune_log_capture(&j->log);
 	stune_root_batch(p->ctx->root, true);
-	j->r = scan_sysfs(p->ctx, p->t, p->udev_data, j->path, &j->d);
+	j->r = scan_sysfs(p->ctx, p->t, p->udev_data, p->unverified, j->path, &j->d);
 	stune_root_batch(p->ctx->root, false);
 	stune_log_capture(NULL);
 }
@@ -347,22 +370,19 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	_cleanup_(stune_strv_freep) char **paths = NULL;
 	_cleanup_free_ struct disk_job *jobs = NULL;
 	size_t n = 0, n_jobs = 0;
+	bool unverified;
 	int r;
 
-	if ((r = stune_devices_list(ctx, "block", &paths, &n)) < 0)
+	/* Each disk's path is walked once, by its scan (which proves it canonical). */
+	if ((r = stune_devices_list_targets(ctx, "block", &paths, &n, &unverified)) < 0)
 		return r;
 	t->disks = calloc(n ? n : 1, sizeof(*t->disks));
 	jobs = calloc(n ? n : 1, sizeof(*jobs));
 	if (!t->disks || !jobs)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		/* Whole disks sit in .../block/NAME; partitions in .../block/NAME/PART. */
-		_cleanup_free_ char *parent = NULL;
-		if ((r = stune_path_dirname(paths[i], &parent)) < 0)
-			return r;
-		if (strcmp(stune_path_basename(parent), "block") == 0)
-			jobs[n_jobs++].path = paths[i];
-	}
+	for (size_t i = 0; i < n; i++)
+		if (whole_disk(paths[i]))
+			jobs[n_jobs++].path = &paths[i];
 
 	/* The captured udev database: one directory for every disk's keys. */
 	_cleanup_(rdir_closep) struct stune_rdir udev_data = STUNE_RDIR_INIT;
@@ -370,7 +390,7 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 	    !(udev_data.path = strdup("run/udev/data")))
 		return -ENOMEM;
 	/* at thousands of disks, detect is bound by per-file syscalls: small hosts stay on this thread */
-	struct disk_pool pool = {.ctx = ctx, .t = t, .udev_data = &udev_data, .jobs = jobs};
+	struct disk_pool pool = {.ctx = ctx, .t = t, .unverified = unverified, .udev_data = &udev_data, .jobs = jobs};
 	stune_parallel_for(ctx, n_jobs, 128, disk_work, &pool);
 
 	/* In listing order: messages, udev keys, and each host's queue map. */
@@ -379,7 +399,7 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 		struct disk_job *j = &jobs[i];
 		stune_log_replay(ctx, &j->log);
 		if (r == 0 && j->r == 0 && ctx->udev)
-			j->r = scan_keys(ctx, &udev_data, j->path, &j->d);
+			j->r = scan_keys(ctx, &udev_data, *j->path, &j->d);
 		if (r == 0 && j->r < 0)
 			r = j->r;
 		if (r < 0 || j->r != 0) {
@@ -391,7 +411,7 @@ int stune_scan_disks(struct stune_ctx *ctx, struct stune_topology *t)
 		*d = j->d;
 		struct stune_host *h = &t->hosts[d->host];
 		if (h->n_disks == 0) {
-			if ((r = scan_hctx(ctx, j->path, h)) < 0)
+			if ((r = scan_hctx(ctx, *j->path, h)) < 0)
 				continue;
 			scan_tag_flags(ctx, d->name, h);
 		}
