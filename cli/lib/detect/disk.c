@@ -213,10 +213,18 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 			return 1;
 	}
 	const char *bdir = *bdirp;
-	if (stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
+	/* The SCSI device's directory: opened when something is read there; for a
+	 * plan that reads nothing of it, its link is read (its name is the H:C:T:L). */
+	_cleanup_free_ char *sd_link = NULL;
+	bool sd_reads = !plan || (t->plan_attrs & (1u << STUNE_RAW_QUEUE_DEPTH));
+	r = sd_reads ? -EAGAIN : stune_root_dir_entry_target(ctx->root, &bd, "device", &sd_link);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 && stune_root_dir_open_entry(ctx->root, &bd, "device", &sd) < 0)
 		return 1; /* no device link: not a SCSI disk (loop, zram...) */
+	const char *sd_path = sd_link ? sd_link : sd.path;
 	char tail;
-	if (sscanf(stune_path_basename(sd.path), "%u:%u:%u:%u%c", &d->h, &d->c, &d->t, &d->l, &tail) != 4)
+	if (sscanf(stune_path_basename(sd_path), "%u:%u:%u:%u%c", &d->h, &d->c, &d->t, &d->l, &tail) != 4)
 		return 1; /* virtio-blk, nvme: not SCSI */
 
 	/* The last host with that number, as the former linear search found. */
@@ -228,7 +236,7 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 		return 1;
 	}
 	d->host = (size_t)hi;
-	if (!(d->name = strdup(stune_path_basename(bdir))) || !(d->hctl = strdup(stune_path_basename(sd.path))))
+	if (!(d->name = strdup(stune_path_basename(bdir))) || !(d->hctl = strdup(stune_path_basename(sd_path))))
 		return -ENOMEM;
 
 	stune_attr_str_at(ctx, &bd, &d->devnum, 0, "dev");
