@@ -71,7 +71,10 @@ int main(void)
 	CHECK(stune_journal_log_begin(state, j, &log) == 0 && log >= 0 && j->log_id);
 	j->entries[0].state = STUNE_J_APPLIED;
 	j->entries[0].after = strdup("[none] mq-deadline");
-	CHECK(stune_journal_log_entry(log, j, 0) == 0);
+	j->entries[1].after = strdup("64");
+	size_t both[] = {0, 1};
+	CHECK(stune_journal_log_entries(log, j, both, 0) == 0); /* nothing: no write */
+	CHECK(stune_journal_log_entries(log, j, both, 2) == 0); /* two lines, one write */
 	CHECK(write(log, "{\"i\":1,\"state\":\"rev", 20) == 20); /* torn */
 	close(log);
 	k = NULL;
@@ -80,6 +83,7 @@ int main(void)
 		CHECK(k->entries[0].state == STUNE_J_APPLIED);
 		CHECK_STR(k->entries[0].after, "[none] mq-deadline");
 		CHECK(k->entries[1].state == STUNE_J_RECORDED); /* the torn line changed nothing */
+		CHECK_STR(k->entries[1].after, "64");
 		CHECK(k->log_id && !strcmp(k->log_id, j->log_id));
 	}
 	stune_journal_free(k);

@@ -319,7 +319,9 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
 		return r;
 
-	/* 2. The writes, in plan order, each outcome appended to the log; a
+	/* 2. The writes, in plan order, each object's outcomes appended to the
+	 * log together when its writes are done (a kill before that leaves them
+	 * pending: revert restores a pending entry, written or not); a
 	 * directory's attributes (a disk's queue/) through one open of it, their
 	 * files closed together (stune_root_batch). A side effect (RECORDED: a
 	 * disk's nr_requests after its scheduler switch) is read again through
@@ -327,8 +329,9 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	_cleanup_(rdir_closep) struct stune_rdir dir = STUNE_RDIR_INIT;
 	_cleanup_free_ bool *reread = calloc(j->n - first + 1, sizeof(bool));
 	_cleanup_free_ size_t *recorded = calloc(j->n - first + 1, sizeof(size_t));
-	size_t n_recorded = 0;
-	if (!reread || !recorded)
+	_cleanup_free_ size_t *done = calloc(j->n - first + 1, sizeof(size_t)); /* the object's, not yet logged */
+	size_t n_recorded = 0, n_done = 0;
+	if (!reread || !recorded || !done)
 		return -ENOMEM;
 	_cleanup_(batch_endp) bool batch = true;
 	stune_root_batch(ctx->root, true);
@@ -339,8 +342,12 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 			recorded[n_recorded++] = i;
 		if (e->state != STUNE_J_PENDING)
 			continue;
-		if (object && strcmp(object, e->object))
+		if (object && strcmp(object, e->object)) {
+			if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
+				return r;
+			n_done = 0;
 			reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
+		}
 		object = e->object;
 		if (e->kind == STUNE_JK_VALUE && (r = enter_dir(ctx->root, e->path, &dir)) < 0)
 			return r;
@@ -350,9 +357,10 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 			e->err = -w;
 		} else
 			e->state = STUNE_J_APPLIED;
-		if ((r = stune_journal_log_entry(log, j, i)) < 0)
-			return r;
+		done[n_done++] = i;
 	}
+	if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
+		return r;
 	reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
 	stune_root_batch(ctx->root, false);
 	batch = false;

@@ -239,20 +239,24 @@ int stune_journal_save(const char *dir, struct stune_journal *j)
 	return unlink_log(dir);
 }
 
-/* One log line: the JSON object fill writes, a newline, one write(2) on an
- * O_APPEND fd (a kill never leaves half a line behind a whole one). */
-static int write_line(int fd, void (*fill)(struct stune_jsonw *w, const void *data), const void *data)
+/* n log lines: the JSON objects fill writes (k: 0 to n-1), each with its
+ * newline, in one write(2) on an O_APPEND fd (a kill leaves at most the last
+ * line torn, never half a line behind a whole one; the loader drops it). */
+static int write_lines(int fd, void (*fill)(struct stune_jsonw *w, const void *data, size_t k), const void *data,
+		       size_t n)
 {
 	_cleanup_free_ char *line = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&line, &len);
 	if (!m)
 		return -ENOMEM;
-	struct stune_jsonw w;
-	stune_jsonw_init(&w, m, 0);
-	fill(&w, data);
-	stune_jsonw_end_all(&w);
-	fputc('\n', m);
+	for (size_t k = 0; k < n; k++) {
+		struct stune_jsonw w;
+		stune_jsonw_init(&w, m, 0);
+		fill(&w, data, k);
+		stune_jsonw_end_all(&w);
+		fputc('\n', m);
+	}
 	if (fclose(m) != 0)
 		return -ENOMEM;
 	ssize_t k = write(fd, line, len);
@@ -261,8 +265,9 @@ static int write_line(int fd, void (*fill)(struct stune_jsonw *w, const void *da
 	return (size_t)k == len ? 0 : -EIO;
 }
 
-static void fill_head(struct stune_jsonw *w, const void *data)
+static void fill_head(struct stune_jsonw *w, const void *data, size_t k)
 {
+	(void)k;
 	stune_jsonw_obj_begin(w, NULL);
 	stune_jsonw_str(w, "log", data);
 }
@@ -279,7 +284,7 @@ int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
 	_cleanup_close_ int f = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (f < 0)
 		return negative_errno();
-	if ((r = write_line(f, fill_head, id)) < 0 || (r = save_doc(dir, j, id)) < 0)
+	if ((r = write_lines(f, fill_head, id, 1)) < 0 || (r = save_doc(dir, j, id)) < 0)
 		return r;
 	free(j->log_id);
 	j->log_id = steal_pointer(&id);
@@ -288,23 +293,23 @@ int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd)
 	return 0;
 }
 
-struct entry_line {
+struct entry_lines {
 	const struct stune_journal *j;
-	size_t i;
+	const size_t *i;
 };
 
-static void fill_entry(struct stune_jsonw *w, const void *data)
+static void fill_entry(struct stune_jsonw *w, const void *data, size_t k)
 {
-	const struct entry_line *l = data;
+	const struct entry_lines *l = data;
 	stune_jsonw_obj_begin(w, NULL);
-	stune_jsonw_int(w, "i", (int64_t)l->i);
-	entry_outcome(w, &l->j->entries[l->i]);
+	stune_jsonw_int(w, "i", (int64_t)l->i[k]);
+	entry_outcome(w, &l->j->entries[l->i[k]]);
 }
 
-int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i)
+int stune_journal_log_entries(int fd, const struct stune_journal *j, const size_t *i, size_t n)
 {
-	struct entry_line l = {j, i};
-	return write_line(fd, fill_entry, &l);
+	struct entry_lines l = {j, i};
+	return n ? write_lines(fd, fill_entry, &l, n) : 0;
 }
 
 static int get_str(json_object *o, const char *k, char **out)

@@ -88,8 +88,9 @@ int stune_lock_take(const char *dir, int *fd, pid_t *holder);
 int stune_journal_save(const char *dir, struct stune_journal *j);
 /* journal.json (fsync'd) naming a fresh, empty journal.log; *fd: that log, for log_entry. */
 int stune_journal_log_begin(const char *dir, struct stune_journal *j, int *fd);
-/* Append entry i's outcome (state, after, errno) to the log: one write(2). */
-int stune_journal_log_entry(int fd, const struct stune_journal *j, size_t i);
+/* Append the outcomes (state, after, errno) of entries i[0..n-1] to the log,
+ * a line each, in one write(2): apply logs each object's writes together. */
+int stune_journal_log_entries(int fd, const struct stune_journal *j, const size_t *i, size_t n);
 /* Load journal.json and replay the log it names (a torn last line is ignored).
  * -ENOENT: no journal. -EBADMSG: not a journal. -EXDEV: a change's path is not
  * one scsitune writes (a relative path under sys/ or proc/ for a value, etc/
