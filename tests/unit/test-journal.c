@@ -73,8 +73,8 @@ int main(void)
 	j->entries[0].after = strdup("[none] mq-deadline");
 	j->entries[1].after = strdup("64");
 	size_t both[] = {0, 1};
-	CHECK(stune_journal_log_entries(log, j, both, 0) == 0); /* nothing: no write */
-	CHECK(stune_journal_log_entries(log, j, both, 2) == 0); /* two lines, one write */
+	CHECK(stune_journal_log_entries(log, j, both, 0) == 0);	 /* nothing: no write */
+	CHECK(stune_journal_log_entries(log, j, both, 2) == 0);	 /* two lines, one write */
 	CHECK(write(log, "{\"i\":1,\"state\":\"rev", 20) == 20); /* torn */
 	close(log);
 	k = NULL;
