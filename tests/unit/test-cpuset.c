@@ -58,6 +58,25 @@ int main(void)
 	CHECK(stune_cpuset_end(&s) == 101);
 	CHECK(stune_cpuset_next(&s, 40) == 100);
 
+	/* Built CPU by CPU (the storage doubles, so it may hold zero words past
+	 * the highest CPU): the same set as parsed, as a mask, and formatted. */
+	stune_cpuset_clear(&s);
+	for (unsigned c = 0; c < 8192; c++)
+		CHECK(stune_cpuset_set(&s, c) == 0);
+	CHECK(stune_cpuset_count(&s) == 8192 && stune_cpuset_end(&s) == 8192);
+	CHECK(stune_cpuset_next(&s, 8191) == 8191 && stune_cpuset_next(&s, 8192) == -1);
+	CHECK(stune_cpuset_parse_list(&m, "0-8191") == 0);
+	CHECK(stune_cpuset_equal(&s, &m) && stune_cpuset_equal(&m, &s));
+	CHECK_STR(t = fmt(&s), "0-8191");
+	free(t);
+	stune_cpuset_clear(&s);
+	CHECK(stune_cpuset_set(&s, 0) == 0 && stune_cpuset_set(&s, 64) == 0 && stune_cpuset_set(&s, 130) == 0);
+	CHECK(s.nwords >= 3 && stune_cpuset_end(&s) == 131 && stune_cpuset_count(&s) == 3);
+	CHECK(stune_cpuset_parse_mask(&m, "4,00000000,00000001,00000000,00000001") == 0);
+	CHECK(stune_cpuset_equal(&s, &m));
+	CHECK_STR(t = fmt(&s), "0,64,130");
+	free(t);
+
 	stune_cpuset_clear(&s);
 	stune_cpuset_clear(&m);
 	CHECK(!s.valid);

@@ -27,7 +27,10 @@ int stune_cpuset_set(struct stune_cpuset *s, unsigned cpu)
 		return -ERANGE;
 	size_t word = cpu / 64;
 	if (word >= s->nwords) {
-		size_t n = word + 1;
+		/* Doubled, not grown a word at a time (a set parsed CPU by CPU would
+		 * copy itself C/64 times); the words past the highest CPU are zero,
+		 * which every reader of a set already allows for. */
+		size_t n = word + 1 > 2 * s->nwords ? word + 1 : 2 * s->nwords;
 		uint64_t *b = realloc(s->bits, n * sizeof(*b));
 		if (!b)
 			return -ENOMEM;

@@ -11,8 +11,8 @@
 
 struct stune_cpuset {
 	uint64_t *bits;
-	size_t nwords;
-	bool valid; /* false: unknown (null in JSON), distinct from empty */
+	size_t nwords; /* allocated words; those past the highest CPU are zero */
+	bool valid;    /* false: unknown (null in JSON), distinct from empty */
 };
 
 void stune_cpuset_clear(struct stune_cpuset *s);
