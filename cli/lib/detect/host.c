@@ -6,6 +6,7 @@
  * ancestor (scsi_debug, tcm_loop) get their parent device as adapter.
  */
 #include <errno.h>
+#include <search.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,25 @@ static void check_numa_node(struct stune_ctx *ctx, const struct stune_topology *
 	node->set = false;
 }
 
-static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, const char *hostdir, size_t *idx)
+/* HBAs by their adapter's path: a binary tree (tsearch), so a host's HBA is
+ * found in log(HBAs), not by a walk over every HBA for every host. */
+struct hba_key {
+	const char *path; /* the HBA's sysfs_path (its own allocation: stable) */
+	size_t idx;
+};
+
+static int hba_key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct hba_key *)a)->path, ((const struct hba_key *)b)->path);
+}
+
+static void hba_index_free(void **root)
+{
+	tdestroy(*root, free);
+}
+
+static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, void **index, const char *hostdir,
+			   size_t *idx)
 {
 	_cleanup_free_ char *parent = NULL, *pci = NULL, *driver = NULL;
 	int r;
@@ -112,11 +131,12 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	}
 	const char *adapter = pci ? pci : parent;
 
-	for (size_t i = 0; i < t->n_hbas; i++)
-		if (strcmp(t->hbas[i].sysfs_path, adapter) == 0) {
-			*idx = i;
-			return 0;
-		}
+	struct hba_key probe = {.path = adapter};
+	void *found = tfind(&probe, index, hba_key_cmp);
+	if (found) {
+		*idx = (*(struct hba_key **)found)->idx;
+		return 0;
+	}
 
 	if (stune_grow(&t->hbas, t->n_hbas, sizeof(*t->hbas)) < 0)
 		return -ENOMEM;
@@ -125,6 +145,14 @@ static int find_or_add_hba(struct stune_ctx *ctx, struct stune_topology *t, cons
 	*idx = t->n_hbas++;
 	if (!(h->sysfs_path = strdup(adapter)))
 		return -ENOMEM;
+	struct hba_key *key = malloc(sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	*key = (struct hba_key){.path = h->sysfs_path, .idx = *idx};
+	if (!tsearch(key, index, hba_key_cmp)) {
+		free(key);
+		return -ENOMEM;
+	}
 	h->driver = steal_pointer(&driver);
 	if (!pci)
 		return read_driver_version(ctx, h);
@@ -205,6 +233,7 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 	qsort(t->hosts, t->n_hosts, sizeof(*t->hosts), host_cmp);
 
 	size_t kept = 0;
+	_cleanup_(hba_index_free) void *hba_index = NULL;
 	for (size_t i = 0; i < t->n_hosts; i++) {
 		/* Hotplug: a host removed since the listing is dropped, not shown as nulls. */
 		if (!stune_root_exists(ctx->root, t->hosts[i].sysfs_path)) {
@@ -220,7 +249,7 @@ int stune_scan_hosts(struct stune_ctx *ctx, struct stune_topology *t)
 
 		if ((r = stune_path_dirname(cls, &up)) < 0 || (r = stune_path_dirname(up, &hostdir)) < 0)
 			return r;
-		if ((r = find_or_add_hba(ctx, t, hostdir, &h->hba)) < 0)
+		if ((r = find_or_add_hba(ctx, t, &hba_index, hostdir, &h->hba)) < 0)
 			return r;
 		struct stune_hba *hba = &t->hbas[h->hba];
 		if ((r = add_index(&hba->hosts, &hba->n_hosts, kept++)) < 0)
