@@ -426,13 +426,21 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	if (managed)
 		out_text(o, "; managed %zu, placed by the kernel one per CPU group (not movable):", managed);
 	size_t shown = 0;
-	for (size_t ni = 0; ni <= t->numa.n_nodes && managed; ni++) {
+	/* Each managed vector's node once (the last slot: offline or several nodes). */
+	_cleanup_free_ size_t *per_node = managed ? calloc(t->numa.n_nodes + 1, sizeof(size_t)) : NULL;
+	for (size_t i = 0; per_node && i < h->n_irqs; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		if (q->managed != STUNE_YES)
+			continue;
+		int id = irq_node(t, q);
+		size_t ni = 0;
+		while (ni < t->numa.n_nodes && (id < 0 || t->numa.nodes[ni].id != id))
+			ni++;
+		per_node[ni]++;
+	}
+	for (size_t ni = 0; ni <= t->numa.n_nodes && per_node; ni++) {
 		int id = ni < t->numa.n_nodes ? t->numa.nodes[ni].id : -1;
-		size_t n = 0;
-		for (size_t i = 0; i < h->n_irqs; i++) {
-			const struct stune_irq *q = &t->irqs[h->irqs[i]];
-			n += q->managed == STUNE_YES && irq_node(t, q) == id;
-		}
+		size_t n = per_node[ni];
 		if (!n)
 			continue;
 		out_obj_begin(o, NULL);
