@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/jsonw.h"
+#include "core/utf8.h"
 
 #define OUT_MAX_DEPTH 16
 
@@ -149,33 +150,6 @@ void out_arr_end(struct out *o)
 	pop(o);
 }
 
-/* Length of the UTF-8 sequence at s (1 to 4), 0 when it is not valid UTF-8. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
 char *out_escape(const char *s, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -185,7 +159,7 @@ char *out_escape(const char *s, unsigned flags)
 	if (!m)
 		return NULL;
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = stune_utf8_seq(p, strnlen((const char *)p, 4));
 		/* C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f"): CSI and OSC for some terminals. */
 		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
 		if (n == 1 &&

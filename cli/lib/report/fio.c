@@ -15,6 +15,7 @@
 #include "core/ctx.h"
 #include "core/strv.h"
 #include "core/userfile.h"
+#include "core/utf8.h"
 
 /* fio's JSON is a few MB at most (json+ with 16 jobs is ~1 MB); refuse absurd files. */
 #define FIO_MAX_FILE_BYTES (256u << 20)
@@ -444,6 +445,7 @@ struct parse {
 	const struct jdoc *doc;
 	char **warnings; /* kept until the document is read: a fast reading given up says nothing */
 	size_t n_warnings;
+	size_t not_utf8; /* bytes of kept strings that were not UTF-8 (now U+FFFD) */
 };
 
 static int fail(struct parse *p, const char *fmt, ...) _printf_(2, 3);
@@ -537,9 +539,11 @@ static int jint(const struct parse *p, size_t v)
 	return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int)x;
 }
 
-static char *jstrdup(const struct parse *p, size_t v)
+/* A string kept from the document: always UTF-8 (job names and options go
+ * into JSON, saved sets, the service's tags and HTML), a stray byte U+FFFD. */
+static char *jstrdup(struct parse *p, size_t v)
 {
-	return strndup(jt(p, v)->s, jt(p, v)->len);
+	return stune_utf8_dup_valid(jt(p, v)->s, jt(p, v)->len, &p->not_utf8);
 }
 
 static bool is_num(const struct parse *p, size_t v)
@@ -616,11 +620,15 @@ static int scaled(struct parse *p, const char *where, const char *key, double *x
 }
 
 /* A value other than a string, as json-c writes it (json_object_to_json_string). */
-static char *json_text(const struct parse *p, size_t v)
+static char *json_text(struct parse *p, size_t v)
 {
 	const struct jtok *t = jt(p, v);
-	if (t->jc || t->type == JT_NULL)
-		return strdup(t->jc ? json_object_to_json_string(t->jc) : "null");
+	if (t->jc) {
+		const char *text = json_object_to_json_string(t->jc);
+		return stune_utf8_dup_valid(text, strlen(text), &p->not_utf8);
+	}
+	if (t->type == JT_NULL)
+		return strdup("null");
 	if (t->type == JT_BOOL)
 		return strdup(t->b ? "true" : "false");
 	if (t->type == JT_INT)
@@ -1232,6 +1240,7 @@ static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_
 	free(p->err);
 	p->err = NULL;
 	p->old_keys = false;
+	p->not_utf8 = 0;
 	run_reset(run);
 	return parse_json_c(p, buf, len, start, run);
 }
@@ -1246,6 +1255,9 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 	if (!run || !(run->path = strdup(path)))
 		return -ENOMEM;
 	int r = parse_buf(&p, buf, len, run);
+	if (r >= 0 && p.not_utf8)
+		warn(&p, "%zu byte%s of its names and options %s not UTF-8: shown as U+FFFD", p.not_utf8,
+		     p.not_utf8 == 1 ? "" : "s", p.not_utf8 == 1 ? "is" : "are");
 	warnings_flush(&p);
 	if (r < 0) {
 		*err = p.err;
