@@ -2,8 +2,9 @@
 # payload/test-bad-input.sh CACHE -- payload/build refuses bad input with a
 # one-line error naming the thing, its documented exit status, and leaves
 # --out as it was: an unknown or malformed release (65), a patch that does
-# not apply (66), a patch that changes an exported symbol's CRC (67), bad
-# usage (64). CACHE is the .deb cache payload/build used (no new download).
+# not apply (66), a patch that changes an exported symbol's CRC (67), a
+# --kernel configuration fragment with a malformed line or a line the final
+# .config does not have (68), bad usage (64). CACHE is the .deb cache payload/build used (no new download).
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -68,6 +69,19 @@ PATCH
 echo 9999-break-kabi.patch >>"$t/p-abi/series"
 expect crc-mismatch 67 '^payload/build: scsi_mod: CRC of exported symbol [A-Za-z_0-9]+ differs from Module\.symvers of 6\.1\.0-[0-9]+-amd64' -- \
 	--patches "$t/p-abi" --cache "$cache" --out "$t/out"
+
+# --kernel: usage, and a configuration fragment that cannot be met. The
+# fragment is checked before anything compiles (about 40 s: the whole source
+# unpacked, tinyconfig, merge_config.sh, olddefconfig).
+expect stock-without-kernel 64 'stock-kernel needs --kernel' -- --stock-kernel --out "$t/out"
+expect kconfig-missing 64 'kconfig /nonexistent/vm.config: no such file' -- --kernel --kconfig /nonexistent/vm.config --out "$t/out"
+printf 'CONFIG_SMP=y\nnot a config line\n' >"$t/bad-syntax.config"
+expect kconfig-syntax 68 "bad-syntax.config: line 2: 'not a config line' is not CONFIG_NAME=VALUE" -- \
+	--kernel --kconfig "$t/bad-syntax.config" --cache "$cache" --out "$t/out"
+# 9p without INET (9P_FS depends on INET && NET_9P): olddefconfig drops it.
+printf '# 9p, but no TCP/IP\nCONFIG_NET=y\nCONFIG_NET_9P=y\nCONFIG_NETWORK_FILESYSTEMS=y\nCONFIG_9P_FS=y\n' >"$t/no-inet.config"
+expect kconfig-unmet 68 'kernel: no-inet\.config: CONFIG_9P_FS=y is not in the final \.config \(a dependency is missing: it is CONFIG_9P_FS=unset\)' -- \
+	--kernel --kconfig "$t/no-inet.config" --skip-block --cache "$cache" --out "$t/out"
 
 [ "$fails" -eq 0 ] || { echo "payload/test-bad-input.sh: $fails failed" >&2; exit 1; }
 echo "payload/test-bad-input.sh: all passed"

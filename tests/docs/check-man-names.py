@@ -30,6 +30,7 @@ FOREIGN = {
     "--test": "scripts/install-deps", "--fix": "scripts/check-format", "--list": "mkfixture.py",
     "--pack": "mkfixture.py", "--update": "the test scripts", "--output-on-failure": "ctest",
     "--test-dir": "ctest", "--version": "umockdev-run", "--import": "mokutil", "--out": "payload/build",
+    "--kernel": "payload/build", "--stock-kernel": "payload/build", "--kconfig": "payload/build",
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
     "--check": "ansible-playbook (check mode)", "--syntax-check": "ansible-playbook",
     "--exit-on-error": "run-parts (the kernel packages' hooks)",

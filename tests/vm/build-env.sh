@@ -17,6 +17,12 @@
 # initramfs is rebuilt on every call (about a second). SCSITUNE_VM_CAPTURE
 # names another capture script to put in the guest (to try a change to
 # tests/fixtures/capture-host.sh before committing it).
+# SCSITUNE_VM_KERNEL_DEB names another kernel package to boot instead
+# (a linux-image .deb from `payload/build --kernel`): its storage, virtio and
+# 9p drivers must be built in (payload/kconfig/vm.config), scsi_debug a
+# module; the LIO modules are not carried. SCSITUNE_VM_ENV names the
+# environment directory under the cache (default env), so that two guests
+# with different kernels can boot side by side.
 #
 # Needs: apt-get, apt-cache, dpkg-deb, depmod and modprobe (kmod), cpio,
 # busybox-static, ldd, ldconfig, and on the build machine the programs copied
@@ -44,6 +50,20 @@ busybox=$(command -v busybox)
 if ldd "$busybox" >/dev/null 2>&1; then die "$busybox is not static (apt-get install busybox-static)"; fi
 
 # --- the kernel package -----------------------------------------------------
+custom=${SCSITUNE_VM_KERNEL_DEB:-}
+if [ -n "$custom" ]; then
+	[ -f "$custom" ] || die "SCSITUNE_VM_KERNEL_DEB=$custom: no such file"
+	pkg=$(dpkg-deb -f "$custom" Package) || die "SCSITUNE_VM_KERNEL_DEB=$custom is not a Debian package"
+	# named by its content: a rebuilt package is unpacked again
+	kdir=$cache/kernel-$pkg-$(sha256sum "$custom" | cut -c1-12)
+	if [ ! -e "$kdir/.done" ]; then
+		log "unpacking $custom"
+		rm -rf "$kdir"
+		mkdir -p "$kdir"
+		dpkg-deb -x "$custom" "$kdir"
+		touch "$kdir/.done"
+	fi
+else
 # linux-image-amd64 is a metapackage; its Depends names the real image.
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9].*-amd64$/ { print $2; exit }') || true
@@ -66,6 +86,7 @@ if [ ! -e "$kdir/.done" ]; then
 	mkdir -p "$kdir"
 	dpkg-deb -x "$deb" "$kdir"
 	touch "$kdir/.done"
+fi
 fi
 release=$(cd "$kdir/lib/modules" && ls | head -1)
 [ -f "$kdir/boot/vmlinuz-$release" ] || die "$kdir has no boot/vmlinuz-$release"
@@ -92,7 +113,7 @@ fi
 [ -x "$irqb/usr/sbin/irqbalance" ] && [ -f "$irqb/etc/default/irqbalance" ] || die "$irqb: no usr/sbin/irqbalance or etc/default/irqbalance"
 
 # --- the initramfs tree -----------------------------------------------------
-env=$cache/env
+env=$cache/${SCSITUNE_VM_ENV:-env}
 stage=$env/root
 rm -rf "$env"
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib64,etc/vm,proc,sys,dev,tmp,run,results,root}
@@ -105,6 +126,15 @@ echo "$pkg" >"$env/package"
 # each file once. crc64_rocksoft_generic comes first: sd_mod's t10-pi asks the
 # crypto API for crc64-rocksoft and does not depend on it by symbol.
 MODULES='crc64_rocksoft_generic virtio_pci virtio_scsi megaraid_sas sd_mod scsi_debug 9pnet_virtio 9p'
+EXTRA_MODULES='configfs target_core_mod tcm_loop crc32c_generic iscsi_target_mod'
+if [ -n "$custom" ]; then
+	# built in, or this kernel cannot run the scenarios
+	for m in virtio_pci virtio_scsi megaraid_sas sd_mod 9pnet_virtio 9p; do
+		grep -q "/$m\.ko\$" "$kdir/lib/modules/$release/modules.builtin" ||
+			die "$custom: $m is not built into $release (payload/kconfig/vm.config builds it in)"
+	done
+	MODULES=scsi_debug EXTRA_MODULES=''
+fi
 : >"$stage/etc/vm/modules"
 for m in $MODULES; do
 	modprobe -d "$kdir" -S "$release" --show-depends "$m" ||
@@ -119,7 +149,6 @@ done
 # for the payload scenario (it loads them itself, after swapping in the
 # payload's modules), listed in dependency order in /etc/vm/extra-modules.
 # iscsi_target_mod's login allocates a "crc32c" hash even without digests.
-EXTRA_MODULES='configfs target_core_mod tcm_loop crc32c_generic iscsi_target_mod'
 : >"$stage/etc/vm/extra-modules"
 for m in $EXTRA_MODULES; do
 	modprobe -d "$kdir" -S "$release" --show-depends "$m" ||
