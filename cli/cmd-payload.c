@@ -35,7 +35,8 @@
 void help_payload(FILE *f)
 {
 	fputs("Usage: scsitune payload pack DIR --output FILE [options]\n"
-	      "       scsitune payload install FILE [--signature SIG] [--dry-run] [--no-initramfs] [--reload]\n"
+	      "       scsitune payload install FILE [--signature SIG] [--dry-run] [--no-initramfs]\n"
+	      "                                     [--reload] [--no-kernel | --set-default]\n"
 	      "       scsitune payload verify [FILE] [--signature SIG]\n"
 	      "       scsitune payload remove [--force] [--no-initramfs]\n"
 	      "\nThe patched scsi_mod.ko and target_core_mod.ko as one signed bundle.\n"
@@ -49,11 +50,14 @@ void help_payload(FILE *f)
 	      "           /lib/modules/RELEASE/updates/scsitune/ with an override in\n"
 	      "           /etc/depmod.d/scsitune.conf, run depmod and update-initramfs (the old\n"
 	      "           initrd kept), check the new initrd, and say whether a reboot is needed.\n"
+	      "           A bundle that carries a kernel package (patch B built in): apt-get\n"
+	      "           installs it; the boot default stays as Debian's tools leave it.\n"
 	      "           Journaled: 'payload remove' undoes it, even after a crash.\n"
 	      "  verify   the chain of custody: bundle, files, depmod.d, what modprobe loads, the\n"
 	      "           initrd, what is loaded (version, srcversion, build-id, taint,\n"
 	      "           iocounterbits). FILE: compare with that bundle (else the installed one).\n"
-	      "  remove   delete what install wrote (by SHA-256), run depmod, put back the initrd.\n"
+	      "  remove   delete what install wrote (by SHA-256), run depmod, put back the initrd;\n"
+	      "           purge the kernel package install put there (not while it runs).\n"
 	      "\nOptions:\n"
 	      "      --output FILE        pack: the bundle to write\n"
 	      "      --signature SIG      the minisign signature (default FILE.minisig)\n"
@@ -64,8 +68,12 @@ void help_payload(FILE *f)
 	      "      --no-initramfs       install/remove: leave the initrd alone (the next boot then\n"
 	      "                           loads the modules the initrd has)\n"
 	      "      --reload             install: reload modules that are loaded and not in use\n"
+	      "      --no-kernel          install: leave the bundle's kernel package out\n"
+	      "      --set-default        install: point /vmlinuz and /initrd.img at the bundle's\n"
+	      "                           kernel (remove puts them back)\n"
 	      "      --release R          verify: the kernel release (default: the running one)\n"
-	      "      --force              remove: also remove files that changed since install\n"
+	      "      --force              remove: also remove files that changed since install, and\n"
+	      "                           purge the payload's kernel even while it runs\n"
 	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
 	      "                           inside the --sysroot tree when one is given)\n\n",
 	      f);
@@ -277,6 +285,15 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 		out_obj_end(o);
 	}
 	out_arr_end(o);
+	if (m->kernel) {
+		out_obj_begin(o, "kernel");
+		out_str(o, "package", "  kernel %s", m->kernel->package);
+		out_str(o, "version", " %s", m->kernel->version);
+		out_str(o, "release", " (%s)", m->kernel->release);
+		out_str(o, "build_id", " build-id %.12s...\n", m->kernel->build_id);
+		out_obj_end(o);
+	} else
+		out_str(o, "kernel", NULL, NULL);
 	out_int(o, "files", "  %s files (manifest.json first)\n", (long long)m->n_files + 1);
 	out_text(o, "Sign it offline: minisign -S -s KEY -m %s\n", output);
 	out_obj_end(o);
@@ -352,8 +369,9 @@ static const char *need_text(enum stune_pneed n, bool running)
 }
 
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
-			   const char *state_dir, bool no_initramfs, bool reload, bool *refused)
+			   const char *state_dir, unsigned flags, bool *refused)
 {
+	bool reload = flags & PAYLOAD_RELOAD;
 	const struct stune_manifest *m = b->m;
 	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
 	_cleanup_(stune_preflight_freep) struct stune_preflight *p = NULL;
@@ -384,8 +402,12 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		out_str(o, "result", "Dry run: the preflight passed; nothing was changed.\n", "dry-run");
 		return 0;
 	}
-	struct stune_pinstall_opts io = {
-	    .state_dir = state_dir, .no_initramfs = no_initramfs, .bundle_sha256 = b->sha256, .key_id = b->key_id};
+	struct stune_pinstall_opts io = {.state_dir = state_dir,
+					 .no_initramfs = flags & PAYLOAD_NO_INITRAMFS,
+					 .no_kernel = flags & PAYLOAD_NO_KERNEL,
+					 .set_default = flags & PAYLOAD_SET_DEFAULT,
+					 .bundle_sha256 = b->sha256,
+					 .key_id = b->key_id};
 	_cleanup_(stune_pinstall_result_clear) struct stune_pinstall_result res = {0};
 	_cleanup_free_ char *err = NULL;
 	r = stune_payload_install(ctx, m, h, &io, &res, &err);
@@ -399,6 +421,8 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		out_rootpath(o, "path", NULL, s->path);
 		out_str(o, "sha256", NULL, s->sha256);
 		out_str(o, "old_sha256", NULL, s->old_sha256);
+		out_str(o, "target", NULL, s->target);
+		out_str(o, "old_target", NULL, s->old_target);
 		out_str(o, "note", NULL, s->note);
 		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
 			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
@@ -470,12 +494,12 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 }
 
 static int payload_install(struct global_opts *g, const char *file, const char *sig, const char *key,
-			   const char *state_opt, bool dry_run, bool no_initramfs, bool reload)
+			   const char *state_opt, bool dry_run, unsigned flags)
 {
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
-	if (reload && !stune_root_is_live(ctx->root)) {
+	if ((flags & PAYLOAD_RELOAD) && !stune_root_is_live(ctx->root)) {
 		usage_error("payload",
 			    "payload install: --reload works on the running system only, not under --sysroot");
 		return EXIT_USAGE;
@@ -546,7 +570,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
 	render_bundle(o, &b);
 	bool refused;
-	int r = payload_install_locked(g, ctx, o, &b, dry_run ? NULL : state_dir, no_initramfs, reload, &refused);
+	int r = payload_install_locked(g, ctx, o, &b, dry_run ? NULL : state_dir, flags, &refused);
 	out_str(o, "journal", NULL, state_dir);
 	out_obj_end(o);
 	int w = out_finish(o);
@@ -609,7 +633,7 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
 	render_bundle(o, b);
 	bool refused;
-	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, false, false, &refused);
+	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, 0, &refused);
 	out_str(o, "journal", NULL, dry_run ? NULL : state_dir);
 	out_obj_end(o);
 	if (out_finish(o) < 0)
@@ -657,7 +681,7 @@ void payload_render_state(struct out *o, const struct stune_pstate *s, int verbo
 		bool hashes = l->expected && strlen(l->expected) == 64;
 		int w = hashes && !verbose ? 12 : 200;
 		/* text: "loaded.version" is "version" under its module's heading */
-		out_text(o, "  %-8s %-13s " WRAP_HANG, st, strncmp(l->link, "loaded.", 7) ? l->link : l->link + 7);
+		out_text(o, "  %-8s %-14s " WRAP_HANG, st, strncmp(l->link, "loaded.", 7) ? l->link : l->link + 7);
 		bool shown_actual = l->actual && *l->actual && strlen(l->actual) != 64;
 		if (l->state == STUNE_LINK_OK && !verbose && shown_actual)
 			out_text(o, "%s%s%s%s\n", l->actual, note ? " (" : "", note ? note : "", note ? ")" : "");
@@ -824,6 +848,8 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 		OPT_RELEASE,
 		OPT_FORCE,
 		OPT_STATE_DIR,
+		OPT_NO_KERNEL,
+		OPT_SET_DEFAULT,
 	};
 	/* --output FILE is pack's; for the others (and -o) it is the global output format. */
 	static const struct option longopts[] = {{"output", required_argument, NULL, OPT_OUTPUT},
@@ -836,9 +862,12 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 						 {"release", required_argument, NULL, OPT_RELEASE},
 						 {"force", no_argument, NULL, OPT_FORCE},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+						 {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+						 {"set-default", no_argument, NULL, OPT_SET_DEFAULT},
 						 {NULL, 0, NULL, 0}};
 	const char *output = NULL, *sig = NULL, *key = NULL, *release = NULL, *state_opt = NULL;
-	bool dry_run = false, no_initramfs = false, reload = false, force = false;
+	bool dry_run = false, no_initramfs = false, reload = false, force = false, no_kernel = false,
+	     set_default = false;
 	int c;
 
 	/* "payload SUB ...": the subcommand first, then its options (and the global ones). */
@@ -873,6 +902,12 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 			continue;
 		case OPT_FORCE:
 			force = true;
+			continue;
+		case OPT_NO_KERNEL:
+			no_kernel = true;
+			continue;
+		case OPT_SET_DEFAULT:
+			set_default = true;
 			continue;
 		case OPT_OUTPUT:
 			if (strcmp(sub, "pack")) {
@@ -915,6 +950,8 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 	    {release != NULL, "--release", "verify"},
 	    {force, "--force", "remove"},
 	    {state_opt != NULL, "--state-dir", "install remove"},
+	    {no_kernel, "--no-kernel", "install"},
+	    {set_default, "--set-default", "install"},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(only); i++)
 		if (only[i].set && !strstr(only[i].subs, sub)) {
@@ -939,7 +976,14 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 			usage_error("payload", "payload install: --dry-run and --reload together");
 			return EXIT_USAGE;
 		}
-		return payload_install(g, argv[optind], sig, key, state_opt, dry_run, no_initramfs, reload);
+		if (no_kernel && set_default) {
+			usage_error("payload", "payload install: --set-default and --no-kernel together");
+			return EXIT_USAGE;
+		}
+		return payload_install(g, argv[optind], sig, key, state_opt, dry_run,
+				       (no_initramfs ? PAYLOAD_NO_INITRAMFS : 0) | (reload ? PAYLOAD_RELOAD : 0) |
+					   (no_kernel ? PAYLOAD_NO_KERNEL : 0) |
+					   (set_default ? PAYLOAD_SET_DEFAULT : 0));
 	}
 	if (!strcmp(sub, "verify")) {
 		if (npos > 1) {

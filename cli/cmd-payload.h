@@ -30,8 +30,14 @@ int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig
  * only). Renders into o (keys preflight, steps, modules, initrd, result);
  * prints errors; -1 on refusal (*refused) or failure.
  */
+enum {
+	PAYLOAD_NO_INITRAMFS = 1 << 0, /* --no-initramfs */
+	PAYLOAD_RELOAD = 1 << 1,       /* --reload */
+	PAYLOAD_NO_KERNEL = 1 << 2,    /* --no-kernel */
+	PAYLOAD_SET_DEFAULT = 1 << 3,  /* --set-default */
+};
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
-			   const char *state_dir, bool no_initramfs, bool reload, bool *refused);
+			   const char *state_dir, unsigned flags, bool *refused);
 /* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
 int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force, bool no_initramfs);
 /*

@@ -69,6 +69,15 @@ void stune_manifest_free(struct stune_manifest *m)
 		free(m->files[i].data);
 	}
 	free(m->files);
+	if (m->kernel) {
+		free(m->kernel->release);
+		free(m->kernel->package);
+		free(m->kernel->version);
+		free(m->kernel->file);
+		free(m->kernel->build_id);
+		stune_strv_free(m->kernel->patches);
+		free(m->kernel);
+	}
 	free(m->json);
 	free(m);
 }
@@ -206,6 +215,35 @@ static int symcrc_cmp(const void *a, const void *b)
 		if (dupstr(&(dst), _v) < 0)                                                                    \
 			return -ENOMEM;                                                                        \
 	} while (0)
+
+/* "kernel": the kernel image package (payload/build --kernel), optional. */
+static int parse_kernel(json_object *o, struct stune_pkernel *k, char **err)
+{
+	const char *what = "kernel";
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, -EBADMSG, "manifest.json: \"kernel\" is not an object");
+	/* The release becomes a path component (boot/vmlinuz-RELEASE), the package an apt argument. */
+	REQUIRE_STR(k->release, o, "release", valid_component(_v, strlen(_v)), what);
+	REQUIRE_STR(k->package, o, "package", valid_component(_v, strlen(_v)), what);
+	REQUIRE_STR(k->version, o, "version", valid_text(_v) && *_v && !strpbrk(_v, " /="), what);
+	REQUIRE_STR(k->file, o, "file", valid_relname(_v) && strlen(_v) > 4 && !strcmp(_v + strlen(_v) - 4, ".deb"),
+		    what);
+	REQUIRE_STR(k->build_id, o, "build_id", valid_hex(_v, strlen(_v)) && strlen(_v) >= 2, what);
+	if (strncmp(k->package, "linux-image-", 12) || strcmp(k->package + 12, k->release))
+		return fail(err, -EBADMSG, "manifest.json: kernel: \"package\" is not linux-image-%s", k->release);
+	json_object *v;
+	size_t np = 0;
+	if (json_object_object_get_ex(o, "patches", &v) && json_object_is_type(v, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *p = json_object_array_get_idx(v, i);
+			if (!json_object_is_type(p, json_type_string) || !valid_text(json_object_get_string(p)))
+				return fail(err, -EBADMSG, "manifest.json: kernel: invalid \"patches\"");
+			int r = stune_strv_push(&k->patches, &np, strdup(json_object_get_string(p)));
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
 
 static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
 {
@@ -346,6 +384,21 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 		if (strcmp(pm->vermagic, m->vermagic))
 			return fail(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
 				    pm->name);
+	}
+	if (json_object_object_get_ex(root, "kernel", &v)) {
+		if (!(m->kernel = calloc(1, sizeof(*m->kernel))))
+			return -ENOMEM;
+		int r = parse_kernel(v, m->kernel, err);
+		if (r < 0)
+			return r;
+		if (!stune_manifest_file(m, m->kernel->file))
+			return fail(err, -EBADMSG, "manifest.json: kernel: its file %s is not in \"files\"",
+				    m->kernel->file);
+		if (!strcmp(m->kernel->release, m->release))
+			return fail(err, -EBADMSG,
+				    "manifest.json: kernel: release %s is the modules' release (the package would "
+				    "replace the kernel they are for)",
+				    m->release);
 	}
 	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array)) {
 		size_t np = json_object_array_length(v);
@@ -695,6 +748,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	size_t nfiles = 0;
 	int ret = 0;
 	char *vermagic = NULL;
+	json_object *bkernel = NULL, *jkernel = NULL;
 	json_object_object_foreach(bfiles, fname, fsha)
 	{
 		_cleanup_free_ char *p = NULL;
@@ -733,6 +787,54 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 				   p, bpath);
 			goto out;
 		}
+	}
+	/* The kernel package (payload/build --kernel): its file joins the others, its facts the manifest. */
+	if (json_object_object_get_ex(b, "kernel", &bkernel)) {
+		const char *kfile = jstr(bkernel, "file"), *ksha = jstr(bkernel, "sha256");
+		_cleanup_free_ char *p = NULL;
+		if (!kfile || !valid_relname(kfile) || !ksha || !valid_hex(ksha, 64)) {
+			ret = fail(err, -EBADMSG, "%s: kernel: no \"file\" or \"sha256\"", bpath);
+			goto out;
+		}
+		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
+		if (!nf || asprintf(&p, "%s/%s", dir, kfile) < 0) {
+			if (nf)
+				files = nf;
+			ret = -ENOMEM;
+			goto out;
+		}
+		files = nf;
+		files[nfiles] = (struct fileent){.name = strdup(kfile)};
+		nfiles++;
+		if (!files[nfiles - 1].name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
+					      &files[nfiles - 1].len)) < 0) {
+			ret = fail(err, r, "%s: %s", p, strerror(-r));
+			goto out;
+		}
+		char sha[STUNE_SHA256_HEX];
+		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
+		if (strcmp(sha, ksha)) {
+			ret = fail(err, -EBADMSG, "%s: SHA-256 differs from %s (changed since payload/build wrote it)",
+				   p, bpath);
+			goto out;
+		}
+		if (!(jkernel = json_object_new_object())) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		static const char *const keys[] = {"release", "package", "version", "file", "build_id"};
+		for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+			json_object_object_add(jkernel, keys[i], jstring(jstr(bkernel, keys[i])));
+		json_object *kp;
+		if (json_object_object_get_ex(bkernel, "patches", &kp))
+			json_object_object_add(jkernel, "patches", json_object_get(kp));
+		json_object *cfg = jstring(jstr(bkernel, "config"));
+		if (cfg)
+			json_object_object_add(jkernel, "config", cfg);
 	}
 	for (size_t i = 1; i < nfiles; i++) /* name order: the bundle is reproducible */
 		for (size_t k = i; k > 0 && strcmp(files[k - 1].name, files[k].name) > 0; k--) {
@@ -827,6 +929,9 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	}
 	json_object_object_add(out, "files", jfiles);
 	jfiles = NULL;
+	if (jkernel)
+		json_object_object_add(out, "kernel", jkernel);
+	jkernel = NULL;
 
 	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -874,5 +979,6 @@ out:
 	free(files);
 	json_object_put(jfiles);
 	json_object_put(jmods);
+	json_object_put(jkernel);
 	return ret;
 }

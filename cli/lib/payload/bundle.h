@@ -51,6 +51,16 @@ struct stune_ppatch {
 	char *id, *file, *lands_in;
 };
 
+/* A kernel image package the bundle may carry (payload/build --kernel: make bindeb-pkg). */
+struct stune_pkernel {
+	char *release;	/* its uname -r: 6.1.192-scsitune */
+	char *package;	/* linux-image-RELEASE */
+	char *version;	/* its Debian version */
+	char *file;	/* kernel/PACKAGE_VERSION_amd64.deb (one of files) */
+	char *build_id; /* vmlinux's GNU build-id (what /sys/kernel/notes shows) */
+	char **patches; /* ids, NULL-terminated */
+};
+
 struct stune_manifest {
 	int format_version;
 	char *payload_version;
@@ -65,7 +75,8 @@ struct stune_manifest {
 	size_t n_patches;
 	struct stune_pfile *files;
 	size_t n_files;
-	char *json; /* the manifest's own bytes, as signed */
+	struct stune_pkernel *kernel; /* NULL: modules only */
+	char *json;		      /* the manifest's own bytes, as signed */
 	size_t json_len;
 };
 

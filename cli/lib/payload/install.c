@@ -13,6 +13,7 @@
 
 #include "core/statefile.h"
 #include "core/strv.h"
+#include "payload/host.h"
 #include "payload/initrd.h"
 #include "payload/kmod.h"
 
@@ -275,6 +276,68 @@ static int restore_file(struct stune_ctx *ctx, const char *path, const uint8_t *
 	return rename_tmp(ctx, path);
 }
 
+/* --- the kernel package: apt, and the boot links ------------------------------------ */
+
+#define KERNEL_DEB_DIR "var/cache/scsitune"
+
+/* Where apt-get runs for this root: 0 with *chroot_dir (NULL live), or -errno with *why. */
+static int apt_runner(struct stune_ctx *ctx, char **chroot_dir, char **why)
+{
+	*chroot_dir = NULL;
+	if (stune_root_is_live(ctx->root))
+		return 0;
+	if (!stune_root_exists(ctx->root, "usr/bin/apt-get")) {
+		*why = strdup("the --sysroot tree has no usr/bin/apt-get: the kernel package is not installed here");
+		return -ENOENT;
+	}
+	if (geteuid() != 0) {
+		*why = strdup("apt-get runs in a chroot of the --sysroot tree, which needs root");
+		return -EPERM;
+	}
+	return (*chroot_dir = strdup(stune_root_prefix(ctx->root))) ? 0 : -ENOMEM;
+}
+
+/* apt-get ARGS... (noninteractive) live or in the chroot; -EIO with *err naming its last line. */
+static int run_apt(const char *chroot_dir, const char *what, const char *const *args, char **err)
+{
+	const char *argv[16] = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-q", "-y"};
+	size_t n = 5;
+	for (size_t i = 0; args[i] && n < ELEMENTSOF(argv) - 1; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (chroot_dir)
+		argv[0] = "/usr/bin/env";
+	_cleanup_free_ char *out = NULL;
+	int r = stune_run(argv, chroot_dir, &out);
+	if (r == 0)
+		return 0;
+	_cleanup_free_ char *last = stune_last_line(out);
+	return fail(err, r < 0 ? r : -EIO, "apt-get %s: %s", what,
+		    r == -ENOENT ? "not found (install apt)"
+		    : last	 ? last
+				 : "failed");
+}
+
+/* The installed version of package (dpkg's status file in the root), NULL when not installed. */
+static char *installed_version(struct stune_ctx *ctx, const char *package)
+{
+	_cleanup_free_ char *status = NULL;
+	if (stune_root_read(ctx->root, STUNE_DPKG_STATUS, &status) < 0)
+		return NULL;
+	return stune_dpkg_status_version(status, package);
+}
+
+/* KERNEL step's target "PACKAGE=VERSION" split (package in buf). */
+static const char *kstep_version(const char *target, char *pkg, size_t size)
+{
+	const char *eq = target ? strchr(target, '=') : NULL;
+	if (!eq || (size_t)(eq - target) >= size)
+		return NULL;
+	memcpy(pkg, target, (size_t)(eq - target));
+	pkg[eq - target] = '\0';
+	return eq + 1;
+}
+
 /* --- results ------------------------------------------------------------------ */
 
 void stune_pinstall_result_clear(struct stune_pinstall_result *r)
@@ -415,6 +478,80 @@ static int check_initrd(const struct stune_manifest *m, const uint8_t *old, size
 	return 0;
 }
 
+/* The kernel steps from kfirst on (planned, journaled): the .deb written, apt-get install, then with
+ * --set-default each boot link repointed (its old target journaled first). */
+static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
+			  struct stune_pjournal *j, size_t kfirst, const char *chroot_dir, char **err)
+{
+	const struct stune_pkernel *k = m->kernel;
+	const struct stune_pfile *kf = stune_manifest_file(m, k->file);
+	int r;
+	for (size_t i = kfirst; i < j->n; i++) {
+		struct stune_pstep *s = &j->steps[i];
+		if (s->state == STUNE_PSS_SKIPPED)
+			continue;
+		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+			return r;
+		switch (s->kind) {
+		case STUNE_PS_MKDIR:
+			if ((r = mkdir_root(ctx, s->path, 0755)) < 0)
+				return fail(err, r, "mkdir /%s: %s", s->path, strerror(-r));
+			break;
+		case STUNE_PS_FILE:
+			if ((r = write_tmp(ctx, s->path, kf->data, kf->size, 0644)) < 0)
+				return fail(err, r, "writing /%s: %s", s->path, strerror(-r));
+			hook();
+			if ((r = rename_tmp(ctx, s->path)) < 0)
+				return fail(err, r, "renaming into /%s: %s", s->path, strerror(-r));
+			break;
+		case STUNE_PS_KERNEL: {
+			/* apt resolves what the package depends on; never dpkg --force */
+			_cleanup_free_ char *deb =
+			    stune_strdupf("/" KERNEL_DEB_DIR "/%s", stune_path_basename(k->file));
+			if (!deb)
+				return -ENOMEM;
+			const char *args[] = {"install", "--no-install-recommends", deb, NULL};
+			if ((r = run_apt(chroot_dir, "install", args, err)) < 0)
+				return r;
+			hook();
+			_cleanup_free_ char *now = installed_version(ctx, k->package);
+			if (!now || strcmp(now, k->version))
+				return fail(err, -EIO, "apt-get install ran, but dpkg says %s is %s%s", k->package,
+					    now ? "at " : "not installed", now ? now : "");
+			if (!stune_root_exists(ctx->root, s->path))
+				return fail(err, -ENOENT, "%s is installed but /%s is not there", k->package, s->path);
+			if ((r = set_note(s, "%s %s installed with apt-get", k->package, k->version)) < 0)
+				return r;
+			break;
+		}
+		case STUNE_PS_DEFAULT: {
+			_cleanup_free_ char *old = NULL;
+			int lr = stune_root_readlink(ctx->root, s->path, &old);
+			if (lr < 0 && lr != -ENOENT)
+				return fail(err, lr,
+					    "/%s: %s (not a symlink: the boot default is not set by links here)",
+					    s->path, strerror(-lr));
+			free(s->old_target);
+			s->old_target = steal_pointer(&old);
+			if ((r = save(o->state_dir, j, err)) < 0)
+				return r;
+			if ((r = stune_root_symlink(ctx->root, s->path, s->target)) < 0)
+				return fail(err, r, "pointing /%s at %s: %s", s->path, s->target, strerror(-r));
+			if ((r = set_note(s, "was %s%s", s->old_target ? s->old_target : "(no link)",
+					  s->old_target ? "" : "")) < 0)
+				return r;
+			break;
+		}
+		default:
+			break;
+		}
+		hook();
+		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
 			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
 {
@@ -486,6 +623,63 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		is->state = STUNE_PSS_SKIPPED;
 	else
 		is->mode = ist.st_mode & 07777;
+	/* The kernel package: its .deb under var/cache/scsitune, apt, and with --set-default the boot links. */
+	size_t kfirst = j->n;
+	bool do_kernel = false;
+	_cleanup_free_ char *kchroot = NULL, *kver_now = NULL;
+	if (m->kernel) {
+		const struct stune_pkernel *k = m->kernel;
+		const struct stune_pfile *kf = stune_manifest_file(m, k->file);
+		_cleanup_free_ char *deb = stune_strdupf(KERNEL_DEB_DIR "/%s", stune_path_basename(k->file)),
+				    *target = stune_strdupf("%s=%s", k->package, k->version),
+				    *image = stune_strdupf("boot/vmlinuz-%s", k->release),
+				    *kinitrd = stune_strdupf("boot/initrd.img-%s", k->release), *why = NULL;
+		if (!deb || !target || !image || !kinitrd)
+			return -ENOMEM;
+		kver_now = installed_version(ctx, k->package);
+		if (kver_now && strcmp(kver_now, k->version) && !o->no_kernel)
+			return fail(err, -EEXIST,
+				    "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
+				    "or --no-kernel",
+				    k->package, kver_now, k->version, k->package);
+		if (!is_dir(ctx, KERNEL_DEB_DIR) &&
+		    (r = stune_pjournal_add(j, STUNE_PS_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
+			return r;
+		if ((r = stune_pjournal_add(j, STUNE_PS_FILE, deb, kf->sha256)) < 0 ||
+		    (r = stune_pjournal_add(j, STUNE_PS_KERNEL, image, kf->sha256)) < 0)
+			return r;
+		if (!(j->steps[j->n - 1].target = steal_pointer(&target)))
+			return -ENOMEM;
+		if (o->set_default) {
+			if ((r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "vmlinuz", NULL)) < 0 ||
+			    !(j->steps[j->n - 1].target = steal_pointer(&image)) ||
+			    (r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "initrd.img", NULL)) < 0 ||
+			    !(j->steps[j->n - 1].target = steal_pointer(&kinitrd)))
+				return r < 0 ? r : -ENOMEM;
+		}
+		const char *skip = NULL;
+		if (o->no_kernel)
+			skip = "--no-kernel: the bundle's kernel package is left out";
+		else if (apt_runner(ctx, &kchroot, &why) < 0)
+			skip = why ? why : "apt-get cannot run here";
+		for (size_t i = kfirst; i < j->n; i++) {
+			struct stune_pstep *ks = &j->steps[i];
+			if (skip) {
+				ks->state = STUNE_PSS_SKIPPED;
+				if ((r = set_note(ks, "%s", skip)) < 0)
+					return r;
+			} else if (kver_now && ks->kind != STUNE_PS_DEFAULT) {
+				/* already installed: not ours to install, nor to purge */
+				ks->state = STUNE_PSS_SKIPPED;
+				if ((r = set_note(ks,
+						  "%s %s is already installed: left as it is (remove leaves it too)",
+						  k->package, kver_now)) < 0)
+					return r;
+			}
+		}
+		do_kernel = !skip;
+		is = &j->steps[initrd_step]; /* the steps array moved (realloc) */
+	}
 	for (size_t i = 0; i < ELEMENTSOF(depmod_index); i++) {
 		_cleanup_free_ char *p = stune_strdupf("lib/modules/%s/%s", m->release, depmod_index[i]);
 		if (!p)
@@ -623,6 +817,9 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		goto out;
 	}
 
+	if (do_kernel && (r = install_kernel(ctx, m, o, j, kfirst, kchroot, err)) < 0)
+		goto out;
+
 	j->complete = true;
 	if ((r = save(o->state_dir, j, err)) < 0)
 		goto out;
@@ -738,6 +935,108 @@ static int index_differs(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 	return 0;
 }
 
+/*
+ * The kernel steps, undone: each boot link install repointed goes back to its old target when it
+ * still points where install pointed it (else it is left: CHANGED, unless force); the package is
+ * purged with apt-get when it is the version install put there. Refused before any change when
+ * the running kernel is the package's (force purges it anyway).
+ */
+static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool force, struct stune_premove_result *res,
+			 bool *failed, bool *changed, char **err)
+{
+	struct stune_prm_row *w;
+	int r;
+	_cleanup_free_ char *running = NULL;
+	(void)stune_root_read(ctx->root, "proc/sys/kernel/osrelease", &running);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_pstep *s = &j->steps[i];
+		char pkg[256];
+		const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
+		if (s->kind != STUNE_PS_KERNEL || s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED ||
+		    !ver || strncmp(pkg, "linux-image-", 12))
+			continue;
+		_cleanup_free_ char *now = installed_version(ctx, pkg);
+		if (now && !strcmp(now, ver) && running && !strcmp(running, pkg + 12) && !force)
+			return fail(err, -EBUSY,
+				    "the running kernel is the payload's (%s): boot another kernel first (the journal "
+				    "stays; nothing was changed), or --force to purge it anyway",
+				    running);
+	}
+	for (size_t i = j->n; i-- > 0;) {
+		struct stune_pstep *s = &j->steps[i];
+		if ((s->kind != STUNE_PS_DEFAULT && s->kind != STUNE_PS_KERNEL) || s->state == STUNE_PSS_PENDING)
+			continue;
+		if (s->state == STUNE_PSS_SKIPPED) {
+			if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+			    rm_note(w, "install did not do it: %s", s->note ? s->note : "skipped") < 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (s->kind == STUNE_PS_DEFAULT) {
+			_cleanup_free_ char *cur = NULL;
+			(void)stune_root_readlink(ctx->root, s->path, &cur);
+			bool ours = cur && s->target && !strcmp(cur, s->target);
+			bool before = s->old_target ? cur && !strcmp(cur, s->old_target) : !cur;
+			enum stune_prm_outcome oc = before ? STUNE_PRM_ABSENT : STUNE_PRM_CHANGED;
+			if (!before && (ours || force)) {
+				r = s->old_target ? stune_root_symlink(ctx->root, s->path, s->old_target)
+						  : stune_root_unlink(ctx->root, s->path);
+				oc = r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RESTORED;
+			}
+			if (!(w = rm_row(res, s->kind, s->path, s->old_target, cur, oc)))
+				return -ENOMEM;
+			hook();
+			r = oc == STUNE_PRM_RESTORED
+				? rm_note(w, "points at %s again", s->old_target ? s->old_target : "nothing")
+			    : oc == STUNE_PRM_ABSENT ? rm_note(w, "already as before install")
+			    : oc == STUNE_PRM_FAILED
+				? rm_note(w, "putting back %s failed", s->old_target ? s->old_target : "(no link)")
+				: rm_note(w,
+					  "points at %s now, not where install pointed it: left alone "
+					  "(--force puts back %s)",
+					  cur ? cur : "nothing", s->old_target ? s->old_target : "no link");
+			if (r < 0)
+				return -ENOMEM;
+			*failed |= oc == STUNE_PRM_FAILED;
+			*changed |= oc == STUNE_PRM_CHANGED;
+			continue;
+		}
+		char pkg[256];
+		const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
+		if (!ver)
+			continue;
+		_cleanup_free_ char *now = installed_version(ctx, pkg), *chroot_dir = NULL, *why = NULL;
+		enum stune_prm_outcome oc = !now	       ? STUNE_PRM_ABSENT
+					    : strcmp(now, ver) ? STUNE_PRM_CHANGED
+							       : STUNE_PRM_REMOVED;
+		if (oc == STUNE_PRM_REMOVED) {
+			const char *args[] = {"purge", pkg, NULL};
+			if ((r = apt_runner(ctx, &chroot_dir, &why)) < 0 ||
+			    (r = run_apt(chroot_dir, "purge", args, &why)) < 0)
+				oc = STUNE_PRM_FAILED;
+			else {
+				free(now);
+				now = installed_version(ctx, pkg);
+				if (now)
+					oc = STUNE_PRM_FAILED;
+			}
+		}
+		if (!(w = rm_row(res, s->kind, s->path, s->target, now, oc)))
+			return -ENOMEM;
+		hook();
+		r = oc == STUNE_PRM_REMOVED  ? rm_note(w, "%s purged with apt-get", pkg)
+		    : oc == STUNE_PRM_ABSENT ? rm_note(w, "%s is not installed (purged since?)", pkg)
+		    : oc == STUNE_PRM_CHANGED
+			? rm_note(w, "%s %s is installed, not the payload's %s: left alone", pkg, now, ver)
+			: rm_note(w, "%s", why ? why : "dpkg still lists it installed");
+		if (r < 0)
+			return -ENOMEM;
+		*failed |= oc == STUNE_PRM_FAILED;
+		*changed |= oc == STUNE_PRM_CHANGED;
+	}
+	return 0;
+}
+
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_premove_result *res, char **err)
 {
@@ -745,6 +1044,10 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 	bool failed = false, changed = false, touched = false;
 	struct stune_prm_row *w;
 	memset(res, 0, sizeof(*res));
+
+	/* The kernel package first: the boot links back, then apt-get purge (it is not running). */
+	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed, err)) < 0)
+		return r;
 
 	/* Files: ours by hash (the temporary names too). */
 	for (size_t i = 0; i < j->n; i++) {
@@ -772,7 +1075,7 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 	/* Directories install created, deepest first, when empty. */
 	for (size_t i = j->n; i-- > 0;) {
 		struct stune_pstep *s = &j->steps[i];
-		if (s->kind != STUNE_PS_MKDIR || s->state == STUNE_PSS_PENDING)
+		if (s->kind != STUNE_PS_MKDIR || s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED)
 			continue;
 		_cleanup_free_ char *dir = NULL;
 		const char *base;

@@ -29,6 +29,8 @@
 struct stune_pinstall_opts {
 	const char *state_dir;
 	bool no_initramfs;
+	bool no_kernel;	  /* leave the bundle's kernel package out */
+	bool set_default; /* point /vmlinuz and /initrd.img at the bundle's kernel */
 	const char *bundle_sha256;
 	const char *key_id;
 };

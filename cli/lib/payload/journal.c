@@ -14,8 +14,9 @@
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
 static const char *const kind_names[_STUNE_PS_MAX] = {
-    [STUNE_PS_MKDIR] = "mkdir",	  [STUNE_PS_STAGE] = "stage",	   [STUNE_PS_FILE] = "file",
-    [STUNE_PS_DEPMOD] = "depmod", [STUNE_PS_INITRD] = "initramfs",
+    [STUNE_PS_MKDIR] = "mkdir",	    [STUNE_PS_STAGE] = "stage",	     [STUNE_PS_FILE] = "file",
+    [STUNE_PS_DEPMOD] = "depmod",   [STUNE_PS_INITRD] = "initramfs", [STUNE_PS_KERNEL] = "kernel",
+    [STUNE_PS_DEFAULT] = "default",
 };
 static const char *const state_names[_STUNE_PSS_MAX] = {
     [STUNE_PSS_PENDING] = "pending",
@@ -47,6 +48,8 @@ void stune_pjournal_free(struct stune_pjournal *j)
 		free(j->steps[i].path);
 		free(j->steps[i].sha256);
 		free(j->steps[i].old_sha256);
+		free(j->steps[i].target);
+		free(j->steps[i].old_target);
 		free(j->steps[i].note);
 	}
 	free(j->steps);
@@ -124,6 +127,10 @@ int stune_pjournal_save(const char *state_dir, const struct stune_pjournal *j)
 		put_str(e, "path", s->path);
 		put_str(e, "sha256", s->sha256);
 		put_str(e, "old_sha256", s->old_sha256);
+		if (s->target)
+			put_str(e, "target", s->target);
+		if (s->old_target)
+			put_str(e, "old_target", s->old_target);
 		if (s->mode)
 			json_object_object_add(e, "mode", json_object_new_int((int)s->mode));
 		put_str(e, "note", s->note);
@@ -200,7 +207,8 @@ int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
 		struct stune_pstep *st = &j->steps[j->n - 1];
 		st->state = (enum stune_pstep_state)s;
 		if ((r = get_str(e, "path", &st->path)) < 0 || (r = get_str(e, "sha256", &st->sha256)) < 0 ||
-		    (r = get_str(e, "old_sha256", &st->old_sha256)) < 0 || (r = get_str(e, "note", &st->note)) < 0)
+		    (r = get_str(e, "old_sha256", &st->old_sha256)) < 0 || (r = get_str(e, "note", &st->note)) < 0 ||
+		    (r = get_str(e, "target", &st->target)) < 0 || (r = get_str(e, "old_target", &st->old_target)) < 0)
 			return r;
 		json_object *mv;
 		if (json_object_object_get_ex(e, "mode", &mv) && json_object_is_type(mv, json_type_int))

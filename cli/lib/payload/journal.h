@@ -28,6 +28,10 @@ enum stune_pstep_kind {
 	STUNE_PS_FILE,	    /* a file install created (path, sha256: its content) */
 	STUNE_PS_DEPMOD,    /* depmod for the release */
 	STUNE_PS_INITRD,    /* the initrd: old_sha256 before, kept in STATE/payload/kept; sha256 after */
+	STUNE_PS_KERNEL,    /* the kernel package installed with apt (path: its release; target: PACKAGE=VERSION;
+			       sha256: the .deb's) */
+	STUNE_PS_DEFAULT,   /* --set-default: a boot link (path: vmlinuz or initrd.img) repointed from old_target
+			       to target */
 	_STUNE_PS_MAX
 };
 
@@ -46,6 +50,8 @@ struct stune_pstep {
 	char *sha256;	  /* FILE: what install writes; INITRD: the new initrd */
 	char *old_sha256; /* INITRD: the initrd before (NULL: there was none) */
 	unsigned mode;	  /* INITRD: its mode before (0: unknown) */
+	char *target;	  /* KERNEL: PACKAGE=VERSION; DEFAULT: the link's new target */
+	char *old_target; /* DEFAULT: the link's target before (NULL: there was no link) */
 	char *note;
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "payload/state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,31 +81,43 @@ static int add(struct stune_pstate *st, const char *link, const char *module, co
 	return 0;
 }
 
-/* The raw build-id note the kernel shows: namesz, descsz, type, "GNU\0", desc. */
-static int read_build_id(struct stune_ctx *ctx, const char *module, char **out)
+/* The GNU build-id among ELF notes as the kernel shows them (namesz, descsz, type, name, desc, each
+ * 4-aligned): sys/module/M/notes/.note.gnu.build-id holds one, sys/kernel/notes all of vmlinux's. */
+static int notes_build_id(const uint8_t *d, size_t n, char **out)
 {
-	_cleanup_free_ char *p = stune_strdupf("sys/module/%s/notes/.note.gnu.build-id", module);
+	for (size_t off = 0; off + 12 <= n;) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, d + off, 4);
+		memcpy(&descsz, d + off + 4, 4);
+		memcpy(&type, d + off + 8, 4);
+		size_t name = off + 12, desc = name + (((size_t)namesz + 3) & ~(size_t)3),
+		       next = desc + (((size_t)descsz + 3) & ~(size_t)3);
+		if (namesz > n || descsz > n || next > n || desc + descsz > n)
+			return -EBADMSG;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(d + name, "GNU", 4) && descsz > 0 &&
+		    descsz <= 64) {
+			if (!(*out = malloc(2 * (size_t)descsz + 1)))
+				return -ENOMEM;
+			stune_hex(d + desc, descsz, *out);
+			return 0;
+		}
+		off = next;
+	}
+	return -EBADMSG;
+}
+
+static int read_build_id(struct stune_ctx *ctx, const char *notes, char **out)
+{
 	_cleanup_free_ uint8_t *d = NULL;
 	size_t n = 0;
-	if (!p)
-		return -ENOMEM;
-	int r = stune_read_root_file(ctx->root, p, 4096, &d, &n);
-	if (r < 0)
-		return r;
-	uint32_t namesz, descsz, type;
-	if (n < 16)
-		return -EBADMSG;
-	memcpy(&namesz, d, 4);
-	memcpy(&descsz, d + 4, 4);
-	memcpy(&type, d + 8, 4);
-	size_t off = 12 + ((namesz + 3) & ~3u);
-	if (type != 3 /* NT_GNU_BUILD_ID */ || namesz != 4 || memcmp(d + 12, "GNU", 4) || descsz == 0 || descsz > 64 ||
-	    off + descsz > n)
-		return -EBADMSG;
-	if (!(*out = malloc(2 * descsz + 1)))
-		return -ENOMEM;
-	stune_hex(d + off, descsz, *out);
-	return 0;
+	int r = stune_read_root_file(ctx->root, notes, 65536, &d, &n);
+	return r < 0 ? r : notes_build_id(d, n, out);
+}
+
+static int read_module_build_id(struct stune_ctx *ctx, const char *module, char **out)
+{
+	_cleanup_free_ char *p = stune_strdupf("sys/module/%s/notes/.note.gnu.build-id", module);
+	return p ? read_build_id(ctx, p, out) : -ENOMEM;
 }
 
 static bool conf_has_override(const char *text, const char *module, const char *release)
@@ -221,7 +234,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 	(void)stune_root_readf(ctx->root, &ver, "sys/module/%s/version", pm->name);
 	(void)stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", pm->name);
 	(void)stune_root_readf(ctx->root, &taint, "sys/module/%s/taint", pm->name);
-	int bk = read_build_id(ctx, pm->name, &bid);
+	int bk = read_module_build_id(ctx, pm->name, &bid);
 	if (bk == -ENOMEM)
 		return bk;
 	bool vok = ver && !strcmp(ver, pm->version), sok = src && !strcmp(src, pm->srcversion);
@@ -274,6 +287,87 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 			return r;
 	}
 	return 0;
+}
+
+/* The bundle's kernel package: installed (dpkg), and when it runs, its build-id (sys/kernel/notes). */
+static int link_kernel(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pkernel *k,
+		       const char *running, bool *installed_ok)
+{
+	_cleanup_free_ char *status = NULL, *ver = NULL, *want = stune_strdupf("%s %s", k->package, k->version);
+	_cleanup_free_ char *got = NULL, *link = NULL, *bid = NULL;
+	int r;
+	if (!want)
+		return -ENOMEM;
+	if (stune_root_read(ctx->root, STUNE_DPKG_STATUS, &status) == 0)
+		ver = stune_dpkg_status_version(status, k->package);
+	if (ver && !(got = stune_strdupf("%s %s", k->package, ver)))
+		return -ENOMEM;
+	*installed_ok = ver && !strcmp(ver, k->version);
+	bool runs = running && !strcmp(running, k->release);
+	if (!ver)
+		r = add(st, "kernel.package", NULL, want, NULL, runs ? STUNE_LINK_DRIFT : STUNE_LINK_ABSENT,
+			"not installed (dpkg's status file)%s", runs ? ", yet its release is running" : "");
+	else
+		r = add(st, "kernel.package", NULL, want, got, *installed_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT, "%s",
+			*installed_ok ? "installed (dpkg)" : "another version is installed");
+	if (r < 0)
+		return r;
+	if (runs) {
+		int k2 = read_build_id(ctx, "sys/kernel/notes", &bid);
+		if (k2 == -ENOMEM)
+			return k2;
+		if (k2 < 0)
+			return add(st, "kernel.running", NULL, k->build_id, NULL, STUNE_LINK_ERROR,
+				   "%s runs, but /sys/kernel/notes has no build-id: %s", k->release, strerror(-k2));
+		bool same = !strcmp(bid, k->build_id);
+		return add(st, "kernel.running", NULL, k->build_id, bid, same ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
+			   same ? "%s runs: its build-id (/sys/kernel/notes) is the bundle's"
+				: "%s runs, another build of it: its build-id (/sys/kernel/notes) differs",
+			   k->release);
+	}
+	if (!ver)
+		return 0;
+	(void)stune_root_readlink(ctx->root, "vmlinuz", &link);
+	const char *base = link ? stune_path_basename(link) : NULL;
+	bool is_default = base && !strncmp(base, "vmlinuz-", 8) && !strcmp(base + 8, k->release);
+	return add(st, "kernel.running", NULL, k->build_id, NULL, is_default ? STUNE_LINK_PENDING : STUNE_LINK_SKIPPED,
+		   is_default ? "running %s; /vmlinuz points at %s: reboot into it"
+			      : "not running (running %s); /vmlinuz points at %s (payload install --set-default "
+				"moves it)",
+		   running ? running : "unknown", link ? link : "nothing");
+}
+
+/* The installed manifest whose kernel package is release: lib/modules/ * /updates/scsitune/manifest.json
+ * (the running kernel is the payload's own, its modules' release is another). 0, or -ENOENT. */
+static int find_kernel_manifest(struct stune_ctx *ctx, const char *release, uint8_t **mj, size_t *mjl,
+				struct stune_manifest **m, char **mpath)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	if (stune_root_opendir(ctx->root, "lib/modules", &d) < 0)
+		return -ENOENT;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *p =
+		    stune_strdupf("lib/modules/%s/%s/manifest.json", e->d_name, STUNE_PAYLOAD_SUBDIR);
+		_cleanup_free_ uint8_t *data = NULL;
+		_cleanup_(stune_manifest_freep) struct stune_manifest *cand = NULL;
+		_cleanup_free_ char *why = NULL;
+		size_t len = 0;
+		if (!p)
+			return -ENOMEM;
+		if (stune_read_root_file(ctx->root, p, STUNE_MANIFEST_MAX, &data, &len) < 0 ||
+		    stune_manifest_parse((const char *)data, len, &cand, &why) < 0 || !cand->kernel ||
+		    strcmp(cand->kernel->release, release))
+			continue;
+		*mj = steal_pointer(&data);
+		*mjl = len;
+		*m = steal_pointer(&cand);
+		*mpath = steal_pointer(&p);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* The verdict from the links: any_file_ok: a module file of ours is on disk. */
@@ -336,6 +430,25 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	int mr = stune_read_root_file(ctx->root, mpath, STUNE_MANIFEST_MAX, &mj, &mjl);
 	if (mr == 0 && (mr = stune_manifest_parse((const char *)mj, mjl, &installed, &why)) < 0 && mr != -EBADMSG)
 		return mr;
+	/* Running the payload's own kernel: its manifest is with the modules of another release. */
+	_cleanup_free_ char *now = NULL;
+	if (!running)
+		(void)stune_attr_str(ctx, &now, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease");
+	const char *running_release = running ? running : now;
+	bool kernel_mode = false;
+	if (!given && mr == -ENOENT) {
+		_cleanup_free_ char *kpath = NULL;
+		int fr = find_kernel_manifest(ctx, release, &mj, &mjl, &installed, &kpath);
+		if (fr == -ENOMEM)
+			return fr;
+		if (fr == 0) {
+			mr = 0;
+			kernel_mode = true;
+			free(mpath);
+			mpath = steal_pointer(&kpath);
+		}
+	} else if (given && given->kernel && running_release && !strcmp(running_release, given->kernel->release))
+		kernel_mode = true;
 	const struct stune_manifest *m = given ? given : installed;
 	if (given) {
 		if ((r = add(st, "bundle", NULL, NULL, NULL, STUNE_LINK_OK, "%s", bundle_note ? bundle_note : "read")) <
@@ -392,6 +505,21 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	if ((r = stune_phost_read(ctx, release, &h)) < 0)
 		return r;
 
+	bool any_file_ok = false, kernel_ok = false;
+	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, running_release, &kernel_ok)) < 0)
+		return r;
+	if (kernel_mode) {
+		/* The modules are for Debian's kernel of m->release; the one running is built with the patches. */
+		if ((r = add(st, "modules", NULL, m->release, NULL, STUNE_LINK_SKIPPED,
+			     "the bundle's modules are for %s; the running kernel is the payload's own build (patches "
+			     "built in)",
+			     m->release)) < 0)
+			return r;
+		judge(st, kernel_ok);
+		*out = steal_pointer(&st);
+		return 0;
+	}
+
 	/* The kernel package: the same uname -r can be another build (a Debian point release). */
 	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
 	if (inst && strcmp(inst, m->debian_version))
@@ -435,7 +563,6 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 			return ir;
 	}
 
-	bool any_file_ok = false;
 	for (size_t i = 0; i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
 		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
