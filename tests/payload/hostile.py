@@ -102,6 +102,26 @@ def main():
     m["release"] = "../../../etc"
     write(outdir, "release-path", with_manifest(m, regs[1:]))
     write(outdir, "not-json", [reg("manifest.json", b"{ this is not json")] + regs[1:])
+    # A kernel package entry (payload/build --kernel) that must not pass: its file
+    # named in "kernel" but not in "files", a release that is a path, a package
+    # that is not linux-image-RELEASE, the modules' own release (the package
+    # would replace the kernel they are for), a version that would be an apt option.
+    deb = "kernel/linux-image-6.1.0-98-scsitune_1.0_amd64.deb"
+    kern = {"release": "6.1.0-98-scsitune", "package": "linux-image-6.1.0-98-scsitune", "version": "1.0",
+            "file": deb, "build_id": "ab" * 20, "patches": ["B"]}
+    debdata = b"!<arch>\n"
+    debentry = {"name": deb, "size": len(debdata), "sha256": hashlib.sha256(debdata).hexdigest()}
+    for name, change, listed in (("kernel-not-in-files", {}, False),
+                                 ("kernel-release-path", {"release": "../../boot"}, True),
+                                 ("kernel-package", {"package": "linux-image-other"}, True),
+                                 ("kernel-same-release", {"release": manifest["release"],
+                                                          "package": "linux-image-" + manifest["release"]}, True),
+                                 ("kernel-version-option", {"version": "1.0 -o=APT::Get::AllowUnauthenticated"}, True)):
+        m = json.loads(members[0][1])
+        m["kernel"] = dict(kern, **change)
+        if listed:
+            m["files"].append(debentry)
+        write(outdir, name, with_manifest(m, regs[1:] + ([reg(deb, debdata)] if listed else [])))
     # Truncated: the good bundle cut in half (zstd frame incomplete).
     with open(good, "rb") as f:
         data = f.read()

@@ -38,18 +38,8 @@ Asserts:
 import json
 import re
 
-from vmcheck import check, finish, read
+from vmcheck import check, doc, finish, rc, read
 
-
-def js(name):
-    try:
-        return json.loads(read(name + ".json"))
-    except ValueError:
-        return None
-
-
-def rc(name):
-    return read(name + ".rc").strip()
 
 
 def links(doc, link, module=None):
@@ -77,7 +67,7 @@ for b in range(1, 5):
     check(read(f"boot-{b}.failed").strip() == "", f"boot {b}: no failed unit")
 
 # --- boot 1 ---------------------------------------------------------------------------
-v = js("verify-stock")
+v = doc("verify-stock")
 check(rc("verify-stock") == "2" and v and v["verdict"] == "not-installed", "boot 1: verify of the stock host: exit 2, not-installed")
 f1 = facts("facts-1.txt")
 check(f1.get("scsi_mod", {}).get("version") == "-", "boot 1: stock scsi_mod has no version file")
@@ -124,7 +114,7 @@ for n, (what, hit) in kills.items():
     check(j.get("complete") is False and hit(j, d),
           f"boot 1: abort point {n} fell in the step it is for ({what}): journal "
           f"{[(st.get('step'), st.get('state')) for st in j.get('steps', [])]}, on disk {d.split()}")
-    r = js(f"remove-after-kill-{n}")
+    r = doc(f"remove-after-kill-{n}")
     check(rc(f"remove-after-kill-{n}") == "0" and r and r["complete"], f"boot 1: remove after the abort at {n}: exit 0, complete")
     check(read(f"state-kill-{n}.txt") == s1, f"boot 1: after abort at {n} + remove the tree hashes as before")
     dep = [st for st in (r or {}).get("steps", []) if st["step"] == "depmod"]
@@ -136,7 +126,7 @@ for n, (what, hit) in kills.items():
 check(rc("kill-remove") == "134", f"boot 1: remove aborted at its point 9 (exit {rc('kill-remove')})")
 check(re.search(r"^\.initrd\.img-\S+\.scsitune-tmp$", read("kill-remove.disk"), re.M) is not None,
       f"boot 1: the killed remove left the kept initrd under its temporary name in /boot ({read('kill-remove.disk').split()})")
-r = js("remove-after-kill-29")
+r = doc("remove-after-kill-29")
 ird = [st for st in (r or {}).get("steps", []) if st["step"] == "initramfs"]
 check(ird and ird[0]["outcome"] == "restored",
       f"boot 1: the second remove put the kept initrd back ({ird and (ird[0]['outcome'], ird[0].get('note'))})")
@@ -151,7 +141,7 @@ except ValueError:
 kst = [s.get("state") for s in kj.get("steps", []) if s.get("step") == "initramfs"]
 check(kst == ["started"] and kj.get("complete") is False,
       f"boot 1: the killed install's journal: the initramfs step started, not complete ({kst})")
-r = js("remove-after-kill-initramfs")
+r = doc("remove-after-kill-initramfs")
 check(rc("remove-after-kill-initramfs") == "0" and r and r["complete"], "boot 1: remove after the kill: exit 0, complete")
 if r:
     ird = [s for s in r["steps"] if s["step"] == "initramfs"]
@@ -162,7 +152,7 @@ if r:
           f"({ird and (ird[0]['outcome'], ird[0].get('note'))})")
 check(read("state-kill-initramfs.txt") == s1, "boot 1: after kill -9 during update-initramfs + remove the tree hashes as before")
 
-i = js("install")
+i = doc("install")
 check(rc("install") == "0" and i and i["result"] == "installed", f"boot 1: install exits 0 ({rc('install')}): {read('install.err')[:300]}")
 if i:
     check(i["preflight"]["passed"], "boot 1: preflight passed")
@@ -181,13 +171,13 @@ if i:
 check(re.search(r"^override scsi_mod \S+ updates/scsitune$", read("depmod.conf"), re.M) is not None
       and re.search(r"^\s*search", read("depmod.conf"), re.M) is None,
       "boot 1: depmod.d has override lines only")
-v = js("verify-1")
+v = doc("verify-1")
 check(rc("verify-1") == "2" and v and v["verdict"] == "reboot-pending", f"boot 1: verify after install: exit 2, reboot-pending ({v and v['verdict']})")
 check(state_of(v, "initrd", "scsi_mod") == "ok", "boot 1: verify: the initrd holds ours")
 check(state_of(v, "loaded.srcversion", "scsi_mod") == "reboot-pending", "boot 1: verify: stock scsi_mod still in memory")
 
 # --- boot 2 ----------------------------------------------------------------------------
-v = js("verify-2")
+v = doc("verify-2")
 check(rc("verify-2") == "0" and v and v["verdict"] == "loaded", f"boot 2: verify exits 0, loaded ({rc('verify-2')}, {v and v['verdict']})")
 for link in ("file", "depmod.d", "modprobe", "initrd", "loaded.version", "loaded.srcversion", "loaded.build-id", "loaded.taint", "iocounterbits"):
     check(state_of(v, link, "scsi_mod") == "ok", f"boot 2: scsi_mod {link} ok ({state_of(v, link, 'scsi_mod')})")
@@ -198,12 +188,12 @@ io2 = f2.get("iocounterbits", {})
 check(len(io2) >= 2 and set(io2.values()) == {"64"}, f"boot 2: iocounterbits 64 on every SCSI disk, the root disk's too ({io2})")
 check("scsi_mod: loading out-of-tree module taints kernel" in read("facts-2.txt"), "boot 2: the kernel logged scsi_mod's out-of-tree taint")
 check(rc("modprobe-target") == "0", f"boot 2: modprobe target_core_mod ({read('modprobe-target.err')[:200]})")
-v = js("verify-2b")
+v = doc("verify-2b")
 check(rc("verify-2b") == "0" and state_of(v, "loaded.srcversion", "target_core_mod") == "ok",
       "boot 2: target_core_mod loaded by modprobe is ours, verify 0")
-d = js("detect-2")
+d = doc("detect-2")
 check(d and d["payload"]["verdict"] == "loaded", "boot 2: detect says the payload is loaded")
-r = js("remove")
+r = doc("remove")
 check(rc("remove") == "0" and r and r["complete"], f"boot 2: remove exits 0 ({read('remove.err')[:200]})")
 if r:
     check(r["depmod_index"]["same_as_before"], "boot 2: depmod's index as before install")
@@ -211,7 +201,7 @@ if r:
     check(ird and ird[0]["outcome"] == "restored", "boot 2: the initrd from before install put back")
 
 # --- boot 3: stock again, under module.sig_enforce=1 ----------------------------------------
-v = js("verify-3")
+v = doc("verify-3")
 check(rc("verify-3") == "2" and v and v["verdict"] == "not-installed", "boot 3: verify after remove and reboot: not-installed")
 f3 = facts("facts-3.txt")
 check(f3.get("scsi_mod", {}).get("version") == "-", "boot 3: stock scsi_mod again (no version file)")
@@ -232,7 +222,7 @@ for b, what, want, arg, a, z in (("3", "sig_enforce", "Y", "module.sig_enforce=1
     check(arg in read(f"boot-{b}.cmdline").split(), f"boot {b}: booted with {arg} ({read(f'boot-{b}.cmdline').strip()})")
     line = [l for l in read(f"facts-{b}.txt").splitlines() if l.startswith(what + " ")]
     check(line and want in line[0].split()[1:], f"boot {b}: {line[0] if line else what + ' not recorded'}")
-    i = js(f"install-{b}")
+    i = doc(f"install-{b}")
     check(rc(f"install-{b}") == "1" and i and i["result"] == "refused", f"boot {b}: install refused (exit {rc(f'install-{b}')})")
     if i:
         sig = [c for c in i["preflight"]["checks"] if c["check"] == "signatures"]

@@ -39,7 +39,7 @@ Asserts, against what the guest kernel, udev and systemd reported:
 import json
 import re
 
-from vmcheck import check, finish, read
+from vmcheck import check, doc, finish, rc, read
 
 TUNED_ATTRS = ["scheduler", "rq_affinity", "nomerges", "add_random", "read_ahead_kb"]
 WANT = {"scheduler": "none", "rq_affinity": "2", "nomerges": "2", "add_random": "0", "read_ahead_kb": "16"}
@@ -48,16 +48,6 @@ UNIT = "/etc/systemd/system/scsitune-apply.service"
 WANTS = "/etc/systemd/system/multi-user.target.wants/scsitune-apply.service"
 MODPROBE = "/etc/modprobe.d/scsitune.conf"
 
-
-def doc(name):
-    try:
-        return json.loads(read(name + ".json"))
-    except ValueError:
-        return None
-
-
-def rc(name):
-    return read(name + ".rc").strip()
 
 
 def err(name):

@@ -1,7 +1,10 @@
 """What the scenarios' host-side checks share: RESULTS_DIR (sys.argv[1]),
 check() that prints ok/FAIL and keeps the failures, read() of a result file
-("" when the guest did not write it), finish() with the summary and exit code.
+("" when the guest did not write it), finish() with the summary and exit code;
+for the rootfs stages' run helper (rootfs/lib.sh): doc() of NAME.json (None
+when not JSON) and rc() of NAME.rc.
 """
+import json
 import os
 import sys
 
@@ -22,6 +25,17 @@ def read(name):
             return f.read()
     except OSError:
         return ""
+
+
+def doc(name):
+    try:
+        return json.loads(read(name + ".json"))
+    except ValueError:
+        return None
+
+
+def rc(name):
+    return read(name + ".rc").strip()
 
 
 def finish(name):
