@@ -622,6 +622,10 @@ run 2 "verify: the kernel package not installed" st -o json payload verify --rel
 cp "$root/var/lib/dpkg/status" "$work/status-k"
 cp "$root/proc/sys/kernel/osrelease" "$work/osrelease-k"
 printf '\nPackage: linux-image-%s\nStatus: install ok installed\nVersion: 1.0+test\n' "$KR" >>"$root/var/lib/dpkg/status"
+run 2 "verify --release of the installed payload kernel, not running" st -o json payload verify --release "$KR" &&
+	{ [ "$(link_state kernel.running)" = reboot-pending ] && [ "$(jget verdict)" = reboot-pending ] &&
+		ok "verify --release KR: the payload's kernel installed, not running: reboot-pending" ||
+		fail "verify --release KR: kernel.running $(link_state kernel.running), verdict $(jget verdict)"; }
 echo "$KR" >"$root/proc/sys/kernel/osrelease"
 mkdir -p "$root/sys/kernel"
 notes() { python3 -c 'import struct, sys

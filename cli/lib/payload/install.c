@@ -490,6 +490,17 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 		struct stune_pstep *s = &j->steps[i];
 		if (s->state == STUNE_PSS_SKIPPED)
 			continue;
+		if (s->kind == STUNE_PS_DEFAULT) {
+			/* the link's old target in the journal before the step is marked started */
+			_cleanup_free_ char *old = NULL;
+			int lr = stune_root_readlink(ctx->root, s->path, &old);
+			if (lr < 0 && lr != -ENOENT)
+				return fail(err, lr,
+					    "/%s: %s (not a symlink: the boot default is not set by links here)",
+					    s->path, strerror(-lr));
+			free(s->old_target);
+			s->old_target = steal_pointer(&old);
+		}
 		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
 			return r;
 		switch (s->kind) {
@@ -524,24 +535,12 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 				return r;
 			break;
 		}
-		case STUNE_PS_DEFAULT: {
-			_cleanup_free_ char *old = NULL;
-			int lr = stune_root_readlink(ctx->root, s->path, &old);
-			if (lr < 0 && lr != -ENOENT)
-				return fail(err, lr,
-					    "/%s: %s (not a symlink: the boot default is not set by links here)",
-					    s->path, strerror(-lr));
-			free(s->old_target);
-			s->old_target = steal_pointer(&old);
-			if ((r = save(o->state_dir, j, err)) < 0)
-				return r;
+		case STUNE_PS_DEFAULT:
 			if ((r = stune_root_symlink(ctx->root, s->path, s->target)) < 0)
 				return fail(err, r, "pointing /%s at %s: %s", s->path, s->target, strerror(-r));
-			if ((r = set_note(s, "was %s%s", s->old_target ? s->old_target : "(no link)",
-					  s->old_target ? "" : "")) < 0)
+			if ((r = set_note(s, "was %s", s->old_target ? s->old_target : "(no link)")) < 0)
 				return r;
 			break;
-		}
 		default:
 			break;
 		}
@@ -1009,7 +1008,10 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 		enum stune_prm_outcome oc = !now	       ? STUNE_PRM_ABSENT
 					    : strcmp(now, ver) ? STUNE_PRM_CHANGED
 							       : STUNE_PRM_REMOVED;
-		if (oc == STUNE_PRM_REMOVED) {
+		/* An install killed inside apt-get may have left the package unpacked, not installed:
+		 * purge runs then too (for a package that is not there at all it does nothing). */
+		bool interrupted = oc == STUNE_PRM_ABSENT && s->state == STUNE_PSS_STARTED;
+		if (oc == STUNE_PRM_REMOVED || interrupted) {
 			const char *args[] = {"purge", pkg, NULL};
 			if ((r = apt_runner(ctx, &chroot_dir, &why)) < 0 ||
 			    (r = run_apt(chroot_dir, "purge", args, &why)) < 0)
@@ -1024,8 +1026,11 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 		if (!(w = rm_row(res, s->kind, s->path, s->target, now, oc)))
 			return -ENOMEM;
 		hook();
-		r = oc == STUNE_PRM_REMOVED  ? rm_note(w, "%s purged with apt-get", pkg)
-		    : oc == STUNE_PRM_ABSENT ? rm_note(w, "%s is not installed (purged since?)", pkg)
+		r = oc == STUNE_PRM_REMOVED ? rm_note(w, "%s purged with apt-get", pkg)
+		    : oc == STUNE_PRM_ABSENT
+			? rm_note(w, "%s is not installed (%s)", pkg,
+				  interrupted ? "install stopped inside apt-get: apt-get purge ran for what it left"
+					      : "purged since?")
 		    : oc == STUNE_PRM_CHANGED
 			? rm_note(w, "%s %s is installed, not the payload's %s: left alone", pkg, now, ver)
 			: rm_note(w, "%s", why ? why : "dpkg still lists it installed");

@@ -289,9 +289,10 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 	return 0;
 }
 
-/* The bundle's kernel package: installed (dpkg), and when it runs, its build-id (sys/kernel/notes). */
+/* The bundle's kernel package: installed (dpkg), and when it runs, its build-id (sys/kernel/notes).
+ * asked: verify is about that kernel's release (--release R), so its not running is pending. */
 static int link_kernel(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pkernel *k,
-		       const char *running, bool *installed_ok)
+		       const char *running, bool asked, bool *installed_ok)
 {
 	_cleanup_free_ char *status = NULL, *ver = NULL, *want = stune_strdupf("%s %s", k->package, k->version);
 	_cleanup_free_ char *got = NULL, *link = NULL, *bid = NULL;
@@ -330,7 +331,8 @@ static int link_kernel(struct stune_ctx *ctx, struct stune_pstate *st, const str
 	(void)stune_root_readlink(ctx->root, "vmlinuz", &link);
 	const char *base = link ? stune_path_basename(link) : NULL;
 	bool is_default = base && !strncmp(base, "vmlinuz-", 8) && !strcmp(base + 8, k->release);
-	return add(st, "kernel.running", NULL, k->build_id, NULL, is_default ? STUNE_LINK_PENDING : STUNE_LINK_SKIPPED,
+	return add(st, "kernel.running", NULL, k->build_id, NULL,
+		   is_default || asked ? STUNE_LINK_PENDING : STUNE_LINK_SKIPPED,
 		   is_default ? "running %s; /vmlinuz points at %s: reboot into it"
 			      : "not running (running %s); /vmlinuz points at %s (payload install --set-default "
 				"moves it)",
@@ -506,14 +508,13 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		return r;
 
 	bool any_file_ok = false, kernel_ok = false;
-	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, running_release, &kernel_ok)) < 0)
+	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, running_release, kernel_mode, &kernel_ok)) < 0)
 		return r;
 	if (kernel_mode) {
 		/* The modules are for Debian's kernel of m->release; the one running is built with the patches. */
 		if ((r = add(st, "modules", NULL, m->release, NULL, STUNE_LINK_SKIPPED,
-			     "the bundle's modules are for %s; the running kernel is the payload's own build (patches "
-			     "built in)",
-			     m->release)) < 0)
+			     "the bundle's modules are for %s; %s is the payload's own kernel (the patches built in)",
+			     m->release, release)) < 0)
 			return r;
 		judge(st, kernel_ok);
 		*out = steal_pointer(&st);
