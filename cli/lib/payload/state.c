@@ -514,7 +514,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		/* The modules are for Debian's kernel of m->release; the one running is built with the patches. */
 		if ((r = add(st, "modules", NULL, m->release, NULL, STUNE_LINK_SKIPPED,
 			     "the bundle's modules are for %s; %s is the payload's own kernel (the patches built in)",
-			     m->release, release)) < 0)
+			     m->release, m->kernel->release)) < 0)
 			return r;
 		judge(st, kernel_ok);
 		*out = steal_pointer(&st);
