@@ -31,7 +31,10 @@ def near(a, b, what):
         if a != b:
             errors.append("%s: %r != %r" % (what, a, b))
         return
-    if abs(a - b) > 0.0011 or round(a, 1) != round(b, 1):
+    # Within 0.0011, nothing more: a second test, round(a, 1) == round(b, 1),
+    # failed for 9.05 (the service's) and 9.049589079 (the host's), 0.0004
+    # apart on either side of a rounding boundary (vm/fleet-host, 2026-12-03).
+    if abs(a - b) > 0.0011:
         errors.append("%s: %r != %r" % (what, a, b))
 
 
