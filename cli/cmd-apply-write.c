@@ -163,25 +163,16 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 	return 0;
 }
 
-/* irqbalance reads its defaults only when it starts: restart a running one
- * under systemd when this apply changed them. What happened, or NULL. */
-static const char *restart_irqbalance(struct stune_ctx *ctx, const struct stune_topology *t,
-				      const struct stune_journal *j, size_t first)
+/* irqbalance reads its defaults only when it starts: apply restarted a
+ * running one under systemd when it changed them (rr: what that returned;
+ * 1 when it did not). What happened, or NULL. */
+static const char *irqbalance_restarted(int rr)
 {
-	const char *restart = NULL;
-	for (size_t i = first; i < j->n; i++) {
-		const struct stune_jentry *e = &j->entries[i];
-		if (strcmp(e->object, "irqbalance") || e->state != STUNE_J_APPLIED || !t->irqbalance.pid ||
-		    !t->irqbalance.systemd)
-			continue;
-		int rr = stune_irqbalance_restart(ctx);
-		restart = rr == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service) to read the bans"
-			  : rr == -ENOENT
-			      ? "no systemctl: restart irqbalance for the bans to take effect"
-			      : "systemctl try-restart irqbalance.service failed: restart it by hand for the "
-				"bans to take effect";
-	}
-	return restart;
+	return rr == 1	       ? NULL
+	       : rr == 0       ? "irqbalance restarted (systemctl try-restart irqbalance.service) to read the bans"
+	       : rr == -ENOENT ? "no systemctl: restart irqbalance for the bans to take effect"
+			       : "systemctl try-restart irqbalance.service failed: restart it by hand for the "
+				 "bans to take effect";
 }
 
 /* One row's outcome, from the plan and this apply's journal entries. */
@@ -352,11 +343,14 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 	n.already = n.counts[STUNE_ALREADY];
 	n.skipped = n.counts[STUNE_NOT_SETTABLE];
 	int r;
-	if (n.counts[STUNE_CHANGE] && (r = stune_apply_plan(ctx, plan, state_dir, j)) < 0) {
+	int rr = 1; /* irqbalance not restarted */
+	if (n.counts[STUNE_CHANGE] &&
+	    (r = stune_apply_plan(ctx, plan, state_dir, j, t->irqbalance.pid && t->irqbalance.systemd ? &rr : NULL)) <
+		0) {
 		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
 		return EXIT_ERROR;
 	}
-	const char *restart = restart_irqbalance(ctx, t, j, first);
+	const char *restart = irqbalance_restarted(rr);
 	_cleanup_(jindex_free) struct jindex jx = {0};
 	/* Each row's outcome first: the text prints its counts before the rows. */
 	_cleanup_free_ struct outcome *res = calloc(plan->n_changes ? plan->n_changes : 1, sizeof(*res));

@@ -177,13 +177,15 @@ run 134 "apply aborted after $cut writes" env SCSITUNE_TEST_ABORT_AFTER="$cut" \
 	"$bin" --sysroot "$work/root" apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
 # journal.json (fsync'd before the first write) names its outcome log; the
 # log holds the outcomes of each object whose writes were done, an object's
-# lines in one append, written when the next object's writes begin: so of the
+# lines in one append, written when the next object's writes begin (irqbalance's
+# defaults are written first, the IRQ pins after it reads the bans): so of the
 # writes done, those of whole objects before the aborted write's object are
 # logged applied, and the rest (written or not) pending, which revert restores.
 python3 -c 'import json,sys
 j=json.load(open(sys.argv[1])); c=j["changes"]; s=[e["state"] for e in c]
 assert set(s) <= {"pending","recorded"}, s
-P=[i for i in range(len(c)) if s[i]=="pending"]  # the writes, in order
+# the writes, in order: the irqbalance defaults first (before the IRQ pins), then in journal order
+P=sorted((i for i in range(len(c)) if s[i]=="pending"), key=lambda i: (c[i]["object"]!="irqbalance", i))
 n=int(sys.argv[3])
 assert len(P) > n, ("too few writes to cut short", len(P))
 b=max(k for k in range(n+1) if k==0 or c[P[k]]["object"]!=c[P[k-1]]["object"])

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "detect/irqbalance.h"
+#include "tune/irqbalance.h"
 #include "tune/persist.h"
 #include "core/root.h"
 #include "core/strv.h"
@@ -196,6 +197,11 @@ static bool is_irq(const struct stune_jentry *e)
 	return e->kind == STUNE_JK_VALUE && !strncmp(e->object, "irq:", 4);
 }
 
+static bool is_irqbalance(const struct stune_jentry *e)
+{
+	return e->kind == STUNE_JK_FILE && !strcmp(e->object, "irqbalance");
+}
+
 /* The IRQ entries from first on: the boot they are written in (revert writes none of them in another). */
 static int stamp_boot(struct stune_ctx *ctx, struct stune_journal *j, size_t first)
 {
@@ -269,7 +275,7 @@ static int enter_dir(const struct stune_root *root, const char *path, struct stu
 }
 
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
-		     struct stune_journal *j)
+		     struct stune_journal *j, int *irqbalance_restart)
 {
 	_cleanup_(stune_plan_index_free) struct stune_plan_index idx = {0};
 	size_t first = j->n; /* entries before it belong to an earlier apply: not ours to write */
@@ -336,29 +342,44 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	_cleanup_(batch_endp) bool batch = true;
 	stune_root_batch(ctx->root, true);
 	const char *object = NULL; /* of the last write: a disk's writes are consecutive */
-	for (size_t i = first; i < j->n; i++) {
-		struct stune_jentry *e = &j->entries[i];
-		if (e->state == STUNE_J_RECORDED)
-			recorded[n_recorded++] = i;
-		if (e->state != STUNE_J_PENDING)
-			continue;
-		if (object && strcmp(object, e->object)) {
-			if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
+	/* Pass 0 writes irqbalance's bans and restarts it (the caller says
+	 * whether one runs under systemd), pass 1 the rest: irqbalance writes
+	 * the mask of an IRQ it places whenever it places or moves it (first
+	 * pass, rebalance), so the IRQ pins come after the daemon that leaves
+	 * them alone. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = first; i < j->n; i++) {
+			struct stune_jentry *e = &j->entries[i];
+			if (is_irqbalance(e) != (pass == 0))
+				continue;
+			if (e->state == STUNE_J_RECORDED)
+				recorded[n_recorded++] = i;
+			if (e->state != STUNE_J_PENDING)
+				continue;
+			if (object && strcmp(object, e->object)) {
+				if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
+					return r;
+				n_done = 0;
+				reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
+			}
+			object = e->object;
+			if (e->kind == STUNE_JK_VALUE && (r = enter_dir(ctx->root, e->path, &dir)) < 0)
 				return r;
-			n_done = 0;
-			reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
+			int w = stune_apply_write_at(ctx->root, &dir, e->kind, e->path, e->desired, &e->after);
+			if (w < 0) {
+				e->state = STUNE_J_FAILED;
+				e->err = -w;
+			} else
+				e->state = STUNE_J_APPLIED;
+			done[n_done++] = i;
+			if (is_irqbalance(e) && e->state == STUNE_J_APPLIED && irqbalance_restart) {
+				/* logged first: the bans are on disk, whatever the restart does */
+				if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
+					return r;
+				n_done = 0;
+				*irqbalance_restart = stune_irqbalance_restart(ctx);
+			}
 		}
-		object = e->object;
-		if (e->kind == STUNE_JK_VALUE && (r = enter_dir(ctx->root, e->path, &dir)) < 0)
-			return r;
-		int w = stune_apply_write_at(ctx->root, &dir, e->kind, e->path, e->desired, &e->after);
-		if (w < 0) {
-			e->state = STUNE_J_FAILED;
-			e->err = -w;
-		} else
-			e->state = STUNE_J_APPLIED;
-		done[n_done++] = i;
-	}
 	if ((r = stune_journal_log_entries(log, j, done, n_done)) < 0)
 		return r;
 	reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);

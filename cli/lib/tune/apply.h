@@ -12,7 +12,7 @@
 #include "tune/plan.h"
 
 /*
- * Apply the plan's CHANGE rows in plan order. Takes nothing but the plan;
+ * Apply the plan's CHANGE rows in plan order (irqbalance's first). Takes nothing but the plan;
  * the caller holds the lock. The journal j (profile fields filled by the
  * caller) gets one entry per CHANGE row (plus the nr_requests of a disk
  * whose scheduler changes), all saved to state_dir before the first write;
@@ -24,9 +24,14 @@
  * meaning: a write the kernel accepted but that is not in effect is IGNORED
  * (the host is not scanned again). Returns -errno only for failures of the journal
  * or of reading the host; failed writes are in the entries.
+ * irqbalance's defaults file is written first; with irqbalance_restart
+ * (the caller's: an irqbalance runs under systemd) it is then restarted
+ * (stune_irqbalance_restart, its result stored there; untouched when the
+ * file was not written), and only then the IRQs are pinned: a running
+ * irqbalance may move a pinned IRQ it was not told to leave alone.
  */
 int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
-		     struct stune_journal *j);
+		     struct stune_journal *j, int *irqbalance_restart);
 
 enum stune_revert_outcome {
 	STUNE_RV_RESTORED = 0, /* written back and read back as the old value */
