@@ -147,7 +147,12 @@ if b_kernel:
 else:
     check(SHARE - 2 <= inflight <= SHARE, f"control: LUN 0 is held to its fair share and fills it: "
           f"{inflight} requests in flight at most (share {SHARE} of 32)")
-    check(busy <= SHARE + 1, f"control: debugfs agrees: {busy} of the host's 32 tags busy at most (<= {SHARE} + LUN 1's one)")
+    # A request's tag is freed only after its completion reached fio, which
+    # may have the next request's tag by then: sampled ten times a second, a
+    # LUN holds one or two tags more than it has in flight for a moment
+    # (LUN 1: busy=2 with inflight 1 seen). Without the fair share it is 32.
+    check(busy <= SHARE + 4, f"control: debugfs agrees: {busy} of the host's 32 tags busy at most "
+          f"(<= {SHARE} + 4: LUN 1's one, and tags not yet freed after completion)")
     act = max((x["active"] for x in s if x["active"] is not None), default=-1)
     check(SHARE - 2 <= act <= SHARE, f"control: debugfs hctx0/active, the fairness accounting, at most {act} (share {SHARE})")
 
