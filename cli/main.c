@@ -18,15 +18,12 @@
 
 /* Exact-match command table: a tool that writes system state never guesses. */
 static const struct command commands[] = {
-    {"apply", cmd_apply, "apply a tuning profile with a journal of old values, or print its plan (dry run)",
-     help_apply},
+    {"apply", cmd_apply, "apply a tuning profile, old values journaled, or print its plan", help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
-    {"payload", cmd_payload, "the patched kernel modules: pack a signed bundle, install, verify what is loaded, remove",
-     help_payload},
-    {"report", cmd_report, "ingest fio JSON results: per-run IOPS and latency, spread across runs, compare",
-     help_report},
+    {"payload", cmd_payload, "patched kernel modules: pack, install, verify, remove a bundle", help_payload},
+    {"report", cmd_report, "fio results: per-run IOPS and latency, spread across runs, compare", help_report},
     {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},
-    {"verify", cmd_verify, "check that a tuning profile is in effect: in effect, drifted, not applicable", help_verify},
+    {"verify", cmd_verify, "check that a tuning profile is in effect, or what drifted", help_verify},
 };
 
 /* Every message is one line with its control characters escaped (out_escape):
@@ -64,9 +61,10 @@ void usage_error(const char *cmd, const char *fmt, ...)
 void print_global_options(FILE *f)
 {
 	fputs("Global options:\n"
-	      "  -o, --output FORMAT   text (default) or json; json puts only the document on stdout\n"
-	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc, DIR/run/udev/data)\n"
-	      "                        instead of the running system\n"
+	      "  -o, --output FORMAT   text (default) or json; json puts only the document on\n"
+	      "                        stdout\n"
+	      "      --sysroot DIR     read a captured tree (DIR/sys, DIR/proc,\n"
+	      "                        DIR/run/udev/data) instead of the running system\n"
 	      "  -v, --verbose         text: every row, not only changes and drift; more\n"
 	      "                        messages on stderr\n"
 	      "  -h, --help            show help and exit\n"

@@ -6,6 +6,8 @@
 #  - scsitune.8.scd names every command under COMMANDS;
 #  - every long option in `scsitune --help` appears in scsitune.8.scd, and every
 #    long option in `scsitune CMD --help` in scsitune-CMD.8.scd;
+#  - every line of `scsitune --help` and `scsitune CMD --help` fits an
+#    80-column terminal;
 #  - with scdoc installed, every page (+ trailer.scd) is valid scdoc;
 #  - and the reverse: no page (nor the README) names an option or a command
 #    the binary lacks, and every scsitune command line in them uses the
@@ -16,11 +18,19 @@ bin=${1:?usage: check-man.sh SCSITUNE MANDIR}
 man=${2:?usage: check-man.sh SCSITUNE MANDIR}
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+# check_width NAME HELP_TEXT: no line over 80 columns (the help is ASCII).
+check_width() {
+	local over
+	over=$(printf '%s\n' "$2" | awk 'length > 80 { printf "%d: %s\n", length, $0 }')
+	[ -z "$over" ] || fail "'$1' has lines over 80 columns:"$'\n'"$over"
+}
+
 
 main_help=$("$bin" --help) || { echo "FAIL: $bin --help exited $?"; exit 1; }
 # Commands: the indented lines after "Commands:", up to the first blank line.
 commands=$(printf '%s\n' "$main_help" | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}')
 [ -n "$commands" ] || fail "no commands found in '$bin --help'"
+check_width "scsitune --help" "$main_help"
 
 long_opts() { grep -oE -- '(^|[^[:alnum:]-])--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u; }
 
@@ -54,6 +64,7 @@ for cmd in $commands; do
 	[[ " $pages " == *" scsitune-$cmd.8 "* ]] || fail "man/CMakeLists.txt does not build scsitune-$cmd.8"
 	cmd_help=$("$bin" "$cmd" --help) || { fail "$bin $cmd --help exited $?"; continue; }
 	check_opts "$cmd_help" "$page"
+	check_width "scsitune $cmd --help" "$cmd_help"
 	grep -qE "^\*scsitune-$cmd\*\(8\)|\*scsitune-$cmd\*\(8\)" "$overview" || fail "scsitune.8.scd does not refer to scsitune-$cmd(8)"
 done
 
