@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# mktree.sh CACHE OUT -- a root tree of a Debian 12 host for `payload
+# mktree.sh CACHE OUT [MANIFEST] -- a root tree of a Debian 12 host for `payload
 # --sysroot` tests, made from Debian's own linux-image-RELEASE package (the
-# release payload/build built for: CACHE/payload-out/manifest.json names it;
+# release payload/build built for: MANIFEST, default
+# CACHE/../payload-out/manifest.json, names it;
 # the .deb is downloaded into CACHE with apt-get download once, unpacked with
 # dpkg-deb -x, never installed here):
 #   lib/modules/R/  every module that depends on scsi_mod or target_core_mod
@@ -24,23 +25,33 @@
 # OUT is made in a temporary directory and renamed into place.
 set -euo pipefail
 export LC_ALL=C
-cache=${1:?usage: mktree.sh CACHE OUT}
-out=${2:?usage: mktree.sh CACHE OUT}
+cache=${1:?usage: mktree.sh CACHE OUT [MANIFEST]}
+out=${2:?usage: mktree.sh CACHE OUT [MANIFEST]}
+manifest=${3:-$cache/../payload-out/manifest.json}
 log() { echo "mktree.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
 for p in dpkg-deb apt-get depmod cpio zstd objcopy modinfo python3; do
 	command -v "$p" >/dev/null || die "$p not found (scripts/install-deps --test)"
 done
-manifest=$cache/../payload-out/manifest.json
 [ -f "$manifest" ] || die "$manifest: no payload/build output (run the payload/build test first)"
 R=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["release"])' "$manifest")
 V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["debian_version"])' "$manifest")
+exec {lock}>"$cache/.lock" # payload/build's: one download into the cache at a time
+flock "$lock"
 deb=$(ls "$cache/linux-image-${R}_${V}_"*.deb 2>/dev/null | head -1 || true)
+# used only when it is the package apt's index describes (SHA-256)
+if [ -n "$deb" ] && [ "$(sha256sum <"$deb" | cut -c1-64)" != \
+	"$(apt-cache show "linux-image-$R=$V" 2>/dev/null | awk '$1 == "SHA256:" { print $2; exit }')" ]; then
+	log "cached $(basename "$deb") is not apt's linux-image-$R=$V (SHA-256 differs): downloading it again"
+	rm -f "$deb"
+	deb=''
+fi
 if [ -z "$deb" ]; then
 	log "downloading linux-image-$R=$V"
 	(cd "$cache" && apt-get download -q "linux-image-$R=$V" >/dev/null 2>&1) || die "apt-get download linux-image-$R=$V failed"
 	deb=$(ls "$cache/linux-image-${R}_${V}_"*.deb | head -1)
 fi
+flock -u "$lock"
 parent=$(dirname -- "$out")
 mkdir -p "$parent"
 work=$(mktemp -d "$parent/.mktree.XXXXXX")

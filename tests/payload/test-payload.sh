@@ -125,8 +125,14 @@ cmp -s "$b" "$work/again.tar.zst" && ok "pack is reproducible" || fail "pack twi
 first=$(zstd -q -d -c "$b" | tar -t | head -1)
 [ "$first" = manifest.json ] && ok "manifest first" || fail "the bundle's first entry is '$first', not manifest.json"
 zstd -q -d -c "$b" | tar -xO manifest.json >"$work/manifest.json"
-# The CRCs libelf read from the modules equal Debian's Module.symvers (linux-headers .deb in the cache).
-hdeb=$(ls "$pout"/../payload-cache/linux-headers-"$R"_*.deb 2>/dev/null | head -1)
+# The CRCs libelf read from the modules equal Debian's Module.symvers (linux-headers .deb in
+# payload/build's download cache: $SCSITUNE_PAYLOAD_DEBS, tests/CMakeLists.txt).
+debs=${SCSITUNE_PAYLOAD_DEBS:-$pout/../payload-cache}
+hdeb=$(ls "$debs"/linux-headers-"$R"_"$V"_*.deb 2>/dev/null | head -1)
+if [ -z "$hdeb" ]; then # (payload/build's output reused from the tests' cache, the downloads not)
+	mkdir -p "$debs" && (cd "$debs" && apt-get download -q "linux-headers-$R=$V" >/dev/null 2>&1) &&
+		hdeb=$(ls "$debs"/linux-headers-"$R"_"$V"_*.deb 2>/dev/null | head -1)
+fi
 if [ -n "$hdeb" ]; then
 	dpkg-deb --fsys-tarfile "$hdeb" | tar -xO --wildcards '*/Module.symvers' >"$work/Module.symvers"
 	python3 - "$work/manifest.json" "$work/Module.symvers" <<-'PY' && ok "exports equal Module.symvers" || fail "the manifest's exported CRCs differ from Debian's Module.symvers"
@@ -143,7 +149,7 @@ if [ -n "$hdeb" ]; then
 		print("exports:", ", ".join("%s %d" % (x["name"], len(x["exports"])) for x in m["modules"]))
 	PY
 else
-	fail "no linux-headers-$R .deb in $pout/../payload-cache to compare the CRCs with"
+	fail "no linux-headers-$R .deb in $debs to compare the CRCs with"
 fi
 cp -a "$pout" "$work/pout-changed"
 printf 'x' >>"$work/pout-changed/modules/scsi_mod.ko"
