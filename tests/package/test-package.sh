@@ -123,14 +123,30 @@ chroot)
 	fi
 	rm -f "$tarball" "$tarball.tmp"
 	# apt's lists are kept: apt inside the chroot installs without an update.
-	logged "$out/cache/mmdebstrap.log" mmdebstrap --variant=apt --skip=chroot/mount --skip=cleanup/apt/lists \
-		--format=tar bookworm "$tarball.tmp" \
-		"deb http://deb.debian.org/debian bookworm main" \
-		"deb http://deb.debian.org/debian bookworm-updates main" \
-		"deb http://deb.debian.org/debian-security bookworm-security main" ||
+	mm=(mmdebstrap --variant=apt --skip=chroot/mount --skip=cleanup/apt/lists --format=tar bookworm "$tarball.tmp"
+		"deb http://deb.debian.org/debian bookworm main"
+		"deb http://deb.debian.org/debian bookworm-updates main"
+		"deb http://deb.debian.org/debian-security bookworm-security main")
+	# The tests' cache outside the clone (tests/lib/ci-cache.sh, entry
+	# package-chroot): keyed on this command, mmdebstrap's version and this
+	# machine's apt index of the archive (InRelease); like the tarball in the
+	# build tree, an entry older than a day is made again (the mirror moves).
+	# shellcheck source=../lib/ci-cache.sh
+	. "$(dirname "$(realpath "$0")")/../lib/ci-cache.sh"
+	ci_cache_key package-chroot "=${mm[*]}" "=mmdebstrap $(dpkg-query -W -f '${Version}' mmdebstrap 2>/dev/null)" \
+		"=apt index $(cat /var/lib/apt/lists/*_InRelease 2>/dev/null | sha256sum | cut -c1-64)"
+	if CI_CACHE_MAX_AGE_MIN=1440 ci_cache_fetch package-chroot "$CI_CACHE_KEY" "$out/cache/chroot-entry"; then
+		mv -f "$out/cache/chroot-entry/bookworm.tar" "$tarball" && rm -rf "$out/cache/chroot-entry"
+		echo "ok: $tarball reused from the tests' cache ($(du -m "$tarball" | cut -f1) MiB)"
+		exit 0
+	fi
+	logged "$out/cache/mmdebstrap.log" "${mm[@]}" ||
 		die "mmdebstrap could not make a Debian 12 chroot (network to deb.debian.org?)"
 	mv "$tarball.tmp" "$tarball"
 	echo "ok: $tarball made ($(du -m "$tarball" | cut -f1) MiB)"
+	mkdir -p "$out/cache/chroot-entry" && cp "$tarball" "$out/cache/chroot-entry/" &&
+		ci_cache_store package-chroot "$CI_CACHE_KEY" "$out/cache/chroot-entry"
+	rm -rf "$out/cache/chroot-entry"
 	;;
 
 build | build-clean)

@@ -27,10 +27,13 @@
 #   IMAGE/timing.txt    how long each step took
 # IMAGE is $SCSITUNE_VM_CACHE/rootfs/image (default build/vm-cache under the
 # repository). The image is reused while its key is unchanged: the SHA-256 of
-# this script, customize.sh, guest/* and the Debian apt sources used. So a
+# this script, customize.sh, guest/*, the Debian apt sources used and this
+# machine's apt index of them (/var/lib/apt/lists/*_InRelease). So a
 # CI run (a fresh build tree) builds it once and every scenario reuses it;
-# --rebuild (or SCSITUNE_VM_REBUILD=1) builds it again (a kernel security
-# update does not change the key). Concurrent callers wait on a lock.
+# a new build tree takes it from the tests' cache outside the clone
+# (tests/lib/ci-cache.sh, entry vm-rootfs; not with SCSITUNE_NO_CACHE=1);
+# --rebuild (or SCSITUNE_VM_REBUILD=1) builds it again. Concurrent callers
+# wait on a lock.
 # The downloaded .debs are kept in $SCSITUNE_VM_CACHE/rootfs/debs, so a
 # rebuild in the same build tree downloads only what changed.
 #
@@ -117,11 +120,28 @@ else
 fi
 
 # --- cached? -----------------------------------------------------------------
-key=$(cat "$0" "$here/customize.sh" "$here"/guest/* "$sources" | sha256sum | cut -d' ' -f1)
+# The key also holds this machine's apt index of the Debian archive (its
+# InRelease files name the SHA-256 of every Packages index: a new point
+# release or security update, once apt-get update saw it, is a new key).
+key=$( (cat "$0" "$here/customize.sh" "$here"/guest/* "$sources"
+	cat /var/lib/apt/lists/*_InRelease 2>/dev/null || true) | sha256sum | cut -d' ' -f1)
 if [ -z "$rebuild" ] && [ -f "$img/key" ] && [ "$(cat "$img/key")" = "$key" ] && [ -f "$img/disk.raw" ]; then
 	log "reusing $img ($(cat "$img/release"), built $(date -r "$img/key" '+%F %T'))"
 	echo "$img"
 	exit 0
+fi
+# Else the tests' cache outside the clone (tests/lib/ci-cache.sh: checked by
+# SHA-256, skipped with SCSITUNE_NO_CACHE=1), then a build stored there.
+# shellcheck source=../../lib/ci-cache.sh
+. "$repo/tests/lib/ci-cache.sh"
+ci_cache_key vm-rootfs "=image key $key" "=mmdebstrap $(dpkg-query -W -f '${Version}' mmdebstrap 2>/dev/null)"
+if [ -z "$rebuild" ] && ci_cache_fetch vm-rootfs "$CI_CACHE_KEY" "$img"; then
+	if [ -f "$img/key" ] && [ "$(cat "$img/key")" = "$key" ] && [ -f "$img/disk.raw" ]; then
+		log "reusing $img from the tests' cache ($(cat "$img/release"), built $(date -r "$img/key" '+%F %T'))"
+		echo "$img"
+		exit 0
+	fi
+	log "the tests' cache entry vm-rootfs ${CI_CACHE_KEY:0:16} is not this image: built again"
 fi
 
 # --- mmdebstrap ---------------------------------------------------------------
@@ -213,4 +233,5 @@ echo "$key" >"$img.new/key"
 rm -rf "$img" "$work"
 mv "$img.new" "$img"
 log "built $img: $release, $(wc -l <"$img/packages.txt") packages, $(du -h "$img/disk.raw" | cut -f1) used of ${size_mib} MiB; $(tr '\n' ' ' <"$img/timing.txt")"
+ci_cache_store vm-rootfs "$CI_CACHE_KEY" "$img"
 echo "$img"
