@@ -105,6 +105,16 @@ check "CI_CACHE_MAX_AGE_MIN: an older entry is a miss ($msg)" bash -c '[[ $1 == 
 for k in k-a k-b k-c; do ci_cache_store demo $k "$t/src" 2>/dev/null; sleep 0.01; touch "$SCSITUNE_CI_CACHE/demo/$k"; done
 check "two entries are kept, the oldest removed" bash -c '[ ! -e "$1/k-a" ] && [ -d "$1/k-b" ] && [ -d "$1/k-c" ]' _ "$SCSITUNE_CI_CACHE/demo"
 
+# scripts/ci-cache: list, verify (names a corrupt entry, exit 1), clear NAME.
+check "ci-cache list shows both entries" bash -c '[ "$("$1" list | grep -c "^demo ")" -eq 2 ]' _ "$repo/scripts/ci-cache"
+check "ci-cache verify: all ok" "$repo/scripts/ci-cache" verify
+echo tampered >"$SCSITUNE_CI_CACHE/demo/k-b/data/file"
+check "ci-cache verify names a corrupt entry and exits 1" \
+	bash -c 'out=$("$1" verify); [ $? -eq 1 ] && grep -q "^CORRUPT: .*/demo/k-b" <<<"$out"' _ "$repo/scripts/ci-cache"
+"$repo/scripts/ci-cache" clear demo >/dev/null
+check "ci-cache clear NAME removes its entries" [ ! -e "$SCSITUNE_CI_CACHE/demo" ]
+check "ci-cache with a bad name: usage (64)" bash -c '"$1" clear ../x >/dev/null 2>&1; [ $? -eq 64 ]' _ "$repo/scripts/ci-cache"
+
 # build-cached.sh: a stand-in for payload/build that writes a manifest and
 # counts its runs; payload/build --resolve needs apt's index (as in the tests).
 cat >"$t/fake-build" <<'EOF'
