@@ -30,7 +30,9 @@ mkdir -p "$out"
 pids=()
 for v in b nob; do
 	if [ $v = b ]; then k=$b; else k=$nob; fi
-	SCSITUNE_VM_KERNEL_DEB=$pout/$k SCSITUNE_VM_ENV=env-kernel-$v SCSITUNE_VM_KERNEL_MANIFEST=$manifest \
+	# each run-vm.sh builds its environment in its own OUTDIR/env; the
+	# shared cache (the unpacked kernels) is build-env.sh's, under its lock
+	SCSITUNE_VM_KERNEL_DEB=$pout/$k SCSITUNE_VM_KERNEL_MANIFEST=$manifest \
 		SCSITUNE_VM_TIMEOUT=${SCSITUNE_VM_TIMEOUT:-900} \
 		"$here/run-vm.sh" "$scsitune" kernel-b "$out/$v" >"$out/$v.log" 2>&1 &
 	pids+=($!)

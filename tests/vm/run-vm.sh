@@ -18,9 +18,16 @@
 # (exit it to run the scenario and power off); --shell-after, after it.
 # Ctrl-A X quits QEMU.
 #
+# OUTDIR/build-env.log holds build-env.sh's messages; when it fails, this
+# script says so with its reason (its first "error:" line).
+#
 # Environment: SCSITUNE_VM_CACHE (see build-env.sh), SCSITUNE_VM_TIMEOUT
 # (seconds for one boot, default 300), SCSITUNE_VM_APPEND (more kernel
-# command line), QEMU (default qemu-system-x86_64).
+# command line), SCSITUNE_VM_ENV (the environment directory, default
+# OUTDIR/env: each guest its own, removed once QEMU is done with it unless
+# SCSITUNE_VM_KEEP_ENV=1), QEMU (default qemu-system-x86_64).
+# Nothing here is shared with another run-vm.sh but build-env.sh's cache
+# (downloads and unpacks made under its lock): guests may run side by side.
 # Exit status: 0 passed, 1 failed (also when QEMU is missing: a tier that
 # cannot run fails and says why), 64 usage.
 set -euo pipefail
@@ -42,12 +49,26 @@ command -v "$qemu" >/dev/null || { echo "run-vm.sh: FAIL: $qemu not found (apt-g
 now() { date +%s.%N; }
 t0=$(now)
 
-envdir=$("$here/build-env.sh" "$scsitune" | tail -1) || { echo "run-vm.sh: build-env.sh failed" >&2; exit 1; }
-t1=$(now)
-
 rm -rf "$out"
 mkdir -p "$out/results"
 out=$(cd "$out" && pwd -P)
+# The environment: this guest's own (OUTDIR/env), so that guests booted at
+# the same time never share an initramfs; build-env.sh's messages kept in
+# OUTDIR/build-env.log, and its reason repeated when it fails.
+rc=0
+SCSITUNE_VM_ENV=${SCSITUNE_VM_ENV:-$out/env} "$here/build-env.sh" "$scsitune" >"$out/build-env.out" 2>"$out/build-env.log" || rc=$?
+cat "$out/build-env.log" >&2
+if [ "$rc" -ne 0 ]; then
+	why=$(grep -m 1 '^build-env.sh: error:' "$out/build-env.log" | sed 's/^build-env.sh: error: //') ||
+		why=$(grep -v '^[[:space:]]*$' "$out/build-env.log" | tail -1) || why="it printed nothing on stderr"
+	[ "$rc" -gt 128 ] && why="killed by signal $((rc - 128)); $why"
+	echo "run-vm.sh: $scenario: FAIL: build-env.sh exited with $rc: $why" >&2
+	exit 1
+fi
+envdir=$(tail -1 "$out/build-env.out")
+[ -f "$envdir/vmlinuz" ] && [ -f "$envdir/initrd.cpio" ] ||
+	{ echo "run-vm.sh: $scenario: FAIL: build-env.sh exited 0 but its environment '$envdir' has no vmlinuz and initrd.cpio" >&2; exit 1; }
+t1=$(now)
 truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 
 append="console=ttyS0 panic=-1 quiet scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
@@ -81,6 +102,9 @@ else
 		-serial file:"$out/console.log" </dev/null >"$out/qemu.log" 2>&1 || rc=$?
 fi
 t2=$(now)
+# QEMU read the kernel and initramfs when it started: the environment (about
+# 200 MB) goes, unless SCSITUNE_VM_KEEP_ENV=1 (build-env.sh makes it again).
+[ -n "${SCSITUNE_VM_KEEP_ENV:-}" ] || [ "$envdir" != "$out/env" ] || rm -rf "$envdir"
 fail() {
 	echo "run-vm.sh: $scenario: $*" >&2
 	if [ -f "$out/console.log" ]; then
