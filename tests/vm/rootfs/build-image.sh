@@ -45,8 +45,12 @@
 #
 # Needs (scripts/install-deps --test): mmdebstrap, e2fsprogs (mke2fs -d),
 # fdisk (sfdisk), root (mmdebstrap --mode=root chroots into the tree).
-# Exit status: 0 built or reused, 1 error, 64 usage.
-set -euo pipefail
+# Exit status: 0 built or reused, 1 error, 64 usage. Every error says why
+# on stderr, on a line that starts "build-image.sh: error:" (the first such
+# line is the cause: run.sh repeats it): a message of its own, or, for a
+# command that failed where none was foreseen, its line, exit status and
+# command.
+set -Eeuo pipefail
 export LC_ALL=C
 umask 022
 
@@ -58,7 +62,14 @@ case ${1:-} in
 esac
 [ $# -eq 0 ] || { echo "usage: build-image.sh [--rebuild]" >&2; exit 64; }
 log() { echo "build-image.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
+die() {
+	log "error: $*"
+	exit 1
+}
+# A command that fails under set -e (-E: in functions too) names itself:
+# nothing ends this script without a reason. ($- has no e inside a command
+# substitution, where a failure does not end the script: nothing said then.)
+trap '_rc=$?; if [[ $- == *e* ]]; then log "error: line $LINENO: exit status $_rc of: $BASH_COMMAND"; exit 1; fi' ERR
 
 cache=${SCSITUNE_VM_CACHE:-$repo/build/vm-cache}
 mkdir -p "$cache/rootfs"
@@ -70,8 +81,14 @@ for p in mmdebstrap mke2fs sfdisk chroot sha256sum flock; do
 	command -v "$p" >/dev/null || die "$p not found (apt-get install mmdebstrap e2fsprogs fdisk; scripts/install-deps --test does)"
 done
 
-exec 9>"$cache/lock"
-flock 9
+# One build at a time per cache; run.sh takes the same lock (shared) while
+# it links the image into its own directory.
+exec 9>>"$cache/lock" || die "cannot open the lock file $cache/lock"
+if ! flock -n 9; then
+	log "waiting for $cache/lock (another build-image.sh is building, or a run.sh is linking the image)"
+	flock -w "${SCSITUNE_VM_LOCK_WAIT:-1800}" 9 ||
+		die "waited ${SCSITUNE_VM_LOCK_WAIT:-1800} s for $cache/lock: another build-image.sh still holds it (fuser -v $cache/lock)"
+fi
 
 # --- the apt sources ---------------------------------------------------------
 # mmdebstrap takes a .sources (deb822) or .list file as its mirror argument.

@@ -45,7 +45,13 @@
 #
 # OUTDIR/console-N.log is boot N's serial console (kept, the tail printed on
 # failure), OUTDIR/qemu.cmd the QEMU command line (of boot 1), OUTDIR/timing.txt the
-# times. --shell: the serial console is this terminal, logged in as root,
+# times, OUTDIR/build-image.log build-image.sh's messages (when it fails,
+# this script says so with its reason: its first "error:" line).
+# OUTDIR/image/ links to the image this run boots (hard links, taken under
+# build-image.sh's lock): every boot's overlay stays on the same base even
+# if another test rebuilds the shared image meanwhile. Nothing else is
+# shared with another run.sh (OUTDIR is the run's own; with --serve the
+# forwarded port is the caller's to choose): guests may run side by side. --shell: the serial console is this terminal, logged in as root,
 # and no stage runs (run it by hand: sh /vm/in/stage.sh 1 /vm/out); Ctrl-A X
 # quits QEMU.
 #
@@ -100,13 +106,47 @@ done
 now() { date +%s.%N; }
 t0=$(now)
 
-image=$("$here/build-image.sh" | tail -1) || { echo "run.sh: FAIL: build-image.sh failed" >&2; exit 1; }
-t1=$(now)
-
 rm -rf "$out"
 mkdir -p "$out/share/in/profiles" "$out/share/in/files" "$out/share/out"
 out=$(cd "$out" && pwd -P)
 res=$out/share/out
+# The image: build-image.sh's messages kept in OUTDIR/build-image.log, and
+# its reason repeated when it fails.
+rc=0
+"$here/build-image.sh" >"$out/build-image.out" 2>"$out/build-image.log" || rc=$?
+cat "$out/build-image.log" >&2
+if [ "$rc" -ne 0 ]; then
+	why=$(grep -m 1 '^build-image.sh: error:' "$out/build-image.log" | sed 's/^build-image.sh: error: //') ||
+		why=$(grep -v '^[[:space:]]*$' "$out/build-image.log" | tail -1) || why="it printed nothing on stderr"
+	[ "$rc" -gt 128 ] && why="killed by signal $((rc - 128)); $why"
+	echo "run.sh: $scenario: FAIL: build-image.sh exited with $rc: $why" >&2
+	exit 1
+fi
+shared=$(tail -1 "$out/build-image.out")
+[ -f "$shared/disk.raw" ] ||
+	{ echo "run.sh: $scenario: FAIL: build-image.sh exited 0 but its image '$shared' has no disk.raw" >&2; exit 1; }
+# This run's own link to the image, taken under build-image.sh's lock
+# (shared: other run.sh may link at once; a build waits): the overlay's
+# backing file and the first boot's kernel stay this image's for every boot
+# of the run, even if another test rebuilds the image meanwhile (a rebuild
+# replaces the directory; a hard link keeps the old disk). Where the cache
+# is on another file system than OUTDIR the overlay names the shared file
+# itself, as before (a rebuild during the run would then change its disk).
+image=$out/image
+mkdir -p "$image"
+lockw=${SCSITUNE_VM_LOCK_WAIT:-1800}
+if ! flock -s -w "$lockw" "${shared%/*}/lock" sh -c '
+	set -e
+	for f in release packages.txt vmlinuz initrd.img cmdline; do
+		ln "$1/$f" "$2/$f" 2>/dev/null || cp "$1/$f" "$2/$f"
+	done
+	ln "$1/disk.raw" "$2/disk.raw" 2>/dev/null || ln -s "$1/disk.raw" "$2/disk.raw"
+' sh "$shared" "$image"; then
+	echo "run.sh: $scenario: FAIL: cannot link the image $shared into $image (or waited $lockw s for ${shared%/*}/lock)" >&2
+	exit 1
+fi
+[ -L "$image/disk.raw" ] && echo "run.sh: $image/disk.raw is a symbolic link to $shared/disk.raw (another file system): a rebuild during this run would change its disk" >&2
+t1=$(now)
 cp "$scsitune" "$out/share/in/scsitune"
 cp "$repo"/profiles/* "$out/share/in/profiles/"
 [ -d "$repo/tests/vm/profiles" ] && cp "$repo"/tests/vm/profiles/* "$out/share/in/profiles/"
@@ -191,6 +231,9 @@ while :; do
 	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" "${kernel[@]}" \
 		-serial file:"$out/console-$boot.log" </dev/null >>"$out/qemu.log" 2>&1 || rc=$?
 	echo "$boot $tb $(now)" >>"$out/boots.txt"
+	if [ "$rc" -ne 0 ] && [ -n "$serve" ] && grep -qi 'could not set up host forwarding rule' "$out/qemu.log"; then
+		fail "boot $boot: QEMU could not forward 127.0.0.1:$SCSITUNE_VM_SSH_PORT to the guest's port 22: something else listens there (SCSITUNE_VM_SSH_PORT must stay free for the whole run, every boot binds it again)"
+	fi
 	[ "$rc" -eq 0 ] || fail "boot $boot: qemu exited with $rc (124: timed out after ${SCSITUNE_VM_TIMEOUT:-600} s)"
 	[ "$(res_boots)" = "$boot" ] || fail "boot $boot: the guest stopped before its stage ran"
 	if [ -n "$serve" ] && [ ! -e "$res/boot-$boot.rc" ] && [ ! -f "$res/finished" ] && [ -s "$res/next-boot/cmdline" ]; then
