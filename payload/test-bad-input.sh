@@ -4,7 +4,9 @@
 # --out as it was: an unknown or malformed release (65), a patch that does
 # not apply (66), a patch that changes an exported symbol's CRC (67), a
 # --kernel configuration fragment with a malformed line or a line the final
-# .config does not have (68), bad usage (64). CACHE is the .deb cache payload/build used (no new download).
+# .config does not have (68), bad usage (64); a .deb in the cache that is
+# not apt's is downloaded again (one small .deb), a cache writable by others
+# refused (1). CACHE is the .deb cache payload/build used.
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -82,6 +84,29 @@ expect kconfig-syntax 68 "bad-syntax.config: line 2: 'not a config line' is not 
 printf '# 9p, but no TCP/IP\nCONFIG_NET=y\nCONFIG_NET_9P=y\nCONFIG_NETWORK_FILESYSTEMS=y\nCONFIG_9P_FS=y\n' >"$t/no-inet.config"
 expect kconfig-unmet 68 'kernel: no-inet\.config: CONFIG_9P_FS=y is not in the final \.config \(a dependency is missing: it is CONFIG_9P_FS=unset\)' -- \
 	--kernel --kconfig "$t/no-inet.config" --skip-block --cache "$cache" --out "$t/out"
+
+# The download cache is input too: a .deb that is not the one apt's index
+# describes is downloaded again (here the small linux-kbuild one, cut short),
+# and a cache another user could write is refused before anything is read.
+mkdir -m 0755 "$t/cache2"
+for f in "$cache"/*.deb "$cache"/*.subset.tar "$cache"/*.subset.tar.sha256; do
+	[ -f "$f" ] && ln "$f" "$t/cache2/" 2>/dev/null || cp "$f" "$t/cache2/"
+done
+kb=$(ls "$t/cache2"/linux-kbuild-*.deb | head -1)
+head -c 100000 "$kb" >"$kb.cut" && rm "$kb" && mv "$kb.cut" "$kb"
+expect cached-deb-cut-short 66 'patch 0002-scsi-percpu-iorequest-iodone-counters.patch does not apply' -- \
+	--patches "$t/p-stale" --cache "$t/cache2" --out "$t/out"
+if grep -q "cached $(basename "$kb") is not apt's (SHA-256 differs): downloading it again" "$t/stderr" &&
+	[ "$(sha256sum <"$kb" | cut -c1-64)" = "$(apt-cache show "$(dpkg-deb -f "$kb" Package)=$(dpkg-deb -f "$kb" Version)" |
+		awk '$1 == "SHA256:" { print $2; exit }')" ]; then
+	echo "ok   cached-deb-cut-short: said so, downloaded again, now apt's"
+else
+	echo "FAIL cached-deb-cut-short: the cut .deb was not noticed or not replaced: $(grep -m1 kbuild "$t/stderr")" >&2
+	fails=$((fails + 1))
+fi
+chmod 0775 "$t/cache2"
+expect cache-group-writable 1 "cache2: not owned by uid $(id -u), or writable by group or others: not used" -- \
+	--cache "$t/cache2" --out "$t/out"
 
 [ "$fails" -eq 0 ] || { echo "payload/test-bad-input.sh: $fails failed" >&2; exit 1; }
 echo "payload/test-bad-input.sh: all passed"
