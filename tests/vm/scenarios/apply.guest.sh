@@ -21,17 +21,14 @@
 #                                  drift), revert --force
 R=$1
 P=/vm/profiles
+. /vm/lib.sh
 up() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" >>"$R/timing.txt"; }
 up start
 
 insmod "$SCSI_DEBUG_KO" submit_queues=2 host_max_queue=32 num_tgts=2 dev_size_mb=8 ||
 	echo "apply.guest.sh: insmod scsi_debug failed"
 want=4
-i=0
-while [ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -lt $want ] && [ $i -lt 300 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_until 120 "$want sd disks" disks_at_least $want || exit 1
 up disks
 
 snap() { # FILE: the kernel's values, one per line
@@ -51,16 +48,20 @@ run() { # NAME ARGS...: scsitune ARGS > NAME.json, exit code in NAME.rc
 	scsitune "$@" >"$R/$n.json" 2>"$R/$n.err"
 	echo $? >"$R/$n.rc"
 }
-irqb() { # SECONDS ARGS...: irqbalance in the foreground, rebalancing every second
-	s=$1
-	shift
+# irqb_pass ARGS...: one whole balancing pass of irqbalance, waited for:
+# --oneshot makes it place every IRQ it may move (its first pass moves them
+# all: force_rebalance_irq), write what changed to /proc/irq and exit. A
+# pass is counted by its end, not guessed from a time: a daemon left to run
+# for a few seconds may not have finished a pass on a busy machine, and then
+# the bans would pass unproven and the control fail.
+irqb_pass() {
 	mkdir -p /run/irqbalance
-	echo "== irqbalance $*" >>"$R/irqbalance.log"
-	irqbalance --foreground --interval=1 "$@" >>"$R/irqbalance.log" 2>&1 &
-	pid=$!
-	sleep "$s"
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	echo "== irqbalance --oneshot $*" >>"$R/irqbalance.log"
+	timeout 120 irqbalance --foreground --oneshot --interval=1 "$@" >>"$R/irqbalance.log" 2>&1
+	_rc=$?
+	echo "== exit $_rc" >>"$R/irqbalance.log"
+	[ "$_rc" = 0 ] || echo "apply.guest.sh: irqbalance --oneshot $* exited with $_rc (124: not done in 120 s)" >&2
+	return "$_rc"
 }
 
 snap "$R/before.txt"
@@ -78,8 +79,9 @@ up apply
 # with the file as EnvironmentFile (the sysvinit script sources it the same way).
 IRQBALANCE_ARGS=
 . /etc/default/irqbalance
+# Two whole passes with the file's options (the pins must survive each).
 # shellcheck disable=SC2086
-irqb 5 $IRQBALANCE_ARGS
+irqb_pass $IRQBALANCE_ARGS && irqb_pass $IRQBALANCE_ARGS
 snap "$R/balanced.txt"
 run verify-balanced -o json verify
 up irqbalance
@@ -91,8 +93,23 @@ up revert
 
 # Control: the same pins without the bans: irqbalance takes them back.
 run control-apply -o json apply --profile numa-every-hba --profile-dir $P
+# the pinned IRQs: those the apply banned, with the affinity it gave them
+bans=$(sed -n 's/^IRQBALANCE_ARGS=//p' /etc/default/irqbalance | tr -s ' "' '\n\n' | sed -n 's/^--banirq=//p')
+for n in $bans; do echo "$n $(cat "/proc/irq/$n/smp_affinity_list")"; done >/tmp/pins
 cp "$R/irqbalance.before" /etc/default/irqbalance
-irqb 5
+pin_moved() { # true once a pinned IRQ has another affinity
+	while read -r n a; do
+		[ "$(cat "/proc/irq/$n/smp_affinity_list")" = "$a" ] || return 0
+	done </tmp/pins
+	return 1
+}
+pass_moved() { irqb_pass && pin_moved; }
+# passes until one moves a pin (the first does, here; counted in irqbalance.log)
+if [ -n "$bans" ]; then
+	WAIT_EVERY=0 wait_until 120 "irqbalance without the bans to move a pinned IRQ ($(echo $bans))" pass_moved
+else
+	echo "apply.guest.sh: control: the apply banned no IRQ in /etc/default/irqbalance" >&2
+fi
 snap "$R/control.txt"
 run control-verify -o json verify
 run control-revert -o json revert --force

@@ -13,6 +13,7 @@
 #   timing.txt               guest uptime at each step
 # detect.check.py asserts on them on the host side.
 R=$1
+. /vm/lib.sh
 up() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" >>"$R/timing.txt"; }
 up start
 
@@ -20,17 +21,10 @@ up start
 insmod "$SCSI_DEBUG_KO" submit_queues=2 host_max_queue=32 num_tgts=2 dev_size_mb=8 ||
 	echo "detect.guest.sh: insmod scsi_debug failed"
 want=4
-i=0
-while :; do
-	n=$(ls -d /sys/block/sd* 2>/dev/null | wc -l)
-	[ "$n" -ge "$want" ] && break
-	i=$((i + 1))
-	if [ $i -gt 300 ]; then
-		echo "detect.guest.sh: only $n of $want disks after 30 s"
-		break
-	fi
-	sleep 0.1
-done
+wait_until 120 "$want sd disks" disks_at_least $want || {
+	echo "detect.guest.sh: only $(ls -d /sys/block/sd* 2>/dev/null | wc -l) of $want disks"
+	exit 1
+}
 up disks
 
 scsitune detect -o json >"$R/live.json" 2>"$R/live.err"

@@ -7,18 +7,18 @@
 #                               layer stat before/after
 # fio.check.py asserts on them on the host side.
 R=$1
+. /vm/lib.sh
 insmod "$SCSI_DEBUG_KO" submit_queues=2 host_max_queue=32 dev_size_mb=16 ||
 	echo "fio.guest.sh: insmod scsi_debug failed"
 disk=
-i=0
-while [ -z "$disk" ] && [ $i -lt 300 ]; do
+sd_disk() { # sets disk to a scsi_debug disk, if there is one
 	for d in /sys/block/sd*; do
 		[ -e "$d/device/model" ] || continue
 		case $(cat "$d/device/model") in scsi_debug*) disk=${d##*/} ;; esac
 	done
-	i=$((i + 1))
-	[ -n "$disk" ] || sleep 0.1
-done
+	[ -n "$disk" ]
+}
+wait_until 120 "a scsi_debug disk" sd_disk
 if [ -z "$disk" ]; then
 	echo "no scsi_debug disk" >"$R/disk.txt"
 	exit 1

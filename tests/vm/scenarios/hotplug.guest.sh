@@ -7,6 +7,7 @@
 # churn.count (add/remove rounds done), final.json (detect after the churn)
 # and hosts.txt (the kernel's scsi_host list then). hotplug.check.py asserts.
 R=$1
+. /vm/lib.sh
 up() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" >>"$R/timing.txt"; }
 up start
 insmod "$SCSI_DEBUG_KO" submit_queues=2 host_max_queue=16 num_tgts=1 dev_size_mb=4 ||
@@ -38,8 +39,18 @@ done
 touch /tmp/stop
 wait "$churn"
 up stopped
-# let async scans finish before the final look
-sleep 1
+# The final look, once the kernel has settled: a host added last may still
+# be scanned asynchronously (its disk not there yet). Settled: every
+# scsi_debug host has its disk (num_tgts=1, one LUN each).
+scanned() {
+	for h in /sys/class/scsi_host/host*; do
+		[ "$(cat "$h/proc_name" 2>/dev/null)" = scsi_debug ] || continue
+		set -- "$h"/device/target*/*/block/sd*
+		[ -e "$1" ] || return 1
+	done
+	return 0
+}
+wait_until 120 "every scsi_debug host scanned (its disk there)" scanned || exit 1
 scsitune detect -o json >"$R/final.json" 2>"$R/final.err"
 echo $? >"$R/final.rc"
 for h in /sys/class/scsi_host/host*; do

@@ -22,24 +22,23 @@
 # fio runs), debugfs.txt (hctx files and the tags of each LUN).
 # shellcheck disable=SC2086 # $luns and $disks are word lists, split on purpose
 R=$1
+. /vm/lib.sh
 uname -r >"$R/uname.txt"
 cp /sys/kernel/notes "$R/notes.bin"
 
 insmod "$SCSI_DEBUG_KO" host_max_queue=32 submit_queues=4 max_luns=2 num_tgts=1 \
 	dev_size_mb=64 ndelay=20000000 || echo "kernel-b.guest.sh: insmod scsi_debug failed"
 luns=
-i=0
-while [ $i -lt 300 ]; do
+two_luns() { # sets luns: "H:C:T:L:sdX" of every scsi_debug disk; true once there are 2
 	luns=
 	for d in /sys/block/sd*; do
 		[ -e "$d/device/model" ] || continue
 		case $(cat "$d/device/model") in scsi_debug*) luns="$luns $(basename "$(readlink -f "$d/device")"):${d##*/}" ;; esac
 	done
 	set -- $luns
-	[ $# -ge 2 ] && break
-	i=$((i + 1))
-	sleep 0.1
-done
+	[ $# -ge 2 ]
+}
+wait_until 120 "2 scsi_debug LUNs" two_luns
 # "H:C:T:L:sdX" sorted by LUN
 luns=$(for l in $luns; do echo "$l"; done | sort -t: -k4n)
 echo "luns" $luns >"$R/luns.txt"
@@ -82,7 +81,8 @@ tagsof() { # DISK: sets busy, aq
 		esac
 	done <"$dbg/$1/hctx0/tags"
 }
-# sample DISKs until fio (PID) ends, every 0.1 s. Only shell builtins
+# sample DISKs until fio (PID) ends, every 0.1 s (the sleep is the sampling
+# interval, not a wait: the loop ends with fio). Only shell builtins
 # between the sleeps: under TCG on a loaded host every process started
 # costs tens of ms, and a sampler of command substitutions managed one
 # sample a second or less (2 in an 8 s phase).
@@ -132,12 +132,12 @@ phase alone 10 "$lun0:64" "$lun1:1"
 # The block layer marks a hctx idle from its request timeout timer, which
 # fires at most 5 s (BLK_MAX_TIMEOUT) after it was armed and finds no request
 # in flight; wait until LUN 1 is no longer counted.
-i=0
-while [ "$(tagfield "$lun0" active_queues)" -gt 1 ] && [ $i -lt 30 ]; do
-	sleep 1
-	i=$((i + 1))
-done
-echo "active_queues $(tagfield "$lun0" active_queues) after $i s" >"$R/idle.txt"
+dropped() { [ "$(tagfield "$lun0" active_queues)" = 1 ] || [ "$(tagfield "$lun0" active_queues)" = 0 ]; }
+uptime_cs
+t_idle=$now_cs
+WAIT_EVERY=0.5 wait_until 120 "LUN 1 dropped from active_queues" dropped
+uptime_cs
+echo "active_queues $(tagfield "$lun0" active_queues) after $(((now_cs - t_idle) / 100)) s" >"$R/idle.txt"
 echo "phase solo (LUN 1 dropped) at $(cut -d' ' -f1 /proc/uptime)"
 phase solo 8 "$lun0:64"
 if [ -n "$virt" ]; then

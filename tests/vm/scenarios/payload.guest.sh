@@ -22,6 +22,7 @@
 #   dmesg-before-iscsi.txt  the kernel log before that
 R=$1
 P=/payload
+. /vm/lib.sh
 step() { # NAME CMD...: run, record the status
 	n=$1
 	shift
@@ -31,15 +32,6 @@ step() { # NAME CMD...: run, record the status
 	return $rc
 }
 ko_of() { grep "/$1.ko\$" /etc/vm/modules /etc/vm/extra-modules | head -1 | cut -d: -f2; }
-wait_for() { # TEST-COMMAND...: up to 30 s
-	i=0
-	while [ $i -lt 300 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 : >"$R/steps.txt"
 [ -f $P/scsi_mod.ko ] || { echo "no $P/scsi_mod.ko (SCSITUNE_VM_PAYLOAD unset?)"; exit 1; }
 cp $P/manifest.json "$R/manifest.json"
@@ -71,7 +63,7 @@ disk_of() { # PROC_NAME: the first sd disk of a host with that proc_name
 	return 1
 }
 have3() { disk_of virtio_scsi >/dev/null && disk_of megaraid_sas >/dev/null && disk_of scsi_debug >/dev/null; }
-wait_for have3 || echo "not every disk appeared"
+wait_until 120 "a disk on each of virtio_scsi, megaraid_sas and scsi_debug" have3 || echo "not every disk appeared"
 {
 	for d in /sys/block/sd*; do
 		h=$(readlink -f "$d/device")
@@ -104,6 +96,8 @@ io_test() { # NAME PROC_NAME
 		--output-format=json --output="$R/fio-$1.json" 2>"$R/fio-$1.err" || rc=$?
 	echo "$rc" >"$R/fio-$1.rc"
 	snap after "$d" >>"$R/io-$1.txt"
+	# Not a wait: the window observed. fio has reaped every completion when
+	# it exits; nothing may move in the 2 s after (payload.check.py).
 	sleep 2
 	snap later "$d" >>"$R/io-$1.txt"
 }
@@ -133,7 +127,7 @@ step lio_mkdir_tpg mkdir -p $tpg
 step lio_nexus sh -c "echo naa.5001405000000002 >$tpg/nexus"
 step lio_mkdir_lun mkdir -p $tpg/lun/lun_0
 step lio_link ln -s $dev $tpg/lun/lun_0/rd0
-wait_for disk_of tcm_loopback >/dev/null || echo "no tcm_loop disk"
+wait_until 120 "the tcm_loop disk" disk_of tcm_loopback >/dev/null || echo "no tcm_loop disk"
 ld=$(disk_of tcm_loopback) || ld=
 lsnap() { # TAG
 	s=$dev/statistics/scsi_lu
@@ -154,6 +148,7 @@ if [ -n "$ld" ]; then
 		echo "$rc" >"$R/fio-lio-$rw.rc"
 		lsnap "after_$rw" >>"$R/lio.txt"
 	done
+	# Not a wait: the window observed (nothing may move in the 2 s after).
 	sleep 2
 	lsnap later >>"$R/lio.txt"
 fi
@@ -198,6 +193,13 @@ dmesg >"$R/dmesg-before-iscsi.txt"
 step dyndbg_on sh -c "echo 'func target_handle_task_attr +p' >/sys/kernel/debug/dynamic_debug/control"
 cat /proc/kmsg >/tmp/kmsg.txt &
 kmsg_pid=$!
+# no_session N...: no iSCSI session of initiator $INI<N> left on the target
+# (a logout is answered before the target has torn the session down)
+no_session() {
+	for i in "$@"; do
+		grep -q '^No active iSCSI Session' "$T/acls/$INI$i/info" || return 1
+	done
+}
 isnap() { # TAG: device, port and per-initiator statistics
 	for k in num_cmds read_mbytes write_mbytes; do echo "$1_lu_$k $(cat $d1/statistics/scsi_lu/$k)"; done
 	for k in in_cmds read_mbytes write_mbytes; do
@@ -225,16 +227,17 @@ for i in 1 2; do
 done
 wait $pids
 t1=$(cut -d' ' -f1 /proc/uptime)
-sleep 1
+wait_until 120 "the target to close the mixed sessions" no_session 1 2
 # then one session alone: the 16 slots of both, lone ORDERED commands
 rc=0
 payload-iscsi -m tail -t $IQN -i ${INI}3 -s 3 -b 0 -n 16 -r "$ROUNDS" -k \
 	-o "$R/iscsi-tail.log" 2>"$R/iscsi-tail.err" || rc=$?
 echo $rc >"$R/iscsi-tail.rc"
 echo "seconds_mixed $t0 $t1 tail_end $(cut -d' ' -f1 /proc/uptime)" >>"$R/iscsi.txt"
-sleep 1
+wait_until 120 "the target to close the tail session" no_session 3
 isnap after >>"$R/iscsi.txt"
-sleep 0.5
+# the kernel log read up to payload-iscsi's last marker (its phase E is done)
+wait_until 120 "the kernel log up to 'scsitune-iscsi: phase end'" grep -q 'scsitune-iscsi: phase end' /tmp/kmsg.txt
 step dyndbg_off sh -c "echo 'func target_handle_task_attr -p' >/sys/kernel/debug/dynamic_debug/control"
 kill $kmsg_pid
 cp /tmp/kmsg.txt "$R/iscsi-kmsg.txt"

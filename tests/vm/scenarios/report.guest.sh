@@ -10,9 +10,9 @@
 #   fio-node1.log, fio-nolocal.log    the wrapper's records (one line per fio start)
 # report.check.py asserts on them on the host side.
 R=$1
+. /vm/lib.sh
 vdisk= mdisk=
-i=0
-while { [ -z "$vdisk" ] || [ -z "$mdisk" ]; } && [ $i -lt 300 ]; do
+both_disks() { # sets vdisk and mdisk; true once both are there
 	for d in /sys/block/sd*; do
 		[ -e "$d/device" ] || continue
 		case $(readlink -f "$d/device") in
@@ -23,9 +23,9 @@ while { [ -z "$vdisk" ] || [ -z "$mdisk" ]; } && [ $i -lt 300 ]; do
 		*megaraid_sas*) mdisk=${d##*/} ;;
 		esac
 	done
-	i=$((i + 1))
-	{ [ -n "$vdisk" ] && [ -n "$mdisk" ]; } || sleep 0.1
-done
+	[ -n "$vdisk" ] && [ -n "$mdisk" ]
+}
+wait_until 120 "the virtio-scsi and the megasas disk" both_disks
 echo "virtio $vdisk megasas $mdisk" >"$R/disks.txt"
 fio=$(command -v fio)
 mkwrap() { # LOG
