@@ -7,6 +7,10 @@ every field, the timestamp, and exactly one copy of each run.
 Usage: check-points.py vm|influx BASE_URL DOC.json PHASE [--user U:P] [--cacert FILE]
   vm:     BASE_URL of VictoriaMetrics (/internal/force_flush, /api/v1/export)
   influx: BASE_URL of InfluxDB 1.x, database scsitune (/query, epoch=ms)
+Judged once every field of every point of the document shows: the server is
+asked again, 0.2 s apart, for at most 60 s, while some are missing (a server
+shows a point only some time after it took it: VictoriaMetrics once it has
+flushed its buffers, which /internal/force_flush does at once).
 """
 import base64
 import json
@@ -73,7 +77,6 @@ def close(a, b):
 
 
 def got_vm():
-    get("/internal/force_flush", {})
     text = get("/api/v1/export", {"match[]": '{__name__=~"scsitune_fio_.*",phase="%s"}' % phase,
                                   "start": "0", "end": "4102444800"})
     points, copies = {}, []
@@ -107,7 +110,14 @@ def got_influx():
 
 
 want = expected_points()
-got, dup = got_vm() if kind == "vm" else got_influx()
+if kind == "vm":
+    get("/internal/force_flush", {})
+deadline = time.monotonic() + 60
+while True:
+    got, dup = got_vm() if kind == "vm" else got_influx()
+    if all(k in got and set(w) <= set(got[k]) for k, w in want.items()) or time.monotonic() > deadline:
+        break
+    time.sleep(0.2)
 errors = []
 if dup:
     errors.append("%d duplicate samples" % dup)

@@ -31,21 +31,14 @@ trap cleanup EXIT
 export SCSITUNE_CONFIG=$T/no-such.conf
 fails=0 checks=0
 fail() { fails=$((fails + 1)); echo "FAIL $*"; }
-free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() {
-	local i
-	for i in $(seq 100); do
-		"$py" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "FAIL: nothing listens on 127.0.0.1:$1"
-	exit 1
-}
+# take_port VAR, poll SECONDS CMD..., wait_port PORT
+# shellcheck source=tests/service/common.sh
+. "$here/common.sh"
 # stub PORT [CERT KEY]: start stub-server.py in the background.
 stub() {
 	"$py" "$here/stub-server.py" "$1" "$T/received.$1" "${@:2}" &
 	pids+=($!)
-	wait_port "$1"
+	wait_port "$1" || { echo "FAIL: stub-server.py on port $1 not ready"; exit 1; }
 }
 run=$fio/fio-3.33-randread-1job-jsonplus.json
 
@@ -93,7 +86,7 @@ PY
 	fi
 }
 
-port=$(free_port)
+take_port port || { echo "FAIL: no free port"; exit 1; }
 stub "$port"
 url=http://127.0.0.1:$port
 st=$T/state
@@ -178,7 +171,7 @@ server good IP:127.0.0.1 30
 server expired IP:127.0.0.1 -1 # notAfter before now
 server wronghost DNS:other.example 30
 printf 'not a certificate\n' >"$c/garbage.pem"
-p_good=$(free_port) p_exp=$(free_port) p_wrong=$(free_port)
+take_port p_good && take_port p_exp && take_port p_wrong || { echo "FAIL: no free port"; exit 1; }
 stub "$p_good" "$c/good.crt" "$c/good.key"
 stub "$p_exp" "$c/expired.crt" "$c/expired.key"
 stub "$p_wrong" "$c/wronghost.crt" "$c/wronghost.key"
@@ -202,7 +195,7 @@ up "TLS: --flush with the right CA" 0 "uploaded" --flush --state-dir "$st" --upl
 tree=$T/root
 mkdir "$tree"
 tar -xJf "$fixtures/dual-socket-mpi3mr.tar.xz" -C "$tree"
-p_12=$(free_port)
+take_port p_12 || { echo "FAIL: no free port"; exit 1; }
 "$py" - "$p_12" "$c/good.crt" "$c/good.key" "$T/received.$p_12" <<'PY' &
 import http.server, ssl, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -218,7 +211,7 @@ s.socket = ctx.wrap_socket(s.socket, server_side=True)
 s.serve_forever()
 PY
 pids+=($!)
-wait_port "$p_12"
+wait_port "$p_12" || { echo "FAIL: the TLS 1.2 server not ready"; exit 1; }
 cat >"$c/tls13.cnf" <<'EOF'
 openssl_conf = init
 [init]

@@ -23,7 +23,10 @@
 #    spooled), with it the flush succeeds;
 #  - the settings file: url/auth_file from --config, unknown key → FILE:LINE;
 #  - valgrind-clean on the TLS send path.
-# Every server is stopped at the end, also on failure.
+# Every server is stopped at the end, also on failure. Ports come from
+# take_port (common.sh: no other test takes them meanwhile); what is read back
+# from a server is judged once it shows every point written (check-points.py
+# asks again up to a deadline), and no wait is a fixed sleep.
 # Usage: test-service.sh SCSITUNE FIO_FIXTURES
 set -uo pipefail
 bin=$(realpath "$1") fx=$(realpath "$2")
@@ -51,14 +54,9 @@ check() { # NAME COMMAND...: passes when COMMAND does
 	shift
 	if "$@" >"$T/check.out" 2>&1; then pass "$name: $(tail -1 "$T/check.out")"; else fail "$name:"; sed 's/^/  /' "$T/check.out" | head -20; fi
 }
-free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_http() { # URL [CURL ARGS]
-	local u=$1
-	shift
-	for _ in $(seq 1 200); do curl -fs -o /dev/null "$@" "$u" 2>/dev/null && return 0; sleep 0.05; done
-	echo "not ready: $u" >&2
-	return 1
-}
+# take_port VAR, poll SECONDS CMD..., wait_http URL [CURL ARGS], wait_port PORT
+# shellcheck source=tests/service/common.sh
+. "$here/common.sh"
 
 start_vm() { # NAME PORT [ARGS...]
 	local name=$1 port=$2
@@ -73,10 +71,11 @@ stop() { # NAME
 	unset "pids[$1]"
 }
 start_influx() { # NAME PORT AUTH
-	local name=$1 port=$2 auth=$3
+	local name=$1 port=$2 auth=$3 rpc_port
+	take_port rpc_port || return 1
 	cat >"$T/$name.conf" <<CONF
 reporting-disabled = true
-bind-address = "127.0.0.1:$(free_port)"
+bind-address = "127.0.0.1:$rpc_port"
 [meta]
   dir = "$T/$name/meta"
 [data]
@@ -121,10 +120,12 @@ runs=("$fx"/fio-3.33-randread-2jobs-json.json "$fx"/fio-3.33-randread-2jobs-json
 	"$fx"/fio-3.33-randread-1job-jsonplus.json "$fx"/fio-3.33-global-mixed-json.json)
 "$bin" report -o json "${runs[@]}" >"$T/doc.json" || { echo "FAIL: report -o json"; exit 1; }
 
-vm_port=$(free_port) ix_port=$(free_port) ixa_port=$(free_port) tls_port=$(free_port)
+for v in vm_port ix_port ixa_port tls_port stub_port silent_port auth_port; do
+	take_port "$v" || { echo "FAIL: no free port"; exit 1; }
+done
 start_vm vm "$vm_port"
-start_influx influx "$ix_port" false
-start_influx influx-auth "$ixa_port" true
+start_influx influx "$ix_port" false || { echo "FAIL: influx config"; exit 1; }
+start_influx influx-auth "$ixa_port" true || { echo "FAIL: influx config"; exit 1; }
 vm=http://127.0.0.1:$vm_port ix=http://127.0.0.1:$ix_port ixa=http://127.0.0.1:$ixa_port
 wait_http "$vm/health" && wait_http "$ix/ping" && wait_http "$ixa/ping" || { echo "FAIL: servers not ready"; exit 1; }
 curl -fsS -XPOST "$ix/query" --data-urlencode 'q=CREATE DATABASE scsitune' >/dev/null
@@ -176,16 +177,39 @@ check "vm after restart and flush (phase down)" "$py" "$here/check-points.py" vm
 check "vm phase base still one copy" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" base
 
 # --- The server comes back during the backoff: the retry gets it through.
+# Not by timing: report -v says "...; retrying in 1 s" on stderr (a pipe read
+# here) once its first try was refused, before its backoff; it is stopped
+# (SIGSTOP) there, the server started and asked until it answers, then the
+# report continued (SIGCONT): its next try finds the server up.
 stop vm
-"$bin" report --phase retry --state-dir "$st" --upload "$vm/write" "${runs[@]}" >/dev/null 2>"$T/retry.err" &
+mkfifo "$T/retry.fifo"
+"$bin" report -v --phase retry --state-dir "$st" --upload "$vm/write" "${runs[@]}" >/dev/null 2>"$T/retry.fifo" &
 retry_pid=$!
-sleep 0.5
+exec {retry_fd}<"$T/retry.fifo"
+stopped=
+while IFS= read -r -t 60 -u "$retry_fd" line; do
+	printf '%s\n' "$line" >>"$T/retry.err"
+	case $line in *'; retrying in '*)
+		kill -STOP "$retry_pid" && stopped=1
+		break ;;
+	esac
+done
+cat <&"$retry_fd" >>"$T/retry.err" &
+drain_pid=$!
+exec {retry_fd}<&-
 start_vm vm "$vm_port"
+wait_http "$vm/health" || fail "vm restart (retry)"
+[ -n "$stopped" ] && kill -CONT "$retry_pid"
 rc=0
 wait "$retry_pid" || rc=$?
+wait "$drain_pid"
 checks=$((checks + 1))
-if [ "$rc" -eq 0 ] && grep -q 'uploaded 4 points' "$T/retry.err"; then pass "server back during the backoff: sent on a retry"; else
-	fail "retry: exit $rc"; cat "$T/retry.err"; fi
+if [ -n "$stopped" ] && [ "$rc" -eq 0 ] && grep -Eq "upload to $vm/write: .*(refused|connect).*; retrying in 1 s" "$T/retry.err" &&
+	grep -q 'uploaded 4 points' "$T/retry.err"; then
+	pass "server back during the backoff: refused, then sent on a retry"
+else
+	fail "retry: exit $rc, stopped in the backoff: ${stopped:-no}"; cat "$T/retry.err"
+fi
 spooled "after the retry" "$st" 0
 check "vm after the retry" "$py" "$here/check-points.py" vm "$vm" "$T/doc.json" retry
 checks=$((checks + 1))
@@ -193,7 +217,6 @@ invalid=$(curl -fsS "$vm/metrics" | awk '/^vm_rows_invalid_total\{type="influx"\
 [ "${invalid:-0}" = 0 ] && pass "vm: no invalid line-protocol rows" || fail "vm: vm_rows_invalid_total{type=influx} = $invalid"
 
 # --- 5xx is retried (3 tries), then kept; 400 is permanent at once.
-stub_port=$(free_port)
 "$py" - "$stub_port" "$T/stub.hits" <<'PY' &
 import http.server, sys
 port, hits = int(sys.argv[1]), sys.argv[2]
@@ -215,7 +238,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 PY
 pids[stub]=$!
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$stub_port/" && break; sleep 0.05; done
+wait_port "$stub_port" || fail "stub not ready"
 ss=$T/state-stub
 report 3 'HTTP 503: \{"error":"stub says 503"\}; not sent, kept in spool: 1 batch' --phase stub --state-dir "$ss" \
 	--upload "http://127.0.0.1:$stub_port/write?db=x" "${runs[@]}"
@@ -243,7 +266,6 @@ stop stub
 # (--upload-timeout, or timeout= in the settings file) bounds each of the 3 tries:
 # exit 3, one line naming the URL and the timeout, the batch kept. Bound: 3 tries
 # x 1 s + 1 s + 2 s of backoff = 6 s; the default (30 s) would take over 90 s.
-silent_port=$(free_port)
 "$py" - "$silent_port" "$T/silent.conns" <<'PY' &
 import socket, sys
 s = socket.socket()
@@ -257,8 +279,7 @@ while True:
     open(sys.argv[2], "a").write("conn\n")
 PY
 pids[silent]=$!
-for _ in $(seq 1 100); do "$py" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
-	"$silent_port" 2>/dev/null && break; sleep 0.05; done
+wait_port "$silent_port" || fail "silent server not ready"
 : >"$T/silent.conns"
 silent=http://127.0.0.1:$silent_port/write
 sq=$T/state-silent
@@ -285,7 +306,6 @@ spooled "silent server, after two flushes" "$sq" 1
 stop silent
 
 # --- Bearer token: vmauth in front of VictoriaMetrics.
-auth_port=$(free_port)
 printf 'users:\n  - bearer_token: "tok-123"\n    url_prefix: "%s"\n' "$vm" >"$T/vmauth.yml"
 vmauth -auth.config="$T/vmauth.yml" -httpListenAddr="127.0.0.1:$auth_port" -loggerLevel=WARN >"$T/vmauth.log" 2>&1 &
 pids[vmauth]=$!
