@@ -1,21 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Shared by the fleet tier's scripts: servers from Debian's packages started
-# on 127.0.0.1 (free ports, data under $T), hosts made from the captured trees
-# of tests/fixtures, and fio outputs varied from a recorded real one.
-# The caller sets T (a temp dir), src (the source tree), py (python3), and
-# calls fleet_cleanup from its EXIT trap.
+# on 127.0.0.1 (ports taken with take_port, data under $T), hosts made from
+# the captured trees of tests/fixtures, and fio outputs varied from a recorded
+# real one. The caller sets T (a temp dir), src (the source tree), py
+# (python3), and calls fleet_cleanup from its EXIT trap.
 
+# take_port, poll, wait_http, wait_port
+# shellcheck source=tests/service/common.sh
+. "$src/tests/service/common.sh"
 declare -A fleet_pids=()
 fails=0 checks=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 pass() { echo "ok   $*"; }
-free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_http() { # URL: answers 2xx within 10 s
-	for _ in $(seq 1 200); do curl -fs -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.05; done
-	echo "not ready: $1" >&2
-	return 1
-}
 fleet_cleanup() {
 	local p
 	for p in "${fleet_pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -47,9 +44,11 @@ stop_server() { # NAME
 	rm -f "$T/$1.pid"
 }
 start_influx() { # NAME PORT: InfluxDB 1.x, auth off, database scsitune
+	local rpc_port
+	take_port rpc_port || return 1
 	cat >"$T/$1.conf" <<CONF
 reporting-disabled = true
-bind-address = "127.0.0.1:$(free_port)"
+bind-address = "127.0.0.1:$rpc_port"
 [meta]
   dir = "$T/$1/meta"
 [data]
@@ -71,6 +70,21 @@ CONF
 		curl -fsS -XPOST "http://127.0.0.1:$2/query" --data-urlencode 'q=CREATE DATABASE scsitune' >/dev/null
 }
 vm_flush() { curl -fsS "$1/internal/force_flush" >/dev/null; }
+# query_shows URL N [report --query ARGS...]: within 60 s, `report --query URL
+# --phase tuned --compare baseline ARGS -o json` answers with N points (the
+# points just written are searchable: VictoriaMetrics shows them only once it
+# has flushed its buffers, /internal/force_flush or seconds later).
+query_points_are() { # URL N [ARGS...]
+	local url=$1 n=$2
+	shift 2
+	"$bin" report --query "$url" --phase tuned --compare baseline "$@" -o json 2>/dev/null |
+		"$py" -c 'import json, sys; sys.exit(json.load(sys.stdin)["query"]["points"] != int(sys.argv[1]))' "$n" 2>/dev/null
+}
+query_shows() {
+	poll 60 query_points_are "$@" && return 0
+	echo "$1: not $2 points within 60 s" >&2
+	return 1
+}
 
 # make_host DIR FIXTURE HOSTNAME: DIR/root is a copy of the captured tree
 # tests/fixtures/FIXTURE.tar.xz whose host name is HOSTNAME; DIR/state is

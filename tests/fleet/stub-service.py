@@ -12,6 +12,12 @@ LOG as one JSON line (path, Authorization header, form body).
   /dup/...       one sample sent twice        /phase/...    only another phase
   /auth/...      401 unless "Bearer tok-q"    /vector/...   a Prometheus vector
   /outlier/...   6 hosts, +10 to +20 %, one +100 % (named h<6>&: markup in a tag)
+  /late/...      a service that shows the points only after a while, by the
+                 number of requests, never by time: the 1st to 3rd request
+                 503 (one `report --query` with its 3 tries: the service
+                 failing for a moment), the 4th 200 with an empty body (no
+                 point yet), from the 5th on the answer of /auth/ (h1's
+                 baseline and tuned set 20261201T100000Z, one run each)
 
 Usage: stub-service.py PORT LOG
 """
@@ -19,6 +25,7 @@ import http.server
 import json
 import socketserver
 import sys
+import threading
 import time
 import urllib.parse
 
@@ -37,6 +44,8 @@ GOOD = "\n".join([line("h1", "baseline", 40.0, NOW - 7200000), line("h1", "tuned
 
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    late = 0  # requests to /late/ so far
+    lock = threading.Lock()
 
     def answer(self, code, body, ctype="application/json", length=None):
         data = body.encode()
@@ -86,6 +95,16 @@ class H(http.server.BaseHTTPRequestHandler):
             if self.headers.get("Authorization") != "Bearer tok-q":
                 self.answer(401, "Unauthorized: '%s' is not the token\n" % self.headers.get("Authorization"),
                             "text/plain")
+            else:
+                self.answer(200, GOOD)
+        elif mode == "late":
+            with H.lock:
+                H.late += 1
+                n = H.late
+            if n <= 3:
+                self.answer(503, '{"error":"stub: not up yet (request %d)"}' % n)
+            elif n == 4:
+                self.answer(200, "")
             else:
                 self.answer(200, GOOD)
         elif mode == "vector":

@@ -64,12 +64,12 @@ q() {
 	fi
 }
 
-vm_port=$(free_port) ix_port=$(free_port) stub_port=$(free_port)
+take_port vm_port && take_port ix_port && take_port stub_port || { echo "FAIL: no free port"; exit 1; }
 start_vm vm "$vm_port" && start_influx influx "$ix_port" || { echo "FAIL: servers not ready"; exit 1; }
 vm=http://127.0.0.1:$vm_port ix=http://127.0.0.1:$ix_port
 "$py" "$src/tests/fleet/stub-service.py" "$stub_port" "$T/stub.log" &
 fleet_pids[stub]=$!
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$stub_port/" && break; sleep 0.05; done
+wait_port "$stub_port" || { echo "FAIL: the stub service not ready"; exit 1; }
 stub=http://127.0.0.1:$stub_port
 
 # --- Six hosts, their runs uploaded to both servers.
@@ -122,7 +122,11 @@ for e in json.load(open(sys.argv[1]))["changes"]:
 done
 # The same runs of q1 once more: still one copy of each (dedup, overwrite).
 upload q1 tuned "$T"/q1/fio/tuned-run*.json
+# Judged only once both services show every point just written (6 hosts x 6
+# runs + q1's older baseline): VictoriaMetrics flushed, then asked until it does.
 vm_flush "$vm"
+query_shows "$vm" 39 || fail "VictoriaMetrics does not show the 39 points uploaded"
+query_shows "$ix/query?db=scsitune" 39 || fail "InfluxDB does not show the 39 points uploaded"
 
 # --- The view through each API.
 cmp_args=(--phase tuned --compare baseline)

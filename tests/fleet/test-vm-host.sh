@@ -73,8 +73,7 @@ export SCSITUNE_CONFIG=$T/no-such-scsitune.conf
 # The guest's key for this run only; its host key is not checked (a new
 # overlay of the image each run, nothing else listens on that port).
 ssh-keygen -q -t ed25519 -N '' -C scsitune-vm-fleet -f "$T/id" || { echo "FAIL: ssh-keygen"; exit 1; }
-ssh_port=$(free_port)
-vm_port=$(free_port)
+take_port ssh_port && take_port vm_port || { echo "FAIL: no free port"; exit 1; }
 vm=http://127.0.0.1:$vm_port
 start_vm svc "$vm_port" || { echo "FAIL: VictoriaMetrics not ready"; exit 1; }
 
