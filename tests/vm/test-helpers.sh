@@ -202,15 +202,16 @@ newcache "$c"
 # what a run killed while unpacking leaves: a tree without .done, a temporary directory
 sum=$(sha256sum "$T/kernel.deb" | cut -c1-12)
 mkdir -p "$c/kernel-linux-image-$R-$sum/lib" "$c/.unpack.killed/boot"
+declare -A pid
 for v in a b; do
 	SCSITUNE_VM_CACHE=$c SCSITUNE_VM_ENV=$T/env-$v SCSITUNE_VM_KERNEL_DEB=$T/kernel.deb \
 		"$here/build-env.sh" "$scsitune" >"$T/par-$v.out" 2>"$T/par-$v.err" &
-	eval "pid_$v=\$!"
+	pid[$v]=$!
 done
-wait "$pid_a"
-echo $? >"$T/par-a.rc"
-wait "$pid_b"
-echo $? >"$T/par-b.rc"
+for v in a b; do
+	wait "${pid[$v]}"
+	echo $? >"$T/par-$v.rc"
+done
 for v in a b; do
 	if [ "$(cat "$T/par-$v.rc")" = 0 ] && [ "$(tail -1 "$T/par-$v.out")" = "$T/env-$v" ] &&
 		[ -s "$T/env-$v/initrd.cpio" ] && [ "$(cat "$T/env-$v/release")" = "$R" ]; then
