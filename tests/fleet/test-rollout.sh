@@ -330,7 +330,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 wait = int(re.search(r"^scsitune_gate_wait: (\d+)", open(sys.argv[2]).read(), re.M).group(1))
 m = re.search(r"wave 2: the gate could not be evaluated \(scsitune: query [^\n]*the gate is not passed[^\n]*"
-              r"; asked (\d+) times in (\d+) s\): it fails", text)
+              r"; asked (\d+) times? in (\d+) s\): it fails", text)
 assert m, "no '; asked N times in S s' in wave 2's reason"
 retries = len(re.findall(r"FAILED - RETRYING: \[f2 -> localhost\]: The gate", text))
 assert int(m.group(1)) == retries + 1 and int(m.group(2)) >= wait, (m.group(0), retries, wait)
@@ -385,11 +385,13 @@ playbook=$src/tests/fleet/gate-stale.yml ANSIBLE_ROLES_PATH=$src/fleet/ansible/r
 check "stale answer: asked until scsitune_gate_wait was spent, then failed closed, naming the set it did not see" "$py" - "$T/stale.log" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-# How many asks fit in 4 s depends on the machine's speed (the asking again
-# itself: the /late/ check of fleet A); the count it gives and the 4 s do not.
+# How many asks fit in 4 s depends on the machine's speed (beside stress-ng
+# the first ask, with Ansible's own start of the task, can take the 4 s: one
+# ask, "asked 1 time in 8 s"; the asking again itself is the /late/ check of
+# fleet A); that the count it gives is the asks made, and the 4 s, do not.
 retries = len(re.findall(r"FAILED - RETRYING: \[f1 -> localhost\]: The gate", text))
 assert re.search(r"over b-f1: not evaluated \(fails closed\)", text), "no fail-closed summary"
-m = re.search(r"the service does not show what this wave uploaded \(asked (\d+) times in (\d+) s\): "
+m = re.search(r"the service does not show what this wave uploaded \(asked (\d+) times? in (\d+) s\): "
               r"b-f1 tuned set 20991231T000000Z \(3 runs\), the service shows \d{8}T\d{6}Z \(3 runs\)", text)
 assert m, "no reason"
 assert int(m.group(1)) == retries + 1 and int(m.group(2)) >= 4, m.group(0)
