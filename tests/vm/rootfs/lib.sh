@@ -22,15 +22,61 @@ install_scsitune() {
 	fi
 }
 
-# wait_disks N: until at least N sd disks exist and udev has settled (30 s).
-wait_disks() {
-	i=0
-	while [ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -lt "$1" ] && [ $i -lt 300 ]; do
-		i=$((i + 1))
-		sleep 0.1
+# Every wait in a stage is a poll for the condition it waits for, with a
+# deadline, never a fixed sleep (tests/vm/guest/lib.sh says why; the same
+# helpers as there, for dash).
+# uptime_cs: sets $now_cs to the uptime in hundredths of a second.
+uptime_cs() {
+	read -r now_cs _ </proc/uptime
+	now_cs=${now_cs%.*}${now_cs#*.}
+	while :; do
+		case $now_cs in
+		0?*) now_cs=${now_cs#0} ;;
+		*) break ;;
+		esac
 	done
-	udevadm settle -t 30
-	[ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -ge "$1" ]
+}
+
+# wait_until SECONDS WHAT CMD...: runs CMD until it succeeds, every
+# $WAIT_EVERY seconds (default 0.1). 0 once it did ("wait: WHAT after N s"
+# on stdout); 1 when SECONDS passed first ("wait: timed out after SECONDS s
+# waiting for WHAT" on stderr).
+wait_until() {
+	_wu_s=$1 _wu_what=$2
+	shift 2
+	uptime_cs
+	_wu_t0=$now_cs
+	_wu_end=$((now_cs + _wu_s * 100))
+	while ! "$@"; do
+		uptime_cs
+		if [ "$now_cs" -ge "$_wu_end" ]; then
+			echo "wait: timed out after $_wu_s s waiting for $_wu_what" >&2
+			return 1
+		fi
+		sleep "${WAIT_EVERY:-0.1}"
+	done
+	uptime_cs
+	_wu_d=$((now_cs - _wu_t0))
+	echo "wait: $_wu_what after $((_wu_d / 100)).$((_wu_d / 10 % 10)) s"
+	return 0
+}
+
+# disks_at_least N: at least N sd disks in /sys/block.
+disks_at_least() {
+	set -- "$1" /sys/block/sd*
+	_n=$1
+	shift
+	[ -e "$1" ] || set --
+	[ $# -ge "$_n" ]
+}
+
+# wait_disks N: until at least N sd disks exist (120 s), then until udev
+# has settled (udevadm settle: its own poll, 120 s; not settled is said on
+# stderr, and left to the stage's own checks, as before).
+wait_disks() {
+	wait_until 120 "$1 sd disks" disks_at_least "$1" || return 1
+	udevadm settle -t 120 || echo "wait_disks: udevadm settle: udev's event queue not empty after 120 s" >&2
+	return 0
 }
 
 # run NAME ARGS...: scsitune ARGS with stdout in $VM_OUT/NAME.json (or

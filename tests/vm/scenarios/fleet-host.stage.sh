@@ -36,10 +36,7 @@ done
 [ -n "$data" ] || { echo "no /dev/disk/by-id link for the data disk (serial vmdata0)"; ls -l /dev/disk/by-id; exit 1; }
 up serving
 echo "$VM_BOOT $data" >"$VM_OUT/serving"
-i=0
-while [ ! -e "$VM_IN/stop" ] && [ $i -lt 3600 ]; do
-	sleep 1
-	i=$((i + 1))
-done
-[ -e "$VM_IN/stop" ] || { echo "the host side never wrote /vm/in/stop"; exit 1; }
+# the host side's signal, looked for every second (a stat over 9p)
+WAIT_EVERY=1 wait_until 3600 "the host side's /vm/in/stop" test -e "$VM_IN/stop" ||
+	{ echo "the host side never wrote /vm/in/stop"; exit 1; }
 up stop

@@ -70,14 +70,11 @@ sdhost() { # the scsi_debug hosts, one "hostN" a line
 		[ "$(cat "$h/proc_name")" = scsi_debug ] && echo "${h##*/}"
 	done
 }
-wait_gone() { # HOST: until its sysfs entry is gone (30 s)
-	i=0
-	while [ -e "/sys/class/scsi_host/$1" ] && [ $i -lt 300 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	udevadm settle -t 30
-	[ ! -e "/sys/class/scsi_host/$1" ]
+gone() { [ ! -e "/sys/class/scsi_host/$1" ]; }
+wait_gone() { # HOST: until its sysfs entry is gone (120 s), then udev settled
+	wait_until 120 "$1 removed" gone "$1" || return 1
+	udevadm settle -t 120 || echo "wait_gone: udevadm settle: udev's event queue not empty after 120 s" >&2
+	return 0
 }
 
 case $VM_BOOT in
