@@ -284,6 +284,9 @@ if [ -n "${SCSITUNE_VM_ISCSI:-}" ]; then
 	copy_bin "$SCSITUNE_VM_ISCSI" usr/bin/payload-iscsi
 fi
 numa=$(ldconfig -p | awk '$1 == "libnuma.so.1" && /x86-64/ { print $NF; exit }') || numa=
+# (ldconfig's cache can be missing it for a moment while dpkg runs ldconfig
+# for another package: Debian's own place, where libnuma1 puts it, then.)
+[ -n "$numa" ] || [ ! -f /usr/lib/x86_64-linux-gnu/libnuma.so.1 ] || numa=/usr/lib/x86_64-linux-gnu/libnuma.so.1
 [ -n "$numa" ] || die "libnuma.so.1 not found (apt-get install libnuma1)"
 # Their libraries (ldd fails on a static program: nothing to add then); a
 # library ldd cannot find would be missing in the guest.

@@ -191,6 +191,14 @@ tree=$work/root
 pkgs=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,zstd,grub-pc-bin,e2fsprogs,fio,irqbalance,python3,openssh-server,dbus
 pkgs=$pkgs,libnuma1,libjson-c5,libudev1,libinih1,libssl3,libcurl4,libarchive13,libsodium23,libelf1
 log "mmdebstrap bookworm ($pkgs) from $sources"
+# mmdebstrap's sync-in/sync-out hooks run under dash, which cannot name a
+# descriptor above 9: descriptors a caller left open (a test runner's, a
+# timing tool's output file) push its pipes up there ("Bad fd number").
+# Every one but 0-2, the lock (9) and bash's own script (255) is closed.
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	case $fd in 0 | 1 | 2 | 9 | 255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+done
 mmdebstrap --variant=minbase --mode=root --format=directory \
 	--include="$pkgs" \
 	--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
