@@ -40,6 +40,9 @@
 # scripts/ci-cache lists, verifies and clears the entries.
 
 CI_CACHE_ROOT=${SCSITUNE_CI_CACHE:-/var/cache/scsitune-ci}
+# Inputs inside the clone are named relative to it in the key: the same
+# sources in another clone (CI's fresh one, a developer's) are the same key.
+_ci_cache_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
 _ci_cache_log() { echo "ci-cache: $*" >&2; }
 
@@ -85,7 +88,10 @@ ci_cache_key() {
 				_ci_cache_log "key input $in: no such file"
 				return 1
 			fi
-			CI_CACHE_INPUTS+=$'\n'"file $in $h" ;;
+			local rel
+			rel=$(realpath -m -- "$in")
+			case $rel in "$_ci_cache_repo"/*) rel=${rel#"$_ci_cache_repo"/} ;; esac
+			CI_CACHE_INPUTS+=$'\n'"file $rel $h" ;;
 		esac
 	done
 	CI_CACHE_KEY=$(printf '%s\n' "$CI_CACHE_INPUTS" | sha256sum | cut -c1-64)

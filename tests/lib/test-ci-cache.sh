@@ -48,6 +48,14 @@ check "a renamed file changes the key" [ "$CI_CACHE_KEY" != "$k1" ]
 mv "$t/in/sub/c" "$t/in/sub/b"
 check "a missing input is an error" bash -c '. "$1"; ! ci_cache_key demo /nonexistent/x 2>/dev/null' _ "$here/ci-cache.sh"
 check "the inputs are listed" grep -q "^file $t/in " <<<"$CI_CACHE_INPUTS"
+# The clone's own files are named relative to it: another clone, the same key.
+ci_cache_key demo "$repo/payload/patches" =v1
+ka=$CI_CACHE_KEY
+mkdir -p "$t/clone/payload" && cp -r "$repo/payload/patches" "$t/clone/payload/"
+mkdir -p "$t/clone/tests" && cp -r "$repo/tests/lib" "$t/clone/tests/"
+CI_CACHE_KEY='' && ( . "$t/clone/tests/lib/ci-cache.sh"; ci_cache_key demo "$t/clone/payload/patches" =v1; echo "$CI_CACHE_KEY" >"$t/clone-key" )
+check "the same sources in another clone give the same key" [ "$(cat "$t/clone-key")" = "$ka" ]
+check "and name the input relative to the clone" grep -q "^file payload/patches " <<<"$CI_CACHE_INPUTS"
 
 msg=$(ci_cache_fetch demo "$k1" "$t/out" 2>&1)
 check "empty cache: a miss that says why ($msg)" bash -c '[[ $1 == *"miss (no entry for these inputs"* ]]' _ "$msg"
