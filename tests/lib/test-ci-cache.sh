@@ -110,7 +110,10 @@ touch -d '3 days ago' "$e/SHA256SUMS"
 msg=$(CI_CACHE_MAX_AGE_MIN=1440 ci_cache_fetch demo "$k1" "$t/out3" 2>&1)
 check "CI_CACHE_MAX_AGE_MIN: an older entry is a miss ($msg)" bash -c '[[ $1 == *"older than 1440 minutes"* ]] && [ ! -e "$2" ]' _ "$msg" "$e"
 
-for k in k-a k-b k-c; do ci_cache_store demo $k "$t/src" 2>/dev/null; sleep 0.01; touch "$SCSITUNE_CI_CACHE/demo/$k"; done
+# (each entry's age set explicitly, not by the clock: the newest two are kept)
+ci_cache_store demo k-a "$t/src" 2>/dev/null && touch -d '3 minutes ago' "$SCSITUNE_CI_CACHE/demo/k-a"
+ci_cache_store demo k-b "$t/src" 2>/dev/null && touch -d '2 minutes ago' "$SCSITUNE_CI_CACHE/demo/k-b"
+ci_cache_store demo k-c "$t/src" 2>/dev/null
 check "two entries are kept, the oldest removed" bash -c '[ ! -e "$1/k-a" ] && [ -d "$1/k-b" ] && [ -d "$1/k-c" ]' _ "$SCSITUNE_CI_CACHE/demo"
 
 # scripts/ci-cache: list, verify (names a corrupt entry, exit 1), clear NAME.
