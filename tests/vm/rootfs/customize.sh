@@ -46,8 +46,11 @@ echo 5c5173e5c5173e5c5173e5c5173e0001 >"$t/etc/machine-id"
 chroot "$t" passwd -d root >/dev/null
 
 # Drivers for what the pc machine has and no scenario uses (floppy, IDE,
-# PC speaker, SMBus, input), KVM (-cpu max offers SVM) and the CPU-feature
-# crypto modules udev would load by modalias: blacklisted, so udev and
+# PC speaker, SMBus, input), KVM (-cpu max offers SVM), the CPU-feature
+# crypto modules udev would load by modalias and powernow_k8 (run.sh's
+# -cpu qemu64 is an AMD family 15 CPU: udev loaded it for each of the four
+# CPUs at every boot, and each load failed, "Power state transitions not
+# supported"): blacklisted, so udev and
 # systemd do not load them (modprobe NAME still can); before the initramfs
 # is made, which carries modprobe.d.
 mkdir -p "$t/etc/modprobe.d"
@@ -55,7 +58,7 @@ mkdir -p "$t/etc/modprobe.d"
 	echo "# scsitune vm image (tests/vm/rootfs/customize.sh): hardware no scenario uses"
 	for m in floppy pcspkr ata_piix ata_generic pata_acpi i2c_piix4 evdev serio_raw button joydev \
 		kvm kvm_amd kvm_intel irqbypass qemu_fw_cfg crc32_pclmul ghash_clmulni_intel sha1_ssse3 \
-		sha256_ssse3 sha512_ssse3 aesni_intel polyval_clmulni crct10dif_pclmul; do
+		sha256_ssse3 sha512_ssse3 aesni_intel polyval_clmulni crct10dif_pclmul powernow_k8; do
 		echo "blacklist $m"
 	done
 } >"$t/etc/modprobe.d/scsitune-vm-blacklist.conf"
@@ -77,14 +80,20 @@ chroot "$t" update-initramfs -u -k all
 # GRUB reads this (build-image.sh puts core.img in the MBR gap): the kernel
 # and initrd Debian's linux-base points /vmlinuz and /initrd.img at, so an
 # installed kernel package or update-initramfs decides what boots, as on a
-# host whose boot loader follows those links.
+# host whose boot loader follows those links. norandmaps (no address space
+# randomization): QEMU 7.2's TCG finds translated code by its virtual
+# address too, so with randomized mappings every new process had its
+# libraries translated again; with fixed ones the translations are reused
+# (a Debian boot and update-initramfs are thousands of short processes:
+# see tests/vm/README.md, "Timings"). Nothing a scenario proves depends on
+# the layout of a process.
 mkdir -p "$t/boot/grub"
 cat >"$t/boot/grub/grub.cfg" <<CFG
 # scsitune vm image (tests/vm/rootfs/customize.sh)
 set timeout=0
 set default=0
 menuentry 'Debian GNU/Linux (scsitune vm)' {
-	linux /vmlinuz root=UUID=$uuid ro console=ttyS0 quiet panic=-1
+	linux /vmlinuz root=UUID=$uuid ro console=ttyS0 norandmaps quiet panic=-1
 	initrd /initrd.img
 }
 CFG
@@ -109,7 +118,14 @@ for u in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_al
 done
 mkdir -p "$t/etc/systemd/journald.conf.d" "$t/etc/systemd/system/serial-getty@ttyS0.service.d"
 printf '[Journal]\nStorage=volatile\n' >"$t/etc/systemd/journald.conf.d/scsitune-vm.conf"
+# The serial console's getty (root logged in) only for run.sh --shell, which
+# puts /vm/in/shell in the share: agetty, login, PAM and a logind session
+# cost every other boot about 3-5 s of guest CPU under TCG.
 cat >"$t/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf" <<'UNIT'
+[Unit]
+After=vm.mount
+ConditionPathExists=/vm/in/shell
+
 [Service]
 ExecStart=
 ExecStart=-/sbin/agetty -o '-p -f -- \\u' --autologin root --keep-baud 115200,57600,38400,9600 - $TERM
