@@ -71,7 +71,11 @@ envdir=$(tail -1 "$out/build-env.out")
 t1=$(now)
 truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 
-append="console=ttyS0 panic=-1 quiet scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
+# norandmaps: no address space randomization in the guest. QEMU 7.2's TCG
+# finds translated code by its virtual address too, so with randomized
+# mappings each new process had its libraries translated again (vm/detect:
+# 33 s of QEMU CPU with, 25 s without; tests/vm/README.md "Timings").
+append="console=ttyS0 panic=-1 quiet norandmaps scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
 	-accel tcg -cpu max -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
