@@ -20,12 +20,13 @@
 #            (503) at the first ask and holds no point of the phases at the
 #            second (report --query exits 1 for both): asked again, passed at
 #            the third; by request count, not by time.
-# Fleet B, six hosts, waves [1, 1, 2, 100%] (scsitune_serial with -e):
+# Fleet B, five hosts, waves [1, 1, 2, 100%] (scsitune_serial with -e):
 #   (2)      the canary's tuned results worse than its baseline: the play stops
 #            after wave 1, the canary is reverted (its tree hashes as before),
 #            no other host is touched;
 #   (4)      its results fixed and rerun: the central service goes down during
-#            wave 2: the gate fails closed, the rollout stops with wave 2
+#            wave 2: the gate asks again until scsitune_gate_wait (20 s here)
+#            is spent and fails closed, the rollout stops with wave 2
 #            applied and its results in the spool; the service back, a rerun
 #            resumes (wave 1 not redone, the spool sent, wave 2 judged) and
 #            completes with one copy of every run;
@@ -48,7 +49,9 @@
 # Usage: test-rollout.sh SCSITUNE SRCDIR
 set -uo pipefail
 bin=$(realpath "$1") src=$(realpath "$2")
-py=${PYTHON3:-python3}
+# The interpreter itself, not a version manager's shim (pyenv's costs about
+# 0.5 s of CPU per call in bash scripts; the test calls python3 often).
+py=$("${PYTHON3:-python3}" -c 'import sys; print(sys.executable)') || exit 1
 # shellcheck source=tests/fleet/lib.sh
 . "$src/tests/fleet/lib.sh"
 need ansible-playbook victoria-metrics curl timeout
@@ -80,10 +83,14 @@ interpreter_python = /usr/bin/python3
 pipelining = True
 CFG
 export ANSIBLE_CONFIG=$T/ansible.cfg ANSIBLE_HOME=$T/ansible-home ANSIBLE_NOCOLOR=1
+# Each module runs as python3 reading its ~130 KB program on stdin
+# (pipelining); with PYTHONUNBUFFERED set (as in some CI images) Python reads
+# it one byte per read(2): about 0.2 s more CPU per module run.
+unset PYTHONUNBUFFERED
 playbook=$src/fleet/ansible/rollout.yml
 rollout() { "$py" "$src/tests/fleet/check-rollout.py" "$@"; }
 
-hosts=(f1 f2 f3 f4 f5 f6 f7 f8) # fleet A; fleet B: the first six (fleet_hosts)
+hosts=(f1 f2 f3 f4 f5 f6 f7 f8) # fleet A; fleet B: the first five (fleet_hosts)
 declare -A fixture=([f1]=dual-socket-mpi3mr [f2]=dual-socket-mpi3mr [f3]=four-node [f4]=dual-socket-mpi3mr
 	[f5]=offline-cpus [f6]=dual-socket-mpi3mr [f7]=four-node [f8]=no-hba)
 now=$(now_ms)
@@ -135,7 +142,6 @@ HOST
     scsitune_query_url: $vm
     scsitune_environment: {SCSITUNE_CONFIG: $SCSITUNE_CONFIG}
     scsitune_query_environment: {SCSITUNE_CONFIG: $SCSITUNE_CONFIG}
-    scsitune_after_apply_tasks: $src/tests/fleet/hooks/after-apply.yml
     fleet_test_python: $py
     fleet_test_dir: $src/tests/fleet
 VARS
@@ -174,7 +180,9 @@ verified() { # DIR HOST...: apply's journal there, scsitune verify exit 0, the r
 	shift
 	for h in "$@"; do
 		st "$d" "$h" verify --state-dir "$d/$h/state" >/dev/null 2>&1 || { echo "$h: verify failed"; return 1; }
-		[ -f "$d/$h/state/rollout-gate.json" ] || { echo "$h: no rollout mark"; return 1; }
+		[ "$(stat -c %a "$d/$h/state/rollout-gate.json" 2>&1)" = 640 ] || { echo "$h: no rollout mark of mode 0640"; return 1; }
+		"$py" -c 'import json, sys; json.load(open(sys.argv[1]))["judged"]["tuned"]["set"]' "$d/$h/state/rollout-gate.json" ||
+			{ echo "$h: the rollout mark does not name the tuned set judged"; return 1; }
 	done
 	echo "verified and marked: $*"
 }
@@ -294,14 +302,22 @@ PY
 
 # ===== Fleet B =====
 # Six hosts, in waves of 1, 1, 2 and the rest (scsitune_serial from -e):
-# f1 | f2 | f3 f4 | f5 f6.
+# f1 | f2 | f3 f4 | f5. (Wave 4 shows the play going on after wave 3's failed
+# host: one host does that.)
 fleet_B() {
 take_port vm_port || { fail "no free port (fleet B)"; return; }
 vm=http://127.0.0.1:$vm_port
 vm_search_flags='' start_vm vmB "$vm_port" || { fail "VictoriaMetrics (fleet B) not ready"; return; }
 B=$T/B
-fleet_hosts=(f1 f2 f3 f4 f5 f6)
+fleet_hosts=(f1 f2 f3 f4 f5)
 Bserial=(-e '{"scsitune_serial": [1, 1, 2, "100%"]}')
+# The test hook (kill the service, drift a host) only in the plays that use
+# it: each task, even skipped, costs Ansible a process per host.
+hook="{\"scsitune_after_apply_tasks\": \"$src/tests/fleet/hooks/after-apply.yml\"}"
+# The service-down gate's deadline: long enough to ask a few times (an ask
+# with the service down takes its 3 tries, about 5 s), shorter than the
+# default 60 s, whose asks prove nothing more.
+down_wait=20
 make_fleet "$B" b
 # The canary's tuned runs worse than its baseline (-20 %); later, fixed ones.
 make_fio "$B/f1/fio" worse $((now - 5 * 1800000)) 0.8 0.82 0.79 &&
@@ -315,20 +331,20 @@ check "(2) wave 1's gate failed on the canary" waves_are "$T/canary-worse.log" \
 check "(2) the rollout stopped, said why" grep -q "wave 1: the gate failed (.*); this wave's hosts (f1) were reverted, earlier waves are left as they are; rollout stopped" "$T/canary-worse.log"
 check "(2) the canary reverted: no journal left" sh -c "[ ! -e '$B/f1/state/journal.json' ] && echo 'no journal'"
 check "(2) the canary's tree hashes as before" same_tree "$B" f1
-check "(2) no other host touched" untouched "$B" f2 f3 f4 f5 f6
+check "(2) no other host touched" untouched "$B" f2 f3 f4 f5
 
 # (4) Fixed and rerun; the central service goes down during wave 2 (after f2's apply).
 inventory "$B" f1=fixed
-play service-down 2 "$B" "${Bserial[@]}" -e "{\"fleet_test_kill_on\": \"f2\", \"fleet_test_kill_pid\": ${fleet_pids[vmB]}, \"fleet_test_kill_url\": \"$vm/health\"}"
+play service-down 2 "$B" "${Bserial[@]}" -e "$hook" -e "{\"fleet_test_kill_on\": \"f2\", \"fleet_test_kill_pid\": ${fleet_pids[vmB]}, \"fleet_test_kill_url\": \"$vm/health\",
+	\"scsitune_gate_wait\": $down_wait}"
 stop_server vmB
 check "(4) wave 1 passed, wave 2's gate failed closed" waves_are "$T/service-down.log" \
 	'^wave 1 .* over b-f1: passed' \
 	'^wave 2 .* over b-f2: not evaluated \(fails closed\) \|   scsitune: query .*(refused|connect).* \|   upload pending, kept in the spool: f2: '
-check "(4) the gate asked again until scsitune_gate_wait was spent" "$py" - "$T/service-down.log" \
-	"$src/fleet/ansible/roles/scsitune_rollout/defaults/main.yml" <<'PY'
+check "(4) the gate asked again until scsitune_gate_wait was spent" "$py" - "$T/service-down.log" "$down_wait" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-wait = int(re.search(r"^scsitune_gate_wait: (\d+)", open(sys.argv[2]).read(), re.M).group(1))
+wait = int(sys.argv[2])
 m = re.search(r"wave 2: the gate could not be evaluated \(scsitune: query [^\n]*the gate is not passed[^\n]*"
               r"; asked (\d+) times? in (\d+) s\): it fails", text)
 assert m, "no '; asked N times in S s' in wave 2's reason"
@@ -338,18 +354,18 @@ print("asked %s times in %s s (scsitune_gate_wait %d)" % (m.group(1), m.group(2)
 PY
 check "(4) the rollout stopped, wave 2 held" grep -q "wave 2: the gate could not be evaluated (.*): it fails closed; rollout stopped, this wave's hosts (f2) are left applied and unjudged" "$T/service-down.log"
 check "(4) f2 applied, unjudged, its tuned runs in the spool" sh -c "[ -f '$B/f2/state/journal.json' ] && [ ! -e '$B/f2/state/rollout-gate.json' ] && [ \$(ls '$B/f2/state/spool' | wc -l) -eq 1 ] && echo 'journal, no mark, 1 batch spooled'"
-check "(4) waves 3-4 not touched" untouched "$B" f3 f4 f5 f6
+check "(4) waves 3-4 not touched" untouched "$B" f3 f4 f5
 
 # The service back; (4) the rerun resumes, and (3) f4 drifts after apply in wave 3.
 vm_search_flags='' start_vm vmB "$vm_port" || fail "VictoriaMetrics restart"
-play resume 2 "$B" "${Bserial[@]}" -e '{"fleet_test_drift": ["f4"], "scsitune_max_fail_percentage": 50}'
+play resume 2 "$B" "${Bserial[@]}" -e "$hook" -e '{"fleet_test_drift": ["f4"], "scsitune_max_fail_percentage": 50}'
 check "(4)(3) the rerun: wave 1 as it was, wave 2 judged, f4 failed in wave 3, wave 4 passed" waves_are "$T/resume.log" \
 	'^wave 1 .*nothing to judge .*already rolled out: f1' \
 	'^wave 2 .* over b-f2: passed' \
 	'^wave 3 .* over b-f3: passed .*failed a step, reverted: f4: verify: 1 setting\(s\) drifted from profile numa' \
-	'^wave 4 .* over b-f5, b-f6: passed'
+	'^wave 4 .* over b-f5: passed'
 check "(4) f2's spool sent and empty, every spool empty" sh -c "[ -z \"\$(find '$B' -path '*/state/spool/*' -type f)\" ] && echo 'no batch left'"
-rollout points "$vm" 36 >"$T/points-B.json"
+rollout points "$vm" 30 >"$T/points-B.json"
 check "(4) one copy of every run in the service" "$py" - "$T/points-B.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -373,7 +389,7 @@ r = json.loads(sys.argv[1])
 assert r["f4"]["failed"] == 1 and r["f4"]["rescued"] == 1, r["f4"]
 assert all(r[h]["failed"] == 0 for h in r if h != "f4"), r
 print("f4 failed=1 rescued=1; the others failed=0")' "$(rollout recap "$T/resume.log")"
-check "(4)(3) every other eligible host verifies and is marked" verified "$B" f1 f2 f3 f5 f6
+check "(4)(3) every other eligible host verifies and is marked" verified "$B" f1 f2 f3 f5
 
 # The gate never judges an answer that does not show what the wave uploaded:
 # the role's gate alone, for b-f1 recorded as having uploaded a tuned set the
