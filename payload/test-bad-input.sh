@@ -66,14 +66,7 @@ if [ "$part" = build ]; then
 	# sees it: the ABI check must name an export whose CRC changed.
 	mkdir -p "$t/p-abi"
 	cp "$here/patches"/* "$t/p-abi/"
-	cat >"$t/p-abi/9999-break-kabi.patch" <<-'PATCH'
-	--- a/include/scsi/scsi_device.h
-	+++ b/include/scsi/scsi_device.h
-	@@ -256,2 +256,3 @@ struct scsi_device {
-	 	atomic_t iorequest_cnt;
-	+	atomic_t kabi_breaker;
-	 	atomic_t iodone_cnt;
-PATCH
+	cp "$here/../tests/payload/9999-break-kabi.patch" "$t/p-abi/" # (the KABI-breaking fixture uses it too)
 	echo 9999-break-kabi.patch >>"$t/p-abi/series"
 	expect crc-mismatch 67 '^payload/build: scsi_mod: CRC of exported symbol [A-Za-z_0-9]+ differs from Module\.symvers of 6\.1\.0-[0-9]+-amd64' -- \
 		--patches "$t/p-abi" --cache "$cache" --out "$t/out"

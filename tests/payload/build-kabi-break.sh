@@ -15,14 +15,7 @@ out=${2:?usage: build-kabi-break.sh CACHE OUT}
 t=$(mktemp -d "${TMPDIR:-/tmp}/kabi-break.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 cp "$repo/payload/patches"/* "$t/"
-cat >"$t/9999-break-kabi.patch" <<'PATCH'
---- a/include/scsi/scsi_device.h
-+++ b/include/scsi/scsi_device.h
-@@ -256,2 +256,3 @@ struct scsi_device {
- 	atomic_t iorequest_cnt;
-+	atomic_t kabi_breaker;
- 	atomic_t iodone_cnt;
-PATCH
+cp "$here/9999-break-kabi.patch" "$t/" # (payload/test-bad-input.sh uses it too)
 echo 9999-break-kabi.patch >>"$t/series"
 "$repo/payload/build" --patches "$t" --cache "$cache" --no-crc-check --skip-block --out "$out"
 python3 - "$out/manifest.json" <<'PY'
