@@ -9,8 +9,11 @@
 #include "tap.h"
 
 struct run {
-	unsigned *seen; /* per item: how many calls */
-	pthread_t *by;	/* per item: the thread that took it */
+	unsigned *seen;	 /* per item: how many calls */
+	pthread_t *by;	 /* per item: the thread that took it */
+	int wait_others; /* the first thread to take an item waits for another's */
+	size_t first;	 /* 1 + the index of the first item taken (atomic) */
+	int others;	 /* another thread took an item (atomic) */
 };
 
 static void visit(void *arg, size_t i)
@@ -18,14 +21,27 @@ static void visit(void *arg, size_t i)
 	struct run *r = arg;
 	__atomic_fetch_add(&r->seen[i], 1, __ATOMIC_RELAXED);
 	r->by[i] = pthread_self();
-	if (i % 64 == 0)
-		usleep(1000); /* the other threads take items meanwhile */
+	if (!r->wait_others)
+		return;
+	size_t none = 0;
+	if (!__atomic_compare_exchange_n(&r->first, &none, i + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    !pthread_equal(r->by[none - 1], r->by[i])) {
+		__atomic_store_n(&r->others, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	/* Not a timing assumption: on a busy machine (or a fast one) one thread
+	 * may take every item before another runs. The first thread to take an
+	 * item waits for another thread's (a condition, with a 30 s deadline: a
+	 * second thread that never runs fails the count of threads below). */
+	for (int ms = 0; ms < 30000 && !__atomic_load_n(&r->others, __ATOMIC_ACQUIRE); ms++)
+		usleep(1000);
 }
 
-/* Items called exactly once each; *threads: how many distinct threads took them. */
-static int once_each(struct stune_ctx *ctx, size_t n, size_t min_n, size_t *threads)
+/* Items called exactly once each; *threads: how many distinct threads took
+ * them. wait_others: the first thread to take an item waits for another. */
+static int once_each(struct stune_ctx *ctx, size_t n, size_t min_n, int wait_others, size_t *threads)
 {
-	struct run r = {calloc(n ? n : 1, sizeof(*r.seen)), calloc(n ? n : 1, sizeof(*r.by))};
+	struct run r = {calloc(n ? n : 1, sizeof(*r.seen)), calloc(n ? n : 1, sizeof(*r.by)), wait_others, 0, 0};
 	int bad = !r.seen || !r.by;
 	if (!bad)
 		stune_parallel_for(ctx, n, min_n, visit, &r);
@@ -53,19 +69,19 @@ int main(void)
 		TAP_END();
 
 	ctx->scan_threads = 4;
-	CHECK(once_each(ctx, 1000, 128, &threads) == 0);
+	CHECK(once_each(ctx, 1000, 128, 1, &threads) == 0);
 	CHECK(threads >= 2 && threads <= 4); /* the caller and up to 3 workers */
-	CHECK(once_each(ctx, 3, 128, &threads) == 0);
+	CHECK(once_each(ctx, 3, 128, 0, &threads) == 0);
 	CHECK(threads >= 1 && threads <= 3); /* never more threads than items */
-	CHECK(once_each(ctx, 0, 128, &threads) == 0 && threads == 0);
+	CHECK(once_each(ctx, 0, 128, 0, &threads) == 0 && threads == 0);
 
 	ctx->scan_threads = 1;
-	CHECK(once_each(ctx, 1000, 128, &threads) == 0 && threads == 1);
+	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads == 1);
 
 	/* unset: below min_n on the calling thread alone */
 	ctx->scan_threads = 0;
-	CHECK(once_each(ctx, 100, 128, &threads) == 0 && threads == 1);
-	CHECK(once_each(ctx, 1000, 128, &threads) == 0 && threads >= 1);
+	CHECK(once_each(ctx, 100, 128, 0, &threads) == 0 && threads == 1);
+	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads >= 1);
 
 	stune_ctx_free(ctx);
 	rmdir(dir);
