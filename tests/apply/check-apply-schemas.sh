@@ -27,8 +27,8 @@ st verify >"$work/verify-profile-changed.json"
 st revert --force >/dev/null
 status=0
 for kind in apply verify revert; do
-	renderer=$src/cli/cmd-$kind.c
-	[ "$kind" = apply ] && renderer=$src/cli/cmd-apply-write.c
+	renderer=$src/cli/tune/$kind.c
+	[ "$kind" = apply ] && renderer=$src/cli/tune/apply-write.c
 	check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/$kind.schema.json")
 	docs=("$work/$kind"-*.json)
 	"${check[@]}" --keys "$renderer" && "${check[@]}" "${docs[@]}" && "${check[@]}" --mutants "${docs[@]}" ||

@@ -16,7 +16,7 @@ py=${PYTHON3:-python3}
 check=("$py" "$src/tests/docs/check-schema.py" "$src/schema/detect.schema.json")
 mk=$src/tests/fixtures/mkfixture.py
 
-"${check[@]}" --keys "$src/cli/render-topology.c" || exit 1
+"${check[@]}" --keys "$src/cli/detect/render-topology.c" || exit 1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-schema.XXXXXX")
 trap 'rm -rf "$work"' EXIT

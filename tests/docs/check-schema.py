@@ -4,13 +4,13 @@
 
 Usage:
   check-schema.py SCHEMA JSON...            validate each JSON file ('-' reads stdin)
-  check-schema.py SCHEMA --keys RENDERER.c [--key NAME]...
-                                            the schema and the renderer name the same keys
+  check-schema.py SCHEMA --keys RENDERER.c [RENDERER.c]... [--key NAME]...
+                                            the schema and the renderers name the same keys
   check-schema.py SCHEMA --mutants JSON...  the schema rejects broken copies of valid documents
 
 The first form checks the schema itself (draft 2020-12 metaschema), then each
 document; every error is printed with its JSON path. The second form catches
-drift: a key emitted by cli/render-topology.c that the schema lacks, or a
+drift: a key emitted by cli/detect/render-topology.c that the schema lacks, or a
 schema property no out_*() call emits (--key NAME: a key the renderer emits
 through a variable, not a literal, e.g. a name from a lookup function). The third guards the schema against
 being too lax: each document must be valid, and every copy of it with one key
@@ -90,13 +90,16 @@ OUT_CALL = re.compile(r'\b(?:out_(?:str|str_shown|rootpath|int|num|hex|size|bool
                       r'|render_\w+)\(\s*o\s*,\s*"([a-z0-9_]+)"')
 
 
-def check_keys(schema, renderer, extra=()):
-    try:
-        with open(renderer, encoding="utf-8") as f:
-            src = f.read()
-    except OSError as e:
-        print(f"check-schema: {renderer}: {e}", file=sys.stderr)
-        return 1
+def check_keys(schema, renderers, extra=()):
+    src = ""
+    for r in renderers:
+        try:
+            with open(r, encoding="utf-8") as f:
+                src += f.read()
+        except OSError as e:
+            print(f"check-schema: {r}: {e}", file=sys.stderr)
+            return 1
+    renderer = " + ".join(os.path.basename(r) for r in renderers)
     emitted = set(OUT_CALL.findall(src)) | set(extra)
     documented = schema_keys(schema, set())
     status = 0
@@ -107,7 +110,7 @@ def check_keys(schema, renderer, extra=()):
         print(f"check-schema: schema describes key '{k}', which {renderer} never emits")
         status = 1
     if status == 0:
-        print(f"ok: {len(emitted)} keys, schema and {os.path.basename(renderer)} agree")
+        print(f"ok: {len(emitted)} keys, schema and {renderer} agree")
     return status
 
 
@@ -264,11 +267,13 @@ def main(argv):
     if schema is None:
         return 1
     if argv[2] == "--keys":
-        extra = argv[4:]
-        if len(argv) < 4 or len(extra) % 2 or any(a != "--key" for a in extra[0::2]):
-            print("check-schema: --keys takes one renderer source file, then any --key NAME", file=sys.stderr)
+        rest = argv[3:]
+        files = rest[: rest.index("--key")] if "--key" in rest else rest
+        extra = rest[len(files):]
+        if not files or len(extra) % 2 or any(a != "--key" for a in extra[0::2]):
+            print("check-schema: --keys takes renderer source files, then any --key NAME", file=sys.stderr)
             return 64
-        return check_keys(schema, argv[3], extra[1::2])
+        return check_keys(schema, files, extra[1::2])
 
     jsonschema = import_jsonschema()
     cls = jsonschema.Draft202012Validator

@@ -25,7 +25,7 @@
 #    in the message, a world-readable auth file refused): exit 1, never a view;
 #  - the service down: exit 1 after the retries, the gate not passed;
 #  - every document valid against schema/report-query.schema.json, which
-#    names the same keys as cli/render-query.c and rejects broken copies;
+#    names the same keys as cli/report/render-query.c and rejects broken copies;
 #  - valgrind-clean on a query and a gate, --html ($SCSITUNE_VALGRIND, plain build).
 # Fails (never skips) when a server is not installed.
 # Usage: test-query.sh SCSITUNE SRCDIR
@@ -347,7 +347,7 @@ keys=()
 for k in kernel payload profile profile_digest firmware hba_model verify_state fio_version rw bs iodepth numjobs; do
 	keys+=(--key "$k")
 done
-check "schema and render-query.c name the same keys" "${schema[@]}" --keys "$src/cli/render-query.c" "${keys[@]}"
+check "schema and render-query.c name the same keys" "${schema[@]}" --keys "$src/cli/report/render-query.c" "${keys[@]}"
 docs=("$T"/view-*.json)
 check "documents match the schema (${#docs[@]})" "${schema[@]}" "${docs[@]}"
 check "the schema rejects broken copies" "${schema[@]}" --mutants "$T/view-export.json" "$T/view-gate.json" \

@@ -32,7 +32,7 @@
 #include "fuzz.h"
 #include "out.h"
 #include "payload/state.h"
-#include "render.h"
+#include "render-topology.h"
 #include "tune/plan.h"
 #include "tune/profile.h"
 

@@ -1,6 +1,8 @@
 #!/bin/bash
-# layout: the engine's rooms include only downward (check-rooms.py), and the
-# check itself fails on each kind of breach, planted in a copy of cli/.
+# layout: the engine's rooms include only downward, the front end is main.c
+# and folders with no command reaching into another and no import circle
+# (check-rooms.py), and the check itself fails on each kind of breach,
+# planted in a copy of cli/.
 set -euo pipefail
 src=$1
 here=$(dirname "$0")
@@ -26,7 +28,14 @@ plant "detect including report" lib/detect/scan.h '#include "report/fio.h"' "det
 plant "tune including report" lib/tune/verify.c '#include "report/stats.h"' "tune includes report/stats.h"
 plant "an include without its room" lib/tune/plan.c '#include "profile.h"' 'does not say its room'
 plant "a private header from another room" lib/tune/plan.c '#include "detect/gather.h"' 'private to detect/'
-plant "the command layer using a private header" cmd-detect.c '#include "detect/gather.h"' 'the command layer includes'
+plant "the command layer using a private header" detect/detect.c '#include "detect/gather.h"' 'the command layer includes'
+plant "a command including another command's header" tune/verify.c '#include "query.h"' "another command's header (report/)"
+plant "a command reaching out by .." tune/verify.c '#include "../report/query.h"' 'no ".."'
+plant "shared/ including a command's header" shared/rows.c '#include "apply-write.h"' "another command's header (tune/)"
+plant "an import circle" shared/rows.h '#include "plan-view.h"' 'import circle: shared/plan-view -> shared/rows -> shared/plan-view'
+plant "a file loose in cli/" extra.c '/* */' 'the front end is main.c and folders'
+plant "shared code defined in a command" tune/verify.c $'const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len)\n{\n\treturn buf;\n}' 'cli_hba_name() is declared in shared/ but defined in tune/'
+plant "a command exporting a helper no header declares" report/render.c $'int render_helper(void)\n{\n\treturn 0;\n}' 'render_helper() is exported by report/'
 touch "$tmp/x" && rm -rf "$tmp/cli" && cp -r "$src/cli" "$tmp/cli" && echo '/* */' >"$tmp/cli/lib/loose.c"
 if python3 "$here/check-rooms.py" "$tmp" >/dev/null 2>&1; then
 	echo "FAIL: a file outside every room was not caught"; fails=$((fails + 1))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `scsitune report -o json` validates against schema/report.schema.json, the
 # schema rejects every broken copy of each document (check-schema.py --mutants),
-# and it names the same keys as cli/render-report.c (--keys; "read"/"write" come
+# and it names the same keys as cli/report/render.c (--keys; "read"/"write" come
 # from stune_fio_dir_name() and "p50"/"p99"/"p99_9" from pct_key(), not literals).
 # Documents: the committed fio outputs as files (one, several, every fio
 # version; --phase, the saved set, --compare with a phase and with a file),
@@ -25,7 +25,7 @@ export SCSITUNE_CONFIG=$work/no-such-scsitune.conf
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-"${check[@]}" --keys "$src/cli/render-report.c" --key read --key write --key p50 --key p99 --key p99_9 || fail "schema and render-report.c name different keys"
+"${check[@]}" --keys "$src/cli/report/render.c" --key read --key write --key p50 --key p99 --key p99_9 || fail "schema and report/render.c name different keys"
 
 # doc NAME WANT_RC ARGS...: scsitune ARGS > NAME.json, exit WANT_RC.
 doc() {

@@ -2,7 +2,7 @@
 /*
  * The host model that `detect` gathers and every other command reads.
  * Gathered first (stune_topology_scan, detect/scan.h), rendered second
- * (cli/render-*.c). The model knows no gatherer.
+ * (cli/detect/render-topology.c). The model knows no gatherer.
  * Cross-references are array indexes, so the model frees as a whole.
  * A field that could not be read is "unset" and renders as JSON null.
  */

@@ -4,7 +4,7 @@
  * kernel, HBA and payload from detect's model, the applied profile from
  * apply's journal and whether it was still in effect (verify's rule), and
  * the NUMA binding of the fio process. Filled by the engine, rendered by
- * cli/render-report.c; nothing here prints.
+ * cli/report/render.c; nothing here prints.
  */
 #pragma once
 

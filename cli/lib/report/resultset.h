@@ -3,7 +3,7 @@
  * Saved result sets of `report`: one JSON document per report under
  * STATE_DIR/reports/PHASE/YYYYmmddTHHMMSSZ.json (UTC start of the earliest
  * run, so saving the same runs again replaces the same file). The document
- * itself is rendered by the front end (cli/render-report.c); this file only
+ * itself is rendered by the front end (cli/report/render.c); this file only
  * writes it atomically and reads back what `--compare` needs.
  */
 #pragma once

@@ -2,7 +2,7 @@
 /*
  * `report --run`: read the host, choose the devices and the NUMA binding,
  * gather the provenance, then run fio N times into STATE/runs/. The caller
- * (cli/cmd-report.c) shows progress through the callbacks; nothing here
+ * (cli/report/report.c) shows progress through the callbacks; nothing here
  * prints. Errors are -errno with a one-line *err naming what failed.
  */
 #pragma once

@@ -4,7 +4,7 @@
  * with it, in this order: ingest, statistics, the --compare reference, save
  * (the rendered document, written atomically under STATE/reports/PHASE/),
  * spool (line protocol under STATE/spool/), flush (send every spooled batch).
- * Rendering and messages are the caller's (cli/cmd-report.c); nothing here
+ * Rendering and messages are the caller's (cli/report/report.c); nothing here
  * prints. Errors are -errno with a one-line *err where the caller needs words.
  */
 #pragma once

@@ -25,7 +25,7 @@ int out_finish(struct out *o);
 void out_free(struct out *o);
 DEFINE_CLEANUP_FUNC(struct out, out_free)
 bool out_is_json(const struct out *o);
-/* Text mode: keep the text and print it wrapped to width columns (cli/wrap.h) at out_finish. */
+/* Text mode: keep the text and print it wrapped to width columns (shared/wrap.h) at out_finish. */
 void out_set_wrap(struct out *o, size_t width);
 
 /* key NULL inside arrays. */
@@ -61,7 +61,7 @@ void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
  * U+009F as UTF-8) and bytes that are not UTF-8 become C-style escapes: \n
  * \r \t, else \xNN per byte (ESC [2J prints as \x1b[2J). A backslash is
  * printed as is. OUT_ESC_KEEP_NL keeps newlines, tabs and the markers of
- * cli/wrap.h (0x1d-0x1f, consumed by wrap_text: never printed) for whole
+ * shared/wrap.h (0x1d-0x1f, consumed by wrap_text: never printed) for whole
  * texts, whose format has them; without it the result is one line.
  * Text values (out_str and the rest) and out_text() are escaped; JSON is
  * json-c's escaping. NULL only without memory.

@@ -24,10 +24,12 @@
 #include "report/session.h"
 #include "report/upload.h"
 #include "tune/journal.h"
-#include "cmd-report-query.h"
-#include "render-report-html.h"
-#include "render-report.h"
-#include "scsitune.h"
+#include "query.h"
+#include "render-html.h"
+#include "render.h"
+#include "cli.h"
+#include "commands.h"
+#include "html-file.h"
 #include "wrap.h"
 
 #ifndef SCSITUNE_PROFILE_DIR
@@ -760,42 +762,6 @@ static int render_saved(const struct stune_report_set *set, char **doc)
 	return r;
 }
 
-/* --html FILE split into its directory and name. False after printing the error. */
-static bool html_split(const char *path, char **dir, char **name)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		error_msg("--html %s: %s", path, strerror(EISDIR));
-		return false;
-	}
-	*dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	*name = strdup(base);
-	if (!*dir || !*name) {
-		error_msg("out of memory");
-		return false;
-	}
-	return true;
-}
-
-/* Before anything runs or is saved: the HTML file's directory is there and writable, FILE is no directory. */
-bool report_html_check(const char *path)
-{
-	_cleanup_free_ char *dir = NULL, *name = NULL;
-	struct stat st;
-	if (!html_split(path, &dir, &name))
-		return false;
-	if (stat(dir, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) || access(dir, W_OK) < 0) {
-		error_msg("--html %s: %s: %s", path, dir, strerror(errno));
-		return false;
-	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		error_msg("--html %s: %s", path, strerror(EISDIR));
-		return false;
-	}
-	return true;
-}
-
 struct html_doc {
 	const struct stune_report_set *set;
 	const struct stune_report_compare *cmp;
@@ -806,21 +772,6 @@ static int html_fill(FILE *f, void *data)
 {
 	const struct html_doc *d = data;
 	return render_report_html(f, d->set, d->cmp, d->ref);
-}
-
-/* --html FILE: rendered into a temporary file next to it, fsynced, renamed over it. */
-bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void *data)
-{
-	_cleanup_free_ char *dir = NULL, *name = NULL;
-	if (!html_split(path, &dir, &name))
-		return false;
-	int r = stune_write_atomic_fn(dir, name, 0644, fill, data, NULL);
-	if (r < 0) {
-		error_msg("--html %s: %s", path, strerror(-r));
-		return false;
-	}
-	fprintf(stderr, "scsitune: HTML report written to %s\n", path);
-	return true;
 }
 
 /*

@@ -5,7 +5,8 @@
  * render-query.c (and render-report-html.c for --html) -> exit code (0, 1 no answer or a bad
  * one, 4 gate failed).
  */
-#include "cmd-report-query.h"
+#include "query.h"
+#include "html-file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 #include "report/session.h"
 #include "report/upload.h"
 #include "render-query.h"
-#include "render-report-html.h"
+#include "render-html.h"
 #include "wrap.h"
 
 /* The window's end is this far past now: a host's clock may be ahead of ours. */

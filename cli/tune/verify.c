@@ -17,7 +17,9 @@
 #include "detect/topology.h"
 #include "core/strv.h"
 #include "rows.h"
-#include "scsitune.h"
+#include "cli.h"
+#include "commands.h"
+#include "plan-view.h"
 #include "wrap.h"
 
 #define NB    WRAP_NBSP

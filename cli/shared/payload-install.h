@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What `payload` shares with `apply --payload`, `detect` and `report`. */
+/* What `payload install` and `apply --payload` share (payload-install.c). */
 #pragma once
 
 #include <stdbool.h>
 
 #include "core/ctx.h"
-#include "out.h"
 #include "payload/bundle.h"
 #include "payload/minisign.h"
 #include "payload/state.h"
-#include "scsitune.h"
+#include "cli.h"
+#include "out.h"
+
+/* The payload's JSON documents (scsitune-payload(8), schema/payload.schema.json). */
+#define STUNE_PAYLOAD_SCHEMA_VERSION 1
 
 struct payload_bundle {
 	const char *file;
@@ -39,7 +42,6 @@ enum {
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
 			   const char *state_dir, unsigned flags, bool *refused);
 /* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
-int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force, bool no_initramfs);
 /*
  * apply --payload: preflight and install b with the lock held (dry_run: the
  * preflight only). Text goes to stdout ahead of apply's; in JSON the install
@@ -49,4 +51,6 @@ int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *stat
 int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
 			  const char *state_dir, bool dry_run);
 /* The chain of custody (keys release, payload_version, source, verdict, links). */
+/* The bundle: file, SHA-256, signature, manifest (text and JSON "bundle"). */
+void payload_render_bundle(struct out *o, const struct payload_bundle *b);
 void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);

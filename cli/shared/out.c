@@ -173,7 +173,7 @@ char *out_escape(const char *s, unsigned flags)
 			continue;
 		}
 		if ((*p == '\n' || *p == '\t' || (*p >= 0x1d && *p <= 0x1f)) && (flags & OUT_ESC_KEEP_NL))
-			fputc(*p, m); /* and the markers that wrap_text() consumes (cli/wrap.h) */
+			fputc(*p, m); /* and the markers that wrap_text() consumes (shared/wrap.h) */
 		else if (*p == '\n')
 			fputs("\\n", m);
 		else if (*p == '\r')

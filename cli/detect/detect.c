@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "detect/scan.h"
-#include "render.h"
+#include "render-topology.h"
 #include "payload/state.h"
-#include "scsitune.h"
+#include "cli.h"
+#include "commands.h"
 
 void help_detect(FILE *f)
 {

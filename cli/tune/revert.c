@@ -19,7 +19,10 @@
 #include "core/root.h"
 #include "core/strv.h"
 #include "rows.h"
-#include "scsitune.h"
+#include "cli.h"
+#include "commands.h"
+#include "plan-view.h"
+#include "statedir.h"
 #include "wrap.h"
 
 #define NB    WRAP_NBSP

@@ -16,8 +16,11 @@
 #include "tune/plan.h"
 #include "core/strv.h"
 #include "rows.h"
-#include "cmd-payload.h"
-#include "scsitune.h"
+#include "payload-install.h"
+#include "apply-write.h"
+#include "cli.h"
+#include "plan-view.h"
+#include "statedir.h"
 #include "wrap.h"
 
 #define NB    WRAP_NBSP
@@ -98,29 +101,6 @@ static const char *errno_name(int e)
 		return "ENOENT";
 	}
 	return "errno";
-}
-
-int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd)
-{
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
-	if (r < 0) {
-		error_msg("state directory: %s", strerror(-r));
-		return -1;
-	}
-	pid_t holder = 0;
-	r = stune_lock_take(*state_dir, fd, &holder);
-	if (r == -EWOULDBLOCK) {
-		if (holder > 0)
-			error_msg("another scsitune apply or revert is running (pid %ld)", (long)holder);
-		else
-			error_msg("another scsitune apply or revert is running (pid unknown)");
-		return -1;
-	}
-	if (r < 0) {
-		error_msg("%s/lock: %s", *state_dir, strerror(-r));
-		return -1;
-	}
-	return 0;
 }
 
 /*

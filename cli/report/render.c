@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report: per-run facts and the across-run statistics, text and JSON from one renderer. */
-#include "render-report.h"
+#include "render.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * model only: no I/O besides output. Layout documented in
  * man/scsitune-detect.8.scd and schema/detect.schema.json.
  */
-#include "render.h"
+#include "render-topology.h"
 
 #include <limits.h>
 #include <stdio.h>

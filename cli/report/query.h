@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scsitune.h"
+#include "cli.h"
 
 struct query_opts {
 	const char *url;	/* --query */
@@ -19,11 +19,6 @@ struct query_opts {
 	bool any;	  /* one of the options above given */
 	const char *html; /* --html FILE (report's option, shared) */
 };
-
-/* --html FILE (cmd-report.c): its directory there and writable, FILE no directory; else the error is printed. */
-bool report_html_check(const char *path);
-/* --html FILE written atomically by fill(f, data); the error printed, or the file named on stderr. */
-bool report_html_write(const char *path, int (*fill)(FILE *f, void *data), void *data);
 
 /* --hosts LIST: appended to q->hosts. -1 to go on, else the exit code (usage error printed). */
 int query_hosts_opt(struct query_opts *q, const char *arg);

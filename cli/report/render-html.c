@@ -14,7 +14,7 @@
  * the text output formats them (data-div: divided by it first, ns to µs).
  * The renderer writes to f only; the caller opens, fsyncs and renames.
  */
-#include "render-report-html.h"
+#include "render-html.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What `payload install` and `apply --payload` share: the bundle loaded
+ * (signature first, then the archive in memory), the preflight and install
+ * rendered, the payload's state as verify and apply show it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/statefile.h"
+#include "core/strv.h"
+#include "payload/bundle.h"
+#include "payload/host.h"
+#include "payload/install.h"
+#include "payload/journal.h"
+#include "payload/kmod.h"
+#include "payload/minisign.h"
+#include "payload/preflight.h"
+#include "payload/state.h"
+#include "cli.h"
+#include "payload-install.h"
+#include "wrap.h"
+
+#define SIG_MAX 4096
+
+/* Text of something from outside (a file name, a comment): control characters escaped. */
+static char *esc(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *o = malloc(4 * n + 1), *p = o;
+	if (!o)
+		return NULL;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			p += sprintf(p, "\\x%02x", c);
+		else
+			*p++ = (char)c;
+	}
+	*p = '\0';
+	return o;
+}
+
+void payload_bundle_clear(struct payload_bundle *b)
+{
+	stune_manifest_free(b->m);
+	stune_minisign_result_clear(&b->sig);
+	free(b->sig_path);
+	memset(b, 0, sizeof(*b));
+}
+
+int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_opt, const char *trusted_key,
+			struct payload_bundle *b)
+{
+	_cleanup_free_ uint8_t *data = NULL, *sig = NULL;
+	size_t len = 0, sl = 0;
+	_cleanup_free_ char *err = NULL, *sig_text = NULL, *shown = esc(file);
+	int r;
+	memset(b, 0, sizeof(*b));
+	b->file = file;
+	if ((r = stune_read_host_file(file, STUNE_BUNDLE_MAX, &data, &len)) < 0) {
+		error_msg("%s: %s", shown,
+			  r == -EFBIG	 ? "larger than a payload bundle can be (256 MiB)"
+			  : r == -EINVAL ? "not a regular file"
+					 : strerror(-r));
+		return -1;
+	}
+	stune_sha256_hex(data, len, b->sha256);
+	b->size = len;
+	if (!(b->sig_path = sig_opt ? strdup(sig_opt) : stune_strdupf("%s.minisig", file)))
+		return -1;
+	_cleanup_free_ char *sig_shown = esc(b->sig_path);
+	if ((r = stune_read_host_file(b->sig_path, SIG_MAX, &sig, &sl)) < 0) {
+		if (r == -ENOENT)
+			error_msg(
+			    "%s: no signature (%s): an unsigned bundle is refused; sign it with minisign -S -s KEY "
+			    "-m %s",
+			    shown, sig_shown, shown);
+		else
+			error_msg("%s: %s", sig_shown,
+				  r == -EFBIG ? "too large for a minisign signature" : strerror(-r));
+		return -1;
+	}
+	if (memchr(sig, '\0', sl) || !(sig_text = strndup((const char *)sig, sl))) {
+		error_msg("%s: not a minisign signature (binary data)", sig_shown);
+		return -1;
+	}
+	_cleanup_(stune_keyring_freep) struct stune_keyring *keys = NULL;
+	if ((r = stune_keyring_load(ctx, trusted_key, &keys, &err)) < 0) {
+		error_msg("%s", err ? err : strerror(-r));
+		return -1;
+	}
+	/* The signature before a byte of the archive is parsed. */
+	if ((r = stune_minisign_verify(keys, data, len, sig_text, &b->sig, &err)) < 0) {
+		error_msg("%s: %s: refused", sig_shown, err ? err : strerror(-r));
+		return -1;
+	}
+	stune_minisign_keyid_str(b->sig.key_id, b->key_id);
+	free(err);
+	err = NULL;
+	if ((r = stune_bundle_read(data, len, &b->m, &err)) < 0) {
+		error_msg("%s: %s", shown, err ? err : strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+void payload_render_bundle(struct out *o, const struct payload_bundle *b)
+{
+	const struct stune_manifest *m = b->m;
+	_cleanup_free_ char *f = esc(b->file), *tc = esc(b->sig.trusted_comment), *ks = esc(b->sig.key_source);
+	out_obj_begin(o, "bundle");
+	out_str(o, "file", "Bundle %s", f);
+	out_str(o, "sha256", NULL, b->sha256);
+	out_int(o, "size", NULL, (long long)b->size);
+	out_obj_begin(o, "signature");
+	out_str(o, "file", NULL, b->sig_path);
+	out_str(o, "key_id", "\n  signed by key %s", b->key_id);
+	out_str(o, "key_file", " (%s)", ks);
+	out_str(o, "algorithm", ", %s", b->sig.prehashed ? "ED" : "Ed");
+	out_str(o, "trusted_comment", "\n  trusted comment: %s\n", tc);
+	out_obj_end(o);
+	out_obj_end(o);
+	out_obj_begin(o, "payload");
+	out_str(o, "payload_version", "  payload %s", m->payload_version);
+	out_str(o, "release", " for %s", m->release);
+	out_str(o, "debian_package", " (%s", m->debian_package);
+	out_str(o, "debian_version", " %s)\n", m->debian_version);
+	out_str(o, "vermagic", "  vermagic %s\n", m->vermagic);
+	out_str(o, "created", NULL, m->created);
+	out_arr_begin(o, "modules");
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "name", "  %-16s", pm->name);
+		out_str(o, "version", " version %s", pm->version);
+		out_str(o, "srcversion", " srcversion %s", pm->srcversion);
+		out_str(o, "build_id", NULL, pm->build_id);
+		out_str(o, "sha256", NULL, stune_manifest_file(m, pm->file)->sha256);
+		out_bool(o, "signed", pm->is_signed ? " signed" : " unsigned", pm->is_signed ? STUNE_YES : STUNE_NO);
+		out_int(o, "exports", ", %s exported CRCs\n", (long long)pm->n_exports);
+		out_strv(o, "patches", NULL, pm->patches);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+static void render_preflight(struct out *o, const struct stune_preflight *p)
+{
+	out_obj_begin(o, "preflight");
+	out_bool(o, "passed", NULL, p->passed ? STUNE_YES : STUNE_NO);
+	out_text(o, "Preflight:\n");
+	out_arr_begin(o, "checks");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct stune_pcheck *c = &p->rows[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "check", NULL, c->check);
+		out_str(o, "module", NULL, c->module);
+		out_str(o, "expected", NULL, c->expected);
+		out_str(o, "actual", NULL, c->actual);
+		out_bool(o, "passed", NULL, c->passed ? STUNE_YES : STUNE_NO);
+		out_str(o, "why", NULL, c->why);
+		out_obj_end(o);
+		_cleanup_free_ char *why = esc(c->why);
+		out_text(o, "  %-8s %-10s " WRAP_HANG, c->passed ? "ok" : "REFUSED", c->check);
+		if (c->module)
+			out_text(o, "%s: ", c->module);
+		if (c->passed)
+			out_text(o, "%s%s%s\n", c->actual ? c->actual : "", why && c->actual ? "; " : "",
+				 why ? why : "");
+		else
+			out_text(o, "expected %s, actual %s: %s\n", c->expected ? c->expected : "-",
+				 c->actual ? c->actual : "-", why ? why : "");
+	}
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+static const char *need_name(enum stune_pneed n)
+{
+	switch (n) {
+	case STUNE_NEED_NOTHING:
+		return "nothing";
+	case STUNE_NEED_RELOAD:
+		return "reload";
+	case STUNE_NEED_REBOOT:
+		return "reboot";
+	case STUNE_NEED_NONE_LOADED_OURS:
+		return "loaded";
+	}
+	return "?";
+}
+
+static const char *need_text(enum stune_pneed n, bool running)
+{
+	switch (n) {
+	case STUNE_NEED_NOTHING:
+		return "not loaded: the next modprobe loads ours";
+	case STUNE_NEED_RELOAD:
+		return "loaded, not in use: 'payload install --reload' (or modprobe -r, modprobe) loads ours";
+	case STUNE_NEED_REBOOT:
+		return running ? "in use: reboot for ours to load (from the initrd)"
+			       : "the kernel is not running: reboot into it";
+	case STUNE_NEED_NONE_LOADED_OURS:
+		return "ours is loaded";
+	}
+	return "?";
+}
+
+int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
+			   const char *state_dir, unsigned flags, bool *refused)
+{
+	bool reload = flags & PAYLOAD_RELOAD;
+	const struct stune_manifest *m = b->m;
+	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
+	_cleanup_(stune_preflight_freep) struct stune_preflight *p = NULL;
+	int r;
+	(void)g;
+	*refused = false;
+	if ((r = stune_phost_read(ctx, m->release, &h)) < 0 || (r = stune_payload_preflight(ctx, m, h, &p)) < 0) {
+		error_msg("preflight: %s", strerror(-r));
+		return -1;
+	}
+	render_preflight(o, p);
+	if (!p->passed || !state_dir) {
+		out_str(o, "steps", NULL, NULL);
+		out_str(o, "resolution", NULL, NULL);
+		out_str(o, "initrd", NULL, NULL);
+	}
+	if (!p->passed) {
+		*refused = true;
+		out_str(o, "result", "Refused: nothing was changed.\n", "refused");
+		for (size_t i = 0; i < p->n; i++)
+			if (!p->rows[i].passed)
+				error_msg("refused: %s%s%s: %s", p->rows[i].check, p->rows[i].module ? " " : "",
+					  p->rows[i].module ? p->rows[i].module : "",
+					  p->rows[i].why ? p->rows[i].why : "");
+		return -1;
+	}
+	if (!state_dir) { /* dry run */
+		out_str(o, "result", "Dry run: the preflight passed; nothing was changed.\n", "dry-run");
+		return 0;
+	}
+	struct stune_pinstall_opts io = {.state_dir = state_dir,
+					 .no_initramfs = flags & PAYLOAD_NO_INITRAMFS,
+					 .no_kernel = flags & PAYLOAD_NO_KERNEL,
+					 .set_default = flags & PAYLOAD_SET_DEFAULT,
+					 .bundle_sha256 = b->sha256,
+					 .key_id = b->key_id};
+	_cleanup_(stune_pinstall_result_clear) struct stune_pinstall_result res = {0};
+	_cleanup_free_ char *err = NULL;
+	r = stune_payload_install(ctx, m, h, &io, &res, &err);
+	out_text(o, "Install:\n");
+	out_arr_begin(o, "steps");
+	for (size_t i = 0; res.journal && i < res.journal->n; i++) {
+		const struct stune_pstep *s = &res.journal->steps[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "step", NULL, stune_pstep_kind_name(s->kind));
+		out_str(o, "state", NULL, stune_pstep_state_name(s->state));
+		out_rootpath(o, "path", NULL, s->path);
+		out_str(o, "sha256", NULL, s->sha256);
+		out_str(o, "old_sha256", NULL, s->old_sha256);
+		out_str(o, "target", NULL, s->target);
+		out_str(o, "old_target", NULL, s->old_target);
+		out_str(o, "note", NULL, s->note);
+		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
+			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
+			 s->note ? (s->path ? ": " : "") : "", s->note ? s->note : "");
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (r < 0) {
+		out_str(o, "resolution", NULL, NULL);
+		out_str(o, "initrd", NULL, NULL);
+		out_str(o, "result", "Failed.\n", "failed");
+		error_msg(
+		    "install: %s (the journal in %s/payload says how far it got: 'scsitune payload remove' undoes "
+		    "it)",
+		    err ? err : strerror(-r), state_dir);
+		return -1;
+	}
+	bool ok = true;
+	out_arr_begin(o, "resolution");
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		_cleanup_free_ char *want = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
+		bool ours = want && res.resolved[i] && !strcmp(res.resolved[i], want);
+		if (!res.unresolved)
+			ok &= ours;
+		enum stune_pneed need = res.need[i];
+		const char *reload_result = NULL;
+		_cleanup_free_ char *rerr = NULL;
+		if (reload && need == STUNE_NEED_RELOAD && ours) {
+			int k = stune_kmod_reload(ctx, pm->name, &rerr);
+			reload_result = k == 0 ? "reloaded" : "failed";
+			if (k == 0)
+				need = stune_payload_need(ctx, h, pm->name, pm->srcversion);
+			else
+				ok = false;
+		}
+		out_obj_begin(o, NULL);
+		out_str(o, "name", "modprobe %s", pm->name);
+		_cleanup_free_ char *shown = stune_strdupf("/lib/modules/%s/%s", m->release, res.resolved[i]);
+		out_str_shown(o, "resolves_to", " -> %s", res.resolved[i],
+			      res.resolved[i] && *res.resolved[i] ? shown : NULL);
+		out_bool(o, "ours",
+			 res.unresolved ? ": not checked (--sysroot needs root: libkmod runs in a chroot of the tree)\n"
+			 : ours		? " (ours)\n"
+					: " (NOT ours)\n",
+			 ours ? STUNE_YES : STUNE_NO);
+		out_str(o, "needs", NULL, need_name(need));
+		out_text(o, "  " WRAP_HANG "%s\n", need_text(need, h->running));
+		out_str(o, "reload", reload_result ? "  reload: %s\n" : NULL, reload_result);
+		out_str(o, "reload_error", rerr ? "  %s\n" : NULL, rerr);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	out_obj_begin(o, "initrd");
+	out_bool(o, "ok", NULL, res.initrd_ok ? STUNE_YES : STUNE_NO);
+	out_str(o, "note", "initrd: %s\n", res.initrd_note);
+	out_obj_end(o);
+	const struct stune_pstep *is = NULL;
+	for (size_t i = 0; i < res.journal->n; i++)
+		if (res.journal->steps[i].kind == STUNE_PS_INITRD)
+			is = &res.journal->steps[i];
+	if (is && is->state == STUNE_PSS_DONE && !res.initrd_ok) {
+		ok = false;
+		error_msg("the new initrd does not hold the payload: %s", res.initrd_note ? res.initrd_note : "?");
+	}
+	out_str(o, "result", ok ? "Installed.\n" : "Installed, with errors (above).\n", ok ? "installed" : "failed");
+	out_text(o, "Journal: %s/payload/journal.json ('scsitune payload remove' undoes this)\n", state_dir);
+	return ok ? 0 : -1;
+}
+
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+			  const char *state_dir, bool dry_run)
+{
+	if (!dry_run) {
+		_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
+		int r = stune_pjournal_load(state_dir, &j);
+		if (r == 0) {
+			char msha[STUNE_SHA256_HEX];
+			stune_sha256_hex(b->m->json, b->m->json_len, msha);
+			if (!j->complete || strcmp(j->release, b->m->release) || !j->manifest_sha256 ||
+			    strcmp(j->manifest_sha256, msha)) {
+				error_msg("%s: %s/payload/journal.json: 'scsitune payload remove' first",
+					  !j->complete ? "an interrupted payload install"
+						       : "another payload is installed",
+					  state_dir);
+				return -1;
+			}
+			if (g->format != OUT_JSON)
+				printf("Payload %s already installed for %s (%s/payload/journal.json).\n",
+				       b->m->payload_version, b->m->release, state_dir);
+			return 0;
+		}
+		if (r != -ENOENT) {
+			error_msg("%s/payload/journal.json: %s", state_dir,
+				  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
+			return -1;
+		}
+	}
+	/* Text: printed before apply's own output. JSON: kept, and printed only when the
+	 * install did not go through (then it is the document); else apply's document
+	 * carries the payload's state. */
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = stdout;
+	_cleanup_fclose_ FILE *mem = NULL;
+	if (g->format == OUT_JSON) {
+		if (!(mem = open_memstream(&buf, &len)))
+			return -1;
+		f = mem;
+	}
+	_cleanup_(out_freep) struct out *o = out_new(g->format, f);
+	if (!o)
+		return -1;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
+	out_str(o, "command", NULL, "install");
+	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
+	payload_render_bundle(o, b);
+	bool refused;
+	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, 0, &refused);
+	out_str(o, "journal", NULL, dry_run ? NULL : state_dir);
+	out_obj_end(o);
+	if (out_finish(o) < 0)
+		return -1;
+	if (mem) {
+		fclose(mem);
+		mem = NULL;
+		if (r < 0 && fwrite(buf, 1, len, stdout) != len)
+			return -1;
+	} else
+		fputc('\n', stdout);
+	return r;
+}
+
+void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose)
+{
+	out_str(o, "release", "Kernel %s", s->release);
+	out_str(o, "payload_version", s->payload_version ? ", payload %s" : NULL, s->payload_version);
+	out_str(o, "source", NULL, s->source);
+	out_str(o, "verdict", ": %s\n", stune_pverdict_name(s->verdict));
+	const struct stune_plink *prev = NULL;
+	out_arr_begin(o, "links");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct stune_plink *l = &s->links[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "link", NULL, l->link);
+		out_str(o, "module", NULL, l->module);
+		out_str(o, "expected", NULL, l->expected);
+		out_str(o, "actual", NULL, l->actual);
+		out_str(o, "state", NULL, stune_link_state_name(l->state));
+		out_str(o, "note", NULL, l->note);
+		out_obj_end(o);
+		if (l->module && (!prev || !prev->module || strcmp(prev->module, l->module)))
+			out_text(o, "%s\n", l->module);
+		prev = l;
+		_cleanup_free_ char *note = esc(l->note);
+		const char *st = l->state == STUNE_LINK_OK	  ? "ok"
+				 : l->state == STUNE_LINK_PENDING ? "PENDING"
+				 : l->state == STUNE_LINK_DRIFT	  ? "DRIFT"
+				 : l->state == STUNE_LINK_ABSENT  ? "absent"
+				 : l->state == STUNE_LINK_SKIPPED ? "-"
+								  : "ERROR";
+		bool hashes = l->expected && strlen(l->expected) == 64;
+		int w = hashes && !verbose ? 12 : 200;
+		/* text: "loaded.version" is "version" under its module's heading */
+		out_text(o, "  %-8s %-14s " WRAP_HANG, st, strncmp(l->link, "loaded.", 7) ? l->link : l->link + 7);
+		bool shown_actual = l->actual && *l->actual && strlen(l->actual) != 64;
+		if (l->state == STUNE_LINK_OK && !verbose && shown_actual)
+			out_text(o, "%s%s%s%s\n", l->actual, note ? " (" : "", note ? note : "", note ? ")" : "");
+		else if (l->state == STUNE_LINK_OK && !verbose)
+			out_text(o, "%s\n", note ? note : "");
+		else
+			out_text(o, "expected %.*s%s, actual %.*s%s%s%s\n", w, l->expected ? l->expected : "-",
+				 hashes && !verbose ? "..." : "", w, l->actual ? l->actual : "-",
+				 hashes && !verbose && l->actual ? "..." : "", note ? ": " : "", note ? note : "");
+	}
+	out_arr_end(o);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "core/ctx.h"
+
+/*
+ * Find (and create) the state directory for state_opt (NULL: the default inside
+ * the root) and take its lock. Prints the error ("another scsitune apply is
+ * running (pid N)") and returns -1 on failure.
+ */
+int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
