@@ -49,6 +49,9 @@ char *stune_strdupf(const char *fmt, ...)
 
 int stune_errf(char **err, int r, const char *fmt, ...)
 {
+	if (!err)
+		return r;
+	free(*err);
 	va_list ap;
 	va_start(ap, fmt);
 	if (vasprintf(err, fmt, ap) < 0)

@@ -14,5 +14,10 @@ DEFINE_CLEANUP_FUNC(char *, stune_strv_free)
 int stune_strv_push(char ***v, size_t *n, char *s);
 /* asprintf that returns the string, NULL when out of memory. */
 char *stune_strdupf(const char *fmt, ...) _printf_(1, 2);
-/* *err = the formatted message (NULL when out of memory); returns r: `return stune_errf(err, r, ...)`. */
+/*
+ * The engine's one way to say why: *err = the formatted message (an earlier
+ * message freed; NULL when out of memory, then the caller says strerror(-r);
+ * nothing when err is NULL); returns r: `return stune_errf(err, -EINVAL, ...)`.
+ * *err must be NULL or a message on entry.
+ */
 int stune_errf(char **err, int r, const char *fmt, ...) _printf_(3, 4);

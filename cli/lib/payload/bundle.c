@@ -15,20 +15,6 @@
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
-static int fail(char **err, int e, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err) {
-		free(*err);
-		if (vasprintf(err, fmt, ap) < 0)
-			*err = NULL;
-	}
-	va_end(ap);
-	return e;
-}
-
 /* --- the manifest ----------------------------------------------------------- */
 
 static void pmodule_clear(struct stune_pmodule *m)
@@ -207,13 +193,13 @@ static int symcrc_cmp(const void *a, const void *b)
 	return strcmp(((const struct stune_symcrc *)a)->symbol, ((const struct stune_symcrc *)b)->symbol);
 }
 
-#define REQUIRE_STR(dst, obj, key, check, what)                                                                \
-	do {                                                                                                   \
-		const char *_v = jstr(obj, key);                                                               \
-		if (!_v || !(check))                                                                           \
-			return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"%s\"", what, key); \
-		if (dupstr(&(dst), _v) < 0)                                                                    \
-			return -ENOMEM;                                                                        \
+#define REQUIRE_STR(dst, obj, key, check, what)                                                                      \
+	do {                                                                                                         \
+		const char *_v = jstr(obj, key);                                                                     \
+		if (!_v || !(check))                                                                                 \
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: missing or invalid \"%s\"", what, key); \
+		if (dupstr(&(dst), _v) < 0)                                                                          \
+			return -ENOMEM;                                                                              \
 	} while (0)
 
 /* "kernel": the kernel image package (payload/build --kernel), optional. */
@@ -221,7 +207,7 @@ static int parse_kernel(json_object *o, struct stune_pkernel *k, char **err)
 {
 	const char *what = "kernel";
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, -EBADMSG, "manifest.json: \"kernel\" is not an object");
+		return stune_errf(err, -EBADMSG, "manifest.json: \"kernel\" is not an object");
 	/* The release becomes a path component (boot/vmlinuz-RELEASE), the package an apt argument. */
 	REQUIRE_STR(k->release, o, "release", valid_component(_v, strlen(_v)), what);
 	REQUIRE_STR(k->package, o, "package", valid_component(_v, strlen(_v)), what);
@@ -230,14 +216,15 @@ static int parse_kernel(json_object *o, struct stune_pkernel *k, char **err)
 		    what);
 	REQUIRE_STR(k->build_id, o, "build_id", valid_hex(_v, strlen(_v)) && strlen(_v) >= 2, what);
 	if (strncmp(k->package, "linux-image-", 12) || strcmp(k->package + 12, k->release))
-		return fail(err, -EBADMSG, "manifest.json: kernel: \"package\" is not linux-image-%s", k->release);
+		return stune_errf(err, -EBADMSG, "manifest.json: kernel: \"package\" is not linux-image-%s",
+				  k->release);
 	json_object *v;
 	size_t np = 0;
 	if (json_object_object_get_ex(o, "patches", &v) && json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *p = json_object_array_get_idx(v, i);
 			if (!json_object_is_type(p, json_type_string) || !valid_text(json_object_get_string(p)))
-				return fail(err, -EBADMSG, "manifest.json: kernel: invalid \"patches\"");
+				return stune_errf(err, -EBADMSG, "manifest.json: kernel: invalid \"patches\"");
 			int r = stune_strv_push(&k->patches, &np, strdup(json_object_get_string(p)));
 			if (r < 0)
 				return r;
@@ -257,21 +244,21 @@ static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
 	REQUIRE_STR(m->build_id, o, "build_id", valid_hex(_v, strlen(_v)) && strlen(_v) >= 2, what);
 	json_object *v;
 	if (!json_object_object_get_ex(o, "signed", &v) || !json_object_is_type(v, json_type_boolean))
-		return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"signed\"", what);
+		return stune_errf(err, -EBADMSG, "manifest.json: %s: missing or invalid \"signed\"", what);
 	m->is_signed = json_object_get_boolean(v);
 	size_t np = 0;
 	if (json_object_object_get_ex(o, "patches", &v) && json_object_is_type(v, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *p = json_object_array_get_idx(v, i);
 			if (!json_object_is_type(p, json_type_string) || !valid_text(json_object_get_string(p)))
-				return fail(err, -EBADMSG, "manifest.json: %s: invalid \"patches\"", what);
+				return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"patches\"", what);
 			int r = stune_strv_push(&m->patches, &np, strdup(json_object_get_string(p)));
 			if (r < 0)
 				return r;
 		}
 	}
 	if (!json_object_object_get_ex(o, "exports", &v) || !json_object_is_type(v, json_type_object))
-		return fail(err, -EBADMSG, "manifest.json: %s: missing or invalid \"exports\"", what);
+		return stune_errf(err, -EBADMSG, "manifest.json: %s: missing or invalid \"exports\"", what);
 	size_t n = (size_t)json_object_object_length(v), k = 0;
 	if (!(m->exports = calloc(n ? n : 1, sizeof(*m->exports))))
 		return -ENOMEM;
@@ -282,7 +269,7 @@ static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
 		    !*sym || strlen(sym) > 55 || !valid_text(sym)) {
 			char shown_sym[64]; /* the manifest's bytes: control characters as \xNN */
 			shown(sym, shown_sym, sizeof(shown_sym));
-			return fail(err, -EBADMSG, "manifest.json: %s: invalid export \"%s\"", what, shown_sym);
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid export \"%s\"", what, shown_sym);
 		}
 		if (!(m->exports[k].symbol = strdup(sym)))
 			return -ENOMEM;
@@ -300,7 +287,7 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 	if (!m)
 		return -ENOMEM;
 	if (len > STUNE_MANIFEST_MAX || memchr(json, '\0', len))
-		return fail(err, -EBADMSG, "manifest.json: not a JSON text");
+		return stune_errf(err, -EBADMSG, "manifest.json: not a JSON text");
 	if (!(m->json = malloc(len + 1)))
 		return -ENOMEM;
 	memcpy(m->json, json, len);
@@ -314,18 +301,19 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 	bool complete = json_tokener_get_error(tok) == json_tokener_success && tok->char_offset == (int)len;
 	json_tokener_free(tok);
 	if (!root || !complete || !json_object_is_type(root, json_type_object))
-		return fail(err, -EBADMSG, "manifest.json: not a JSON object");
+		return stune_errf(err, -EBADMSG, "manifest.json: not a JSON object");
 	const char *fmt = jstr(root, "format");
 	if (!fmt || strcmp(fmt, STUNE_BUNDLE_FORMAT))
-		return fail(err, -EBADMSG, "manifest.json: \"format\" is not \"%s\": not a scsitune payload bundle",
-			    STUNE_BUNDLE_FORMAT);
+		return stune_errf(err, -EBADMSG,
+				  "manifest.json: \"format\" is not \"%s\": not a scsitune payload bundle",
+				  STUNE_BUNDLE_FORMAT);
 	json_object *v;
 	if (!json_object_object_get_ex(root, "format_version", &v) || !json_object_is_type(v, json_type_int))
-		return fail(err, -EBADMSG, "manifest.json: missing \"format_version\"");
+		return stune_errf(err, -EBADMSG, "manifest.json: missing \"format_version\"");
 	m->format_version = json_object_get_int(v);
 	if (m->format_version != STUNE_BUNDLE_FORMAT_VERSION)
-		return fail(err, -EBADMSG, "manifest.json: format_version %d (this scsitune reads %d)",
-			    m->format_version, STUNE_BUNDLE_FORMAT_VERSION);
+		return stune_errf(err, -EBADMSG, "manifest.json: format_version %d (this scsitune reads %d)",
+				  m->format_version, STUNE_BUNDLE_FORMAT_VERSION);
 	REQUIRE_STR(m->payload_version, root, "payload_version", valid_text(_v) && *_v, "bundle");
 	/* The release becomes a path component (lib/modules/RELEASE). */
 	REQUIRE_STR(m->release, root, "release", valid_component(_v, strlen(_v)), "bundle");
@@ -336,7 +324,7 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 
 	if (!json_object_object_get_ex(root, "files", &v) || !json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) == 0 || json_object_array_length(v) >= STUNE_BUNDLE_ENTRIES_MAX)
-		return fail(err, -EBADMSG, "manifest.json: missing or invalid \"files\"");
+		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"files\"");
 	size_t nf = json_object_array_length(v);
 	if (!(m->files = calloc(nf, sizeof(*m->files))))
 		return -ENOMEM;
@@ -346,18 +334,18 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 		m->n_files = i + 1;
 		const char *name = jstr(f, "name"), *sha = jstr(f, "sha256");
 		if (!name || !valid_relname(name) || !strcmp(name, "manifest.json"))
-			return fail(err, -EBADMSG,
-				    "manifest.json: file %zu: invalid \"name\" (a relative path of "
-				    "[A-Za-z0-9._+-] components, no \"..\")",
-				    i + 1);
+			return stune_errf(err, -EBADMSG,
+					  "manifest.json: file %zu: invalid \"name\" (a relative path of "
+					  "[A-Za-z0-9._+-] components, no \"..\")",
+					  i + 1);
 		if (!sha || !valid_hex(sha, 64))
-			return fail(err, -EBADMSG, "manifest.json: %s: invalid \"sha256\"", name);
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"sha256\"", name);
 		if (!json_object_object_get_ex(f, "size", &sz) || !json_object_is_type(sz, json_type_int) ||
 		    json_object_get_int64(sz) < 0 || json_object_get_int64(sz) > STUNE_BUNDLE_ENTRY_MAX)
-			return fail(err, -EBADMSG, "manifest.json: %s: invalid \"size\"", name);
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"size\"", name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(m->files[k].name, name))
-				return fail(err, -EBADMSG, "manifest.json: %s listed twice", name);
+				return stune_errf(err, -EBADMSG, "manifest.json: %s listed twice", name);
 		if (dupstr(&pf->name, name) < 0)
 			return -ENOMEM;
 		memcpy(pf->sha256, sha, STUNE_SHA256_HEX);
@@ -365,7 +353,7 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 	}
 	if (!json_object_object_get_ex(root, "modules", &v) || !json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) == 0 || json_object_array_length(v) > 16)
-		return fail(err, -EBADMSG, "manifest.json: missing or invalid \"modules\"");
+		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"modules\"");
 	size_t nm = json_object_array_length(v);
 	if (!(m->modules = calloc(nm, sizeof(*m->modules))))
 		return -ENOMEM;
@@ -376,14 +364,14 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 			return r;
 		const struct stune_pmodule *pm = &m->modules[i];
 		if (!stune_manifest_file(m, pm->file))
-			return fail(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
-				    pm->name, pm->file);
+			return stune_errf(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
+					  pm->name, pm->file);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(m->modules[k].name, pm->name))
-				return fail(err, -EBADMSG, "manifest.json: module %s listed twice", pm->name);
+				return stune_errf(err, -EBADMSG, "manifest.json: module %s listed twice", pm->name);
 		if (strcmp(pm->vermagic, m->vermagic))
-			return fail(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
-				    pm->name);
+			return stune_errf(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
+					  pm->name);
 	}
 	if (json_object_object_get_ex(root, "kernel", &v)) {
 		if (!(m->kernel = calloc(1, sizeof(*m->kernel))))
@@ -392,25 +380,26 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 		if (r < 0)
 			return r;
 		if (!stune_manifest_file(m, m->kernel->file))
-			return fail(err, -EBADMSG, "manifest.json: kernel: its file %s is not in \"files\"",
-				    m->kernel->file);
+			return stune_errf(err, -EBADMSG, "manifest.json: kernel: its file %s is not in \"files\"",
+					  m->kernel->file);
 		if (!strcmp(m->kernel->release, m->release))
-			return fail(err, -EBADMSG,
-				    "manifest.json: kernel: release %s is the modules' release (the package would "
-				    "replace the kernel they are for)",
-				    m->release);
+			return stune_errf(
+			    err, -EBADMSG,
+			    "manifest.json: kernel: release %s is the modules' release (the package would "
+			    "replace the kernel they are for)",
+			    m->release);
 	}
 	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array)) {
 		size_t np = json_object_array_length(v);
 		if (np > 64 || !(m->patches = calloc(np ? np : 1, sizeof(*m->patches))))
-			return np > 64 ? fail(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
+			return np > 64 ? stune_errf(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
 		for (size_t i = 0; i < np; i++) {
 			json_object *p = json_object_array_get_idx(v, i);
 			struct stune_ppatch *pp = &m->patches[i];
 			m->n_patches = i + 1;
 			const char *id = jstr(p, "id"), *file = jstr(p, "file"), *lands = jstr(p, "lands_in");
 			if ((id && !valid_text(id)) || (file && !valid_relname(file)) || (lands && !valid_text(lands)))
-				return fail(err, -EBADMSG, "manifest.json: patch %zu: invalid", i + 1);
+				return stune_errf(err, -EBADMSG, "manifest.json: patch %zu: invalid", i + 1);
 			if ((id && dupstr(&pp->id, id) < 0) || (file && dupstr(&pp->file, file) < 0) ||
 			    (lands && dupstr(&pp->lands_in, lands) < 0))
 				return -ENOMEM;
@@ -498,99 +487,101 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 	if (!a)
 		return -ENOMEM;
 	if (len > STUNE_BUNDLE_MAX)
-		return fail(err, -EFBIG, "larger than %u MiB", STUNE_BUNDLE_MAX >> 20);
+		return stune_errf(err, -EFBIG, "larger than %u MiB", STUNE_BUNDLE_MAX >> 20);
 	/* Only what pack writes: tar (ustar/pax), zstd or uncompressed. */
 	archive_read_support_filter_zstd(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
-		return fail(err, -EBADMSG, "not a zstd-compressed tar archive (%s)", archive_error_string(a));
+		return stune_errf(err, -EBADMSG, "not a zstd-compressed tar archive (%s)", archive_error_string(a));
 	for (;;) {
 		r = archive_read_next_header(a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-			return fail(err, -EBADMSG, "damaged or truncated archive after %zu entries (%s)", nentries,
-				    archive_error_string(a) ? archive_error_string(a) : "libarchive error");
+			return stune_errf(err, -EBADMSG, "damaged or truncated archive after %zu entries (%s)",
+					  nentries,
+					  archive_error_string(a) ? archive_error_string(a) : "libarchive error");
 		if (++nentries > STUNE_BUNDLE_ENTRIES_MAX)
-			return fail(err, -EBADMSG, "more than %d entries", STUNE_BUNDLE_ENTRIES_MAX);
+			return stune_errf(err, -EBADMSG, "more than %d entries", STUNE_BUNDLE_ENTRIES_MAX);
 		const char *pn = archive_entry_pathname(e);
 		shown(pn, name, sizeof(name));
 		if (!pn || !*pn)
-			return fail(err, -EBADMSG, "entry %zu has no name", nentries);
+			return stune_errf(err, -EBADMSG, "entry %zu has no name", nentries);
 		if (archive_entry_hardlink(e))
-			return fail(err, -EBADMSG, "entry '%s' is a hard link: refused", name);
+			return stune_errf(err, -EBADMSG, "entry '%s' is a hard link: refused", name);
 		if (archive_entry_filetype(e) != AE_IFREG)
-			return fail(err, -EBADMSG, "entry '%s' is %s: refused (only regular files)", name,
-				    filetype_name(archive_entry_filetype(e)));
+			return stune_errf(err, -EBADMSG, "entry '%s' is %s: refused (only regular files)", name,
+					  filetype_name(archive_entry_filetype(e)));
 		if (pn[0] == '/')
-			return fail(err, -EBADMSG, "entry '%s' has an absolute name: refused", name);
+			return stune_errf(err, -EBADMSG, "entry '%s' has an absolute name: refused", name);
 		for (const char *s = pn; *s;) {
 			size_t n = strcspn(s, "/");
 			if (n == 2 && s[0] == '.' && s[1] == '.')
-				return fail(err, -EBADMSG, "entry '%s' has a '..' component: refused", name);
+				return stune_errf(err, -EBADMSG, "entry '%s' has a '..' component: refused", name);
 			s += n;
 			if (*s)
 				s++;
 		}
 		if (!valid_relname(pn))
-			return fail(err, -EBADMSG, "entry '%s': not a plain relative name: refused", name);
+			return stune_errf(err, -EBADMSG, "entry '%s': not a plain relative name: refused", name);
 		if (!archive_entry_size_is_set(e) || archive_entry_size(e) < 0)
-			return fail(err, -EBADMSG, "entry '%s' has no size", name);
+			return stune_errf(err, -EBADMSG, "entry '%s' has no size", name);
 		uint64_t esize = (uint64_t)archive_entry_size(e);
 		uint64_t cap = nentries == 1 ? STUNE_MANIFEST_MAX : STUNE_BUNDLE_ENTRY_MAX;
 		if (esize > cap || total + esize > STUNE_BUNDLE_TOTAL_MAX)
-			return fail(err, -EFBIG,
-				    "entry '%s' is %llu bytes: over the size cap (%llu bytes per %s, %u MiB in all)",
-				    name, (unsigned long long)esize, (unsigned long long)cap,
-				    nentries == 1 ? "manifest" : "file", STUNE_BUNDLE_TOTAL_MAX >> 20);
+			return stune_errf(
+			    err, -EFBIG,
+			    "entry '%s' is %llu bytes: over the size cap (%llu bytes per %s, %u MiB in all)", name,
+			    (unsigned long long)esize, (unsigned long long)cap, nentries == 1 ? "manifest" : "file",
+			    STUNE_BUNDLE_TOTAL_MAX >> 20);
 
 		if (nentries == 1) {
 			if (strcmp(pn, "manifest.json"))
-				return fail(err, -EBADMSG, "the first entry is '%s', not manifest.json", name);
+				return stune_errf(err, -EBADMSG, "the first entry is '%s', not manifest.json", name);
 			_cleanup_free_ uint8_t *mj = NULL;
 			size_t ml = 0;
 			if ((r = read_entry_data(a, STUNE_MANIFEST_MAX, &mj, &ml)) < 0)
-				return fail(err, r == -EFBIG ? -EFBIG : -EBADMSG, "manifest.json: %s",
-					    r == -EFBIG ? "over the size cap" : "damaged or truncated");
+				return stune_errf(err, r == -EFBIG ? -EFBIG : -EBADMSG, "manifest.json: %s",
+						  r == -EFBIG ? "over the size cap" : "damaged or truncated");
 			if ((r = stune_manifest_parse((const char *)mj, ml, &m, err)) < 0)
 				return r;
 			total += ml;
 			continue;
 		}
 		if (!strcmp(pn, "manifest.json"))
-			return fail(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
+			return stune_errf(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
 		struct stune_pfile *pf = (struct stune_pfile *)stune_manifest_file(m, pn);
 		if (!pf)
-			return fail(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
+			return stune_errf(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
 		if (pf->data)
-			return fail(err, -EBADMSG, "entry '%s' appears twice: refused", name);
+			return stune_errf(err, -EBADMSG, "entry '%s' appears twice: refused", name);
 		size_t dl = 0;
 		r = read_entry_data(a, esize < cap ? esize : cap, &pf->data, &dl);
 		if (r < 0)
-			return fail(err,
-				    r == -ENOMEM  ? -ENOMEM
-				    : r == -EFBIG ? -EFBIG
-						  : -EBADMSG,
-				    "entry '%s': %s", name,
-				    r == -EFBIG ? "more data than its header says" : "damaged or truncated");
+			return stune_errf(err,
+					  r == -ENOMEM	? -ENOMEM
+					  : r == -EFBIG ? -EFBIG
+							: -EBADMSG,
+					  "entry '%s': %s", name,
+					  r == -EFBIG ? "more data than its header says" : "damaged or truncated");
 		total += dl;
 		if (dl != pf->size) {
 			free(pf->data);
 			pf->data = NULL;
-			return fail(err, -EBADMSG, "%s: %zu bytes, the manifest says %llu", name, dl,
-				    (unsigned long long)pf->size);
+			return stune_errf(err, -EBADMSG, "%s: %zu bytes, the manifest says %llu", name, dl,
+					  (unsigned long long)pf->size);
 		}
 		char sha[STUNE_SHA256_HEX];
 		stune_sha256_hex(pf->data, dl, sha);
 		if (strcmp(sha, pf->sha256))
-			return fail(err, -EBADMSG, "%s: SHA-256 %s, the manifest says %s", name, sha, pf->sha256);
+			return stune_errf(err, -EBADMSG, "%s: SHA-256 %s, the manifest says %s", name, sha, pf->sha256);
 	}
 	if (!m)
-		return fail(err, -EBADMSG, "empty archive: no manifest.json");
+		return stune_errf(err, -EBADMSG, "empty archive: no manifest.json");
 	for (size_t i = 0; i < m->n_files; i++)
 		if (!m->files[i].data)
-			return fail(err, -EBADMSG, "%s: named in the manifest, missing from the archive",
-				    m->files[i].name);
+			return stune_errf(err, -EBADMSG, "%s: named in the manifest, missing from the archive",
+					  m->files[i].name);
 	/* Each module says the same as the manifest. */
 	for (size_t i = 0; i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
@@ -598,7 +589,7 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
 		_cleanup_free_ char *why = NULL;
 		if ((r = stune_ko_read(pf->data, pf->size, &ko, &why)) < 0)
-			return fail(err, r, "%s: %s", pm->file, why ? why : strerror(-r));
+			return stune_errf(err, r, "%s: %s", pm->file, why ? why : strerror(-r));
 		const char *what = NULL;
 		if (strcmp(ko->name, pm->name))
 			what = "name";
@@ -619,7 +610,8 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 			    ko->exports[k].crc != pm->exports[k].crc)
 				what = "exports";
 		if (what)
-			return fail(err, -EBADMSG, "%s: its %s differs from what the manifest says", pm->file, what);
+			return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest says", pm->file,
+					  what);
 	}
 	*out = steal_pointer(&m);
 	return 0;
@@ -696,14 +688,14 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	if (asprintf(&bpath, "%s/manifest.json", dir) < 0)
 		return -ENOMEM;
 	if ((r = stune_read_host_file(bpath, STUNE_MANIFEST_MAX, &bm, &bml)) < 0)
-		return fail(err, r, "%s: %s", bpath,
-			    r == -ENOENT ? "no such file (not a payload/build output directory)" : strerror(-r));
+		return stune_errf(err, r, "%s: %s", bpath,
+				  r == -ENOENT ? "no such file (not a payload/build output directory)" : strerror(-r));
 	_cleanup_free_ char *btext = strndup((const char *)bm, bml);
 	if (!btext)
 		return -ENOMEM;
 	_cleanup_(json_object_putp) json_object *b = json_tokener_parse(btext);
 	if (!b || !json_object_is_type(b, json_type_object))
-		return fail(err, -EBADMSG, "%s: not a JSON object", bpath);
+		return stune_errf(err, -EBADMSG, "%s: not a JSON object", bpath);
 	const char *release = jstr(b, "release"), *debver = jstr(b, "debian_version"),
 		   *pver = jstr(b, "payload_version");
 	json_object *bfiles, *bmods, *bpatches = NULL;
@@ -711,10 +703,10 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	    !valid_text(pver) || !json_object_object_get_ex(b, "files", &bfiles) ||
 	    !json_object_is_type(bfiles, json_type_object) || !json_object_object_get_ex(b, "modules", &bmods) ||
 	    !json_object_is_type(bmods, json_type_array))
-		return fail(err, -EBADMSG,
-			    "%s: not a payload/build manifest (release, debian_version, payload_version, files, "
-			    "modules)",
-			    bpath);
+		return stune_errf(err, -EBADMSG,
+				  "%s: not a payload/build manifest (release, debian_version, payload_version, files, "
+				  "modules)",
+				  bpath);
 	json_object_object_get_ex(b, "patches", &bpatches);
 
 	_cleanup_(json_object_putp) json_object *out = json_object_new_object();
@@ -754,11 +746,11 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		_cleanup_free_ char *p = NULL;
 		if (!valid_relname(fname) || !json_object_is_type(fsha, json_type_string) ||
 		    !valid_hex(json_object_get_string(fsha), 64)) {
-			ret = fail(err, -EBADMSG, "%s: invalid entry \"%.60s\" in files", bpath, fname);
+			ret = stune_errf(err, -EBADMSG, "%s: invalid entry \"%.60s\" in files", bpath, fname);
 			goto out;
 		}
 		if (nfiles + 2 >= STUNE_BUNDLE_ENTRIES_MAX) {
-			ret = fail(err, -EBADMSG, "%s: too many files", bpath);
+			ret = stune_errf(err, -EBADMSG, "%s: too many files", bpath);
 			goto out;
 		}
 		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
@@ -777,14 +769,15 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		}
 		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
 					      &files[nfiles - 1].len)) < 0) {
-			ret = fail(err, r, "%s: %s", p, strerror(-r));
+			ret = stune_errf(err, r, "%s: %s", p, strerror(-r));
 			goto out;
 		}
 		char sha[STUNE_SHA256_HEX];
 		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
 		if (strcmp(sha, json_object_get_string(fsha))) {
-			ret = fail(err, -EBADMSG, "%s: SHA-256 differs from %s (changed since payload/build wrote it)",
-				   p, bpath);
+			ret =
+			    stune_errf(err, -EBADMSG,
+				       "%s: SHA-256 differs from %s (changed since payload/build wrote it)", p, bpath);
 			goto out;
 		}
 	}
@@ -793,7 +786,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		const char *kfile = jstr(bkernel, "file"), *ksha = jstr(bkernel, "sha256");
 		_cleanup_free_ char *p = NULL;
 		if (!kfile || !valid_relname(kfile) || !ksha || !valid_hex(ksha, 64)) {
-			ret = fail(err, -EBADMSG, "%s: kernel: no \"file\" or \"sha256\"", bpath);
+			ret = stune_errf(err, -EBADMSG, "%s: kernel: no \"file\" or \"sha256\"", bpath);
 			goto out;
 		}
 		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
@@ -812,14 +805,15 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		}
 		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
 					      &files[nfiles - 1].len)) < 0) {
-			ret = fail(err, r, "%s: %s", p, strerror(-r));
+			ret = stune_errf(err, r, "%s: %s", p, strerror(-r));
 			goto out;
 		}
 		char sha[STUNE_SHA256_HEX];
 		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
 		if (strcmp(sha, ksha)) {
-			ret = fail(err, -EBADMSG, "%s: SHA-256 differs from %s (changed since payload/build wrote it)",
-				   p, bpath);
+			ret =
+			    stune_errf(err, -EBADMSG,
+				       "%s: SHA-256 differs from %s (changed since payload/build wrote it)", p, bpath);
 			goto out;
 		}
 		if (!(jkernel = json_object_new_object())) {
@@ -860,13 +854,14 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 			if (!strcmp(files[k].name, mfile))
 				fe = &files[k];
 		if (!mname || !valid_modname(mname) || !fe) {
-			ret = fail(err, -EBADMSG, "%s: module %zu: no name or its file is not in files", bpath, i + 1);
+			ret = stune_errf(err, -EBADMSG, "%s: module %zu: no name or its file is not in files", bpath,
+					 i + 1);
 			goto out;
 		}
 		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
 		_cleanup_free_ char *why = NULL;
 		if ((r = stune_ko_read(fe->data, fe->len, &ko, &why)) < 0) {
-			ret = fail(err, r, "%s/%s: %s", dir, mfile, why ? why : strerror(-r));
+			ret = stune_errf(err, r, "%s/%s: %s", dir, mfile, why ? why : strerror(-r));
 			goto out;
 		}
 		size_t rl = strlen(release);
@@ -881,7 +876,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 					  ? "its vermagic differs from the other modules'"
 					  : NULL;
 		if (problem) {
-			ret = fail(err, -EBADMSG, "%s/%s: %s", dir, mfile, problem);
+			ret = stune_errf(err, -EBADMSG, "%s/%s: %s", dir, mfile, problem);
 			goto out;
 		}
 		if (!vermagic && !(vermagic = strdup(ko->vermagic))) {
@@ -910,7 +905,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		json_object_array_add(jmods, jm);
 	}
 	if (!vermagic) {
-		ret = fail(err, -EBADMSG, "%s: no modules", bpath);
+		ret = stune_errf(err, -EBADMSG, "%s: no modules", bpath);
 		goto out;
 	}
 	json_object_object_add(out, "vermagic", json_object_new_string(vermagic));
@@ -953,7 +948,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 		    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 		    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
-			ret = fail(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
+			ret = stune_errf(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
 			free(mb.p);
 			goto out;
 		}
@@ -961,7 +956,7 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 		for (size_t i = 0; r == 0 && i < nfiles; i++)
 			r = add_entry(a, files[i].name, files[i].data, files[i].len, created);
 		if (r < 0 || archive_write_close(a) != ARCHIVE_OK) {
-			ret = fail(err, -EIO, "libarchive: %s", archive_error_string(a));
+			ret = stune_errf(err, -EIO, "libarchive: %s", archive_error_string(a));
 			free(mb.p);
 			goto out;
 		}

@@ -23,20 +23,6 @@ static const char *const depmod_index[] = {
     "modules.symbols", "modules.symbols.bin", "modules.builtin.bin", "modules.builtin.alias.bin", "modules.devname",
 };
 
-static int fail(char **err, int e, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err) {
-		free(*err);
-		if (vasprintf(err, fmt, ap) < 0)
-			*err = NULL;
-	}
-	va_end(ap);
-	return e;
-}
-
 /* --- test hook: a kill -9 at the N-th change ------------------------------------ */
 
 static void hook(void)
@@ -228,10 +214,10 @@ static int run_depmod(struct stune_ctx *ctx, const char *release, char **err)
 	if (r == 0)
 		return 0;
 	_cleanup_free_ char *last = stune_last_line(out);
-	return fail(err, r < 0 ? r : -EIO, "depmod %s: %s", release,
-		    r == -ENOENT ? "not found (install kmod)"
-		    : last	 ? last
-				 : "failed");
+	return stune_errf(err, r < 0 ? r : -EIO, "depmod %s: %s", release,
+			  r == -ENOENT ? "not found (install kmod)"
+			  : last       ? last
+				       : "failed");
 }
 
 int stune_initramfs_runner(struct stune_ctx *ctx, char **chroot_dir, char **why)
@@ -260,10 +246,10 @@ static int run_update_initramfs(struct stune_ctx *ctx, const char *release, cons
 	if (r == 0)
 		return 0;
 	_cleanup_free_ char *last = stune_last_line(out);
-	return fail(err, r < 0 ? r : -EIO, "update-initramfs -u -k %s: %s", release,
-		    r == -ENOENT ? "not found (install initramfs-tools)"
-		    : last	 ? last
-				 : "failed");
+	return stune_errf(err, r < 0 ? r : -EIO, "update-initramfs -u -k %s: %s", release,
+			  r == -ENOENT ? "not found (install initramfs-tools)"
+			  : last       ? last
+				       : "failed");
 }
 
 /* Put data (the kept initrd) back at path, mode kept. */
@@ -312,10 +298,10 @@ static int run_apt(const char *chroot_dir, const char *what, const char *const *
 	if (r == 0)
 		return 0;
 	_cleanup_free_ char *last = stune_last_line(out);
-	return fail(err, r < 0 ? r : -EIO, "apt-get %s: %s", what,
-		    r == -ENOENT ? "not found (install apt)"
-		    : last	 ? last
-				 : "failed");
+	return stune_errf(err, r < 0 ? r : -EIO, "apt-get %s: %s", what,
+			  r == -ENOENT ? "not found (install apt)"
+			  : last       ? last
+				       : "failed");
 }
 
 /* The installed version of package (dpkg's status file in the root), NULL when not installed. */
@@ -394,7 +380,7 @@ static int save(const char *state_dir, struct stune_pjournal *j, char **err)
 {
 	int r = stune_pjournal_save(state_dir, j);
 	if (r < 0)
-		return fail(err, r, "%s/payload/journal.json: %s", state_dir, strerror(-r));
+		return stune_errf(err, r, "%s/payload/journal.json: %s", state_dir, strerror(-r));
 	hook();
 	return 0;
 }
@@ -495,9 +481,9 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 			_cleanup_free_ char *old = NULL;
 			int lr = stune_root_readlink(ctx->root, s->path, &old);
 			if (lr < 0 && lr != -ENOENT)
-				return fail(err, lr,
-					    "/%s: %s (not a symlink: the boot default is not set by links here)",
-					    s->path, strerror(-lr));
+				return stune_errf(err, lr,
+						  "/%s: %s (not a symlink: the boot default is not set by links here)",
+						  s->path, strerror(-lr));
 			free(s->old_target);
 			s->old_target = steal_pointer(&old);
 		}
@@ -506,14 +492,14 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 		switch (s->kind) {
 		case STUNE_PS_MKDIR:
 			if ((r = mkdir_root(ctx, s->path, 0755)) < 0)
-				return fail(err, r, "mkdir /%s: %s", s->path, strerror(-r));
+				return stune_errf(err, r, "mkdir /%s: %s", s->path, strerror(-r));
 			break;
 		case STUNE_PS_FILE:
 			if ((r = write_tmp(ctx, s->path, kf->data, kf->size, 0644)) < 0)
-				return fail(err, r, "writing /%s: %s", s->path, strerror(-r));
+				return stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
 			hook();
 			if ((r = rename_tmp(ctx, s->path)) < 0)
-				return fail(err, r, "renaming into /%s: %s", s->path, strerror(-r));
+				return stune_errf(err, r, "renaming into /%s: %s", s->path, strerror(-r));
 			break;
 		case STUNE_PS_KERNEL: {
 			/* apt resolves what the package depends on; never dpkg --force */
@@ -527,17 +513,18 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 			hook();
 			_cleanup_free_ char *now = installed_version(ctx, k->package);
 			if (!now || strcmp(now, k->version))
-				return fail(err, -EIO, "apt-get install ran, but dpkg says %s is %s%s", k->package,
-					    now ? "at " : "not installed", now ? now : "");
+				return stune_errf(err, -EIO, "apt-get install ran, but dpkg says %s is %s%s",
+						  k->package, now ? "at " : "not installed", now ? now : "");
 			if (!stune_root_exists(ctx->root, s->path))
-				return fail(err, -ENOENT, "%s is installed but /%s is not there", k->package, s->path);
+				return stune_errf(err, -ENOENT, "%s is installed but /%s is not there", k->package,
+						  s->path);
 			if ((r = set_note(s, "%s %s installed with apt-get", k->package, k->version)) < 0)
 				return r;
 			break;
 		}
 		case STUNE_PS_DEFAULT:
 			if ((r = stune_root_symlink(ctx->root, s->path, s->target)) < 0)
-				return fail(err, r, "pointing /%s at %s: %s", s->path, s->target, strerror(-r));
+				return stune_errf(err, r, "pointing /%s at %s: %s", s->path, s->target, strerror(-r));
 			if ((r = set_note(s, "was %s", s->old_target ? s->old_target : "(no link)")) < 0)
 				return r;
 			break;
@@ -637,10 +624,11 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 			return -ENOMEM;
 		kver_now = installed_version(ctx, k->package);
 		if (kver_now && strcmp(kver_now, k->version) && !o->no_kernel)
-			return fail(err, -EEXIST,
-				    "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
-				    "or --no-kernel",
-				    k->package, kver_now, k->version, k->package);
+			return stune_errf(
+			    err, -EEXIST,
+			    "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
+			    "or --no-kernel",
+			    k->package, kver_now, k->version, k->package);
 		if (!is_dir(ctx, KERNEL_DEB_DIR) &&
 		    (r = stune_pjournal_add(j, STUNE_PS_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
 			return r;
@@ -701,7 +689,7 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
 			goto out;
 		if ((r = mkdir_root(ctx, j->steps[i].path, 0755)) < 0) {
-			r = fail(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
+			r = stune_errf(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
 			goto out;
 		}
 		hook();
@@ -727,14 +715,14 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
 			goto out;
 		if ((r = write_tmp(ctx, s->path, data, len, 0644)) < 0) {
-			r = fail(err, r, "writing /%s: %s", s->path, strerror(-r));
+			r = stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
 			goto out;
 		}
 		hook();
 	}
 	for (size_t i = first_file; i < end_files; i++) {
 		if ((r = rename_tmp(ctx, j->steps[i].path)) < 0) {
-			r = fail(err, r, "renaming into /%s: %s", j->steps[i].path, strerror(-r));
+			r = stune_errf(err, r, "renaming into /%s: %s", j->steps[i].path, strerror(-r));
 			goto out;
 		}
 		hook();
@@ -762,7 +750,7 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		if (k == -EPERM) /* --sysroot without root: not checked */
 			res->unresolved = true;
 		else if (k < 0 && k != -ENOENT) {
-			r = fail(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
+			r = stune_errf(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
 			goto out;
 		}
 		if (!res->resolved[i] && !(res->resolved[i] = strdup(""))) {
@@ -776,7 +764,7 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		_cleanup_free_ uint8_t *old = NULL, *new = NULL;
 		size_t old_len = 0, new_len = 0;
 		if ((r = stune_read_fd(ifd, STUNE_INITRD_MAX, &old, &old_len)) < 0) {
-			r = fail(err, r, "reading /%s: %s", initrd, strerror(-r));
+			r = stune_errf(err, r, "reading /%s: %s", initrd, strerror(-r));
 			goto out;
 		}
 		if (!(is->old_sha256 = malloc(STUNE_SHA256_HEX))) {
@@ -789,7 +777,8 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		_cleanup_free_ char *pdir = NULL;
 		if ((r = stune_pjournal_dir(o->state_dir, true, &pdir)) < 0 ||
 		    (r = stune_write_atomic(pdir, "kept-initrd", old, old_len, 0600, NULL)) < 0) {
-			r = fail(err, r, "keeping the initrd in %s: %s", pdir ? pdir : o->state_dir, strerror(-r));
+			r = stune_errf(err, r, "keeping the initrd in %s: %s", pdir ? pdir : o->state_dir,
+				       strerror(-r));
 			goto out;
 		}
 		hook();
@@ -797,7 +786,7 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 			goto out;
 		hook();
 		if ((r = stune_read_root_file(ctx->root, initrd, STUNE_INITRD_MAX, &new, &new_len)) < 0) {
-			r = fail(err, r, "reading the new /%s: %s", initrd, strerror(-r));
+			r = stune_errf(err, r, "reading the new /%s: %s", initrd, strerror(-r));
 			goto out;
 		}
 		if (!(is->sha256 = malloc(STUNE_SHA256_HEX))) {
@@ -956,10 +945,11 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 			continue;
 		_cleanup_free_ char *now = installed_version(ctx, pkg);
 		if (now && !strcmp(now, ver) && running && !strcmp(running, pkg + 12) && !force)
-			return fail(err, -EBUSY,
-				    "the running kernel is the payload's (%s): boot another kernel first (the journal "
-				    "stays; nothing was changed), or --force to purge it anyway",
-				    running);
+			return stune_errf(
+			    err, -EBUSY,
+			    "the running kernel is the payload's (%s): boot another kernel first (the journal "
+			    "stays; nothing was changed), or --force to purge it anyway",
+			    running);
 	}
 	for (size_t i = j->n; i-- > 0;) {
 		struct stune_pstep *s = &j->steps[i];
@@ -1247,15 +1237,17 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 			return -ENOMEM;
 	}
 	if (failed)
-		return fail(err, -EIO, "payload remove did not finish: the journal in %s/payload stays (run it again)",
-			    state_dir);
+		return stune_errf(err, -EIO,
+				  "payload remove did not finish: the journal in %s/payload stays (run it again)",
+				  state_dir);
 	if (changed)
-		return fail(err, -EEXIST,
-			    "payload remove left files that changed since install: the journal in %s/payload stays "
-			    "(--force removes them)",
-			    state_dir);
+		return stune_errf(
+		    err, -EEXIST,
+		    "payload remove left files that changed since install: the journal in %s/payload stays "
+		    "(--force removes them)",
+		    state_dir);
 	if ((r = stune_pjournal_remove(state_dir)) < 0)
-		return fail(err, r, "%s/payload: %s", state_dir, strerror(-r));
+		return stune_errf(err, r, "%s/payload: %s", state_dir, strerror(-r));
 	res->complete = true;
 	return 0;
 }

@@ -18,20 +18,6 @@
 #define KEY_FILE_MAX 4096
 #define SIG_LINE_MAX 1024
 
-static int fail(char **err, int e, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err) {
-		free(*err);
-		if (vasprintf(err, fmt, ap) < 0)
-			*err = NULL;
-	}
-	va_end(ap);
-	return e;
-}
-
 void stune_keyring_free(struct stune_keyring *k)
 {
 	if (!k)
@@ -91,14 +77,15 @@ int stune_minisign_key_parse(const char *text, struct stune_minisign_key *out, c
 		;
 	uint8_t raw[42];
 	if (!line || b64(line, raw, sizeof(raw)) < 0)
-		return fail(err, -EBADMSG, "not a minisign public key (expected a base64 line of 42 bytes)");
+		return stune_errf(err, -EBADMSG, "not a minisign public key (expected a base64 line of 42 bytes)");
 	if (memcmp(raw, "Ed", 2) != 0)
-		return fail(err, -EBADMSG, "not an Ed25519 minisign public key (algorithm '%c%c')", raw[0], raw[1]);
+		return stune_errf(err, -EBADMSG, "not an Ed25519 minisign public key (algorithm '%c%c')", raw[0],
+				  raw[1]);
 	memcpy(out->id, raw + 2, 8);
 	memcpy(out->pk, raw + 10, 32);
 	while ((line = next_line(&p)))
 		if (*line)
-			return fail(err, -EBADMSG, "unexpected text after the key");
+			return stune_errf(err, -EBADMSG, "unexpected text after the key");
 	return 0;
 }
 
@@ -107,26 +94,26 @@ static int key_from_fd(int fd, const char *name, struct stune_minisign_key *k, c
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return fail(err, negative_errno(), "%s: %s", name, strerror(errno));
+		return stune_errf(err, negative_errno(), "%s: %s", name, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(err, -EINVAL, "%s: not a regular file", name);
+		return stune_errf(err, -EINVAL, "%s: not a regular file", name);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return fail(err, -EPERM,
-			    "%s: writable by %s (mode %04o): refused as a trusted key (chmod go-w, owned by root)",
-			    name, st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+		return stune_errf(
+		    err, -EPERM, "%s: writable by %s (mode %04o): refused as a trusted key (chmod go-w, owned by root)",
+		    name, st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
 	_cleanup_free_ uint8_t *data = NULL;
 	size_t len = 0;
 	int r = stune_read_fd(fd, KEY_FILE_MAX, &data, &len);
 	if (r < 0)
-		return fail(err, r, "%s: %s", name, r == -EFBIG ? "too large for a public key" : strerror(-r));
+		return stune_errf(err, r, "%s: %s", name, r == -EFBIG ? "too large for a public key" : strerror(-r));
 	if (memchr(data, '\0', len))
-		return fail(err, -EBADMSG, "%s: not a minisign public key (binary data)", name);
+		return stune_errf(err, -EBADMSG, "%s: not a minisign public key (binary data)", name);
 	_cleanup_free_ char *text = strndup((const char *)data, len);
 	if (!text)
 		return -ENOMEM;
 	_cleanup_free_ char *why = NULL;
 	if ((r = stune_minisign_key_parse(text, k, &why)) < 0)
-		return fail(err, r, "%s: %s", name, why ? why : strerror(-r));
+		return stune_errf(err, r, "%s: %s", name, why ? why : strerror(-r));
 	if (!(k->source = strdup(name)))
 		return -ENOMEM;
 	return 0;
@@ -142,8 +129,8 @@ static int ring_add(struct stune_keyring *ring, struct stune_minisign_key *k, ch
 			free(k->source);
 			return 0;
 		}
-		int e = fail(err, -EEXIST, "%s and %s: two different keys with the same key id %s",
-			     ring->keys[i].source, k->source, stune_minisign_keyid_str(k->id, id));
+		int e = stune_errf(err, -EEXIST, "%s and %s: two different keys with the same key id %s",
+				   ring->keys[i].source, k->source, stune_minisign_keyid_str(k->id, id));
 		free(k->source);
 		return e;
 	}
@@ -176,15 +163,15 @@ int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_ke
 		return -ENOMEM;
 	_cleanup_close_ int dfd = stune_root_open(ctx->root, STUNE_TRUSTED_KEYS_DIR, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0 && dfd != -ENOENT)
-		return fail(err, dfd, "%s: %s", hostdir, strerror(-dfd));
+		return stune_errf(err, dfd, "%s: %s", hostdir, strerror(-dfd));
 	if (dfd >= 0) {
 		struct stat st;
 		if (fstat(dfd, &st) < 0)
-			return fail(err, negative_errno(), "%s: %s", hostdir, strerror(errno));
+			return stune_errf(err, negative_errno(), "%s: %s", hostdir, strerror(errno));
 		if (st.st_mode & (S_IWGRP | S_IWOTH))
-			return fail(err, -EPERM, "%s: directory writable by %s (mode %04o): its keys are not trusted",
-				    hostdir, st.st_mode & S_IWOTH ? "others" : "its group",
-				    (unsigned)(st.st_mode & 07777));
+			return stune_errf(
+			    err, -EPERM, "%s: directory writable by %s (mode %04o): its keys are not trusted", hostdir,
+			    st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
 		_cleanup_closedir_ DIR *d = fdopendir(dfd);
 		if (!d)
 			return negative_errno();
@@ -209,7 +196,7 @@ int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_ke
 			/* O_NONBLOCK: a FIFO named *.pub must not hang the open. */
 			_cleanup_close_ int fd = stune_root_open(ctx->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 			if (fd < 0)
-				return fail(err, fd, "%s: %s", host, strerror(-fd));
+				return stune_errf(err, fd, "%s: %s", host, strerror(-fd));
 			struct stune_minisign_key k = {0};
 			if ((r = key_from_fd(fd, host, &k, err)) < 0 || (r = ring_add(ring, &k, err)) < 0)
 				return r;
@@ -218,7 +205,7 @@ int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_ke
 	if (extra) {
 		_cleanup_close_ int fd = open(extra, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0)
-			return fail(err, negative_errno(), "%s: %s", extra, strerror(errno));
+			return stune_errf(err, negative_errno(), "%s: %s", extra, strerror(errno));
 		struct stune_minisign_key k = {0};
 		if ((r = key_from_fd(fd, extra, &k, err)) < 0 || (r = ring_add(ring, &k, err)) < 0)
 			return r;
@@ -241,34 +228,34 @@ int stune_minisign_verify(const struct stune_keyring *keys, const void *data, si
 	if (sodium_init() < 0)
 		return -EIO;
 	if (strlen(sig) > 4 * SIG_LINE_MAX)
-		return fail(err, -EBADMSG, "not a minisign signature (too long)");
+		return stune_errf(err, -EBADMSG, "not a minisign signature (too long)");
 	_cleanup_free_ char *copy = strdup(sig);
 	if (!copy)
 		return -ENOMEM;
 	char *p = copy;
 	char *l1 = next_line(&p), *l2 = next_line(&p), *l3 = next_line(&p), *l4 = next_line(&p);
 	if (!l1 || strncmp(l1, "untrusted comment:", 18) || !l2 || !l3 || strncmp(l3, "trusted comment: ", 17) || !l4)
-		return fail(err, -EBADMSG,
-			    "not a minisign signature (expected untrusted comment, signature, trusted comment, "
-			    "global signature)");
+		return stune_errf(err, -EBADMSG,
+				  "not a minisign signature (expected untrusted comment, signature, trusted comment, "
+				  "global signature)");
 	uint8_t s[74], global[64];
 	if (b64(l2, s, sizeof(s)) < 0 || b64(l4, global, sizeof(global)) < 0)
-		return fail(err, -EBADMSG, "not a minisign signature (bad base64 or length)");
+		return stune_errf(err, -EBADMSG, "not a minisign signature (bad base64 or length)");
 	int prehashed;
 	if (!memcmp(s, "ED", 2))
 		prehashed = 1;
 	else if (!memcmp(s, "Ed", 2))
 		prehashed = 0;
 	else
-		return fail(err, -EBADMSG, "unknown minisign signature algorithm '%c%c'", s[0], s[1]);
+		return stune_errf(err, -EBADMSG, "unknown minisign signature algorithm '%c%c'", s[0], s[1]);
 	const struct stune_minisign_key *k = NULL;
 	for (size_t i = 0; i < keys->n && !k; i++)
 		if (!memcmp(keys->keys[i].id, s + 2, 8))
 			k = &keys->keys[i];
 	if (!k)
-		return fail(err, -ENOKEY, "signed with key %s, which is not a trusted key%s",
-			    stune_minisign_keyid_str(s + 2, idbuf),
-			    keys->n ? "" : " (no trusted keys: etc/scsitune/trusted-keys/ is empty or missing)");
+		return stune_errf(err, -ENOKEY, "signed with key %s, which is not a trusted key%s",
+				  stune_minisign_keyid_str(s + 2, idbuf),
+				  keys->n ? "" : " (no trusted keys: etc/scsitune/trusted-keys/ is empty or missing)");
 	int ok;
 	if (prehashed) {
 		uint8_t h[crypto_generichash_BYTES_MAX];
@@ -278,9 +265,9 @@ int stune_minisign_verify(const struct stune_keyring *keys, const void *data, si
 		ok = crypto_sign_verify_detached(s + 10, data, len, k->pk) == 0;
 	}
 	if (!ok)
-		return fail(err, -EKEYREJECTED,
-			    "signature by key %s does not verify: the file is not the one that was signed",
-			    stune_minisign_keyid_str(k->id, idbuf));
+		return stune_errf(err, -EKEYREJECTED,
+				  "signature by key %s does not verify: the file is not the one that was signed",
+				  stune_minisign_keyid_str(k->id, idbuf));
 	const char *tc = l3 + 17;
 	size_t tclen = strlen(tc);
 	_cleanup_free_ uint8_t *gm = malloc(64 + tclen);
@@ -289,8 +276,8 @@ int stune_minisign_verify(const struct stune_keyring *keys, const void *data, si
 	memcpy(gm, s + 10, 64);
 	memcpy(gm + 64, tc, tclen);
 	if (crypto_sign_verify_detached(global, gm, 64 + tclen, k->pk) != 0)
-		return fail(err, -EKEYREJECTED, "the trusted comment's signature by key %s does not verify",
-			    stune_minisign_keyid_str(k->id, idbuf));
+		return stune_errf(err, -EKEYREJECTED, "the trusted comment's signature by key %s does not verify",
+				  stune_minisign_keyid_str(k->id, idbuf));
 	memset(res, 0, sizeof(*res));
 	memcpy(res->key_id, k->id, 8);
 	res->prehashed = prehashed;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strv.h"
 #include "report/query.h"
 
 static const char *const metric_names[] = {
@@ -41,17 +42,6 @@ const char *stune_gate_op_name(enum stune_gate_op op)
 	return op_names[op];
 }
 
-static int fail(char **err, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
-
 void stune_gate_free(struct stune_gate *g)
 {
 	if (!g)
@@ -80,12 +70,12 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 	while (*p == ' ')
 		p++;
 	if (ml == 0)
-		return fail(err, "'%s': no metric (" METRIC_LIST ")", c);
+		return stune_errf(err, -EINVAL, "'%s': no metric (" METRIC_LIST ")", c);
 	size_t m = 0;
 	while (m < ELEMENTSOF(metric_names) && (strlen(metric_names[m]) != ml || strncmp(c, metric_names[m], ml)))
 		m++;
 	if (m == ELEMENTSOF(metric_names))
-		return fail(err, "'%s': unknown metric '%.*s' (" METRIC_LIST ")", c, (int)ml, c);
+		return stune_errf(err, -EINVAL, "'%s': unknown metric '%.*s' (" METRIC_LIST ")", c, (int)ml, c);
 	out->metric = (enum stune_gate_metric)m;
 	static const struct {
 		const char *s;
@@ -96,7 +86,8 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 	while (o < ELEMENTSOF(ops) && strncmp(p, ops[o].s, strlen(ops[o].s)))
 		o++;
 	if (o == ELEMENTSOF(ops))
-		return fail(err, "'%s': no operator after '%s' (>=, <=, >, <, =, !=)", c, metric_names[m]);
+		return stune_errf(err, -EINVAL, "'%s': no operator after '%s' (>=, <=, >, <, =, !=)", c,
+				  metric_names[m]);
 	out->op = ops[o].op;
 	p += strlen(ops[o].s);
 	while (*p == ' ')
@@ -110,26 +101,28 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 	for (const char *k = p; plain && k < end; k++)
 		plain = isdigit((unsigned char)*k) || *k == '.' || k == p;
 	if (!plain || errno || !isfinite(v))
-		return fail(err, "'%s': '%s' is not a number", c, num);
+		return stune_errf(err, -EINVAL, "'%s': '%s' is not a number", c, num);
 	bool pct = *end == '%';
 	if (pct)
 		end++;
 	while (*end == ' ')
 		end++;
 	if (*end)
-		return fail(err, "'%s': unexpected '%s' after the value", c, end);
+		return stune_errf(err, -EINVAL, "'%s': unexpected '%s' after the value", c, end);
 	if (is_count(out->metric)) {
 		if (pct || sign || v != floor(v))
-			return fail(err, "'%s': %s is a number of hosts (a whole number, no sign or %%)", c,
-				    metric_names[m]);
+			return stune_errf(err, -EINVAL, "'%s': %s is a number of hosts (a whole number, no sign or %%)",
+					  c, metric_names[m]);
 	} else if (is_kiops(out->metric)) {
 		out->change = pct;
 		if (pct && !compare)
-			return fail(err, "'%s': a change in %% needs --compare PHASE", c);
+			return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
 		if (!pct && sign)
-			return fail(err, "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)", c);
+			return stune_errf(err, -EINVAL,
+					  "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)", c);
 	} else if (sign) {
-		return fail(err, "'%s': %s is a percentage without a sign (spread<=15%%)", c, metric_names[m]);
+		return stune_errf(err, -EINVAL, "'%s': %s is a percentage without a sign (spread<=15%%)", c,
+				  metric_names[m]);
 	}
 	out->value = v;
 	return (out->text = strdup(c)) ? 0 : -ENOMEM;
@@ -169,7 +162,8 @@ int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, ch
 		while (n > 0 && isspace((unsigned char)tok[n - 1]))
 			tok[--n] = '\0';
 		if (!*tok)
-			return fail(err, "'%s': an empty condition%s", expr, trailing ? " after the last ','" : "");
+			return stune_errf(err, -EINVAL, "'%s': an empty condition%s", expr,
+					  trailing ? " after the last ','" : "");
 		int r = parse_cond(tok, compare, &g->conds[g->n], err);
 		if (r < 0)
 			return r;

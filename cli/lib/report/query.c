@@ -12,20 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/strv.h"
 #include "report/lineproto.h"
 #include "report/upload.h"
-
-static int fail(char **err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	free(*err);
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return r;
-}
 
 const char *stune_query_api_name(enum stune_query_api a)
 {
@@ -62,9 +51,9 @@ int stune_query_url(const char *url, enum stune_query_api api, char **out, enum 
 {
 	size_t skip = !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
 	if (!skip)
-		return fail(err, -EINVAL, "not an http:// or https:// URL");
+		return stune_errf(err, -EINVAL, "not an http:// or https:// URL");
 	if (strchr(url, '#'))
-		return fail(err, -EINVAL, "a query URL has no '#' fragment");
+		return stune_errf(err, -EINVAL, "a query URL has no '#' fragment");
 	const char *q = strchr(url, '?');
 	const char *path = strchr(url + skip, '/');
 	if (path && q && path > q)
@@ -82,9 +71,10 @@ int stune_query_url(const char *url, enum stune_query_api api, char **out, enum 
 		else if (ends_with(path, plen, "/query"))
 			api = STUNE_QUERY_INFLUXQL;
 		else
-			return fail(err, -EINVAL,
-				    "cannot tell the query API from the path (.../api/v1/export, .../api/v1/query, "
-				    ".../query?db=DB): give --query-api export|prometheus|influxql");
+			return stune_errf(
+			    err, -EINVAL,
+			    "cannot tell the query API from the path (.../api/v1/export, .../api/v1/query, "
+			    ".../query?db=DB): give --query-api export|prometheus|influxql");
 		if (plen == 0) { /* VictoriaMetrics' base URL: its export API */
 			size_t hl = (size_t)((path ? path : q ? q : url + strlen(url)) - url);
 			if (asprintf(out, "%.*s/api/v1/export%s", (int)hl, url, q ? q : "") < 0)
@@ -94,9 +84,9 @@ int stune_query_url(const char *url, enum stune_query_api api, char **out, enum 
 		}
 	}
 	if (api == STUNE_QUERY_INFLUXQL && !(q && (strstr(q, "?db=") || strstr(q, "&db="))))
-		return fail(err, -EINVAL, "InfluxDB's /query needs the database: ?db=DB");
+		return stune_errf(err, -EINVAL, "InfluxDB's /query needs the database: ?db=DB");
 	if (api == STUNE_QUERY_INFLUXQL && q && (strstr(q, "?epoch=") || strstr(q, "&epoch=")))
-		return fail(err, -EINVAL, "sets epoch= itself: scsitune asks for epoch=ms");
+		return stune_errf(err, -EINVAL, "sets epoch= itself: scsitune asks for epoch=ms");
 	*out_api = api;
 	if (api == STUNE_QUERY_INFLUXQL) {
 		const char *sep = q[1] == '\0' || url[strlen(url) - 1] == '&' ? "" : "&";
@@ -349,21 +339,21 @@ static struct stune_qseries *answer_add(struct answer *a)
 static int take_labels(struct stune_qseries *s, json_object *tags, const char *where, char **err)
 {
 	if (!json_object_is_type(tags, json_type_object))
-		return fail(err, -EBADMSG, "%s: the series' tags are not an object", where);
+		return stune_errf(err, -EBADMSG, "%s: the series' tags are not an object", where);
 	json_object_object_foreach(tags, key, val)
 	{
 		for (int i = 0; i < STUNE_QL_N; i++) {
 			if (strcmp(key, label_names[i]))
 				continue;
 			if (!json_object_is_type(val, json_type_string))
-				return fail(err, -EBADMSG, "%s: tag '%s' is not a string", where, key);
+				return stune_errf(err, -EBADMSG, "%s: tag '%s' is not a string", where, key);
 			const char *v = json_object_get_string(val);
 			if (*v && !(s->labels[i] = strdup(v)))
 				return -ENOMEM;
 		}
 	}
 	if (!s->labels[STUNE_QL_HOST] || !s->labels[STUNE_QL_PHASE])
-		return fail(err, -EBADMSG, "%s: a series without a host or phase tag", where);
+		return stune_errf(err, -EBADMSG, "%s: a series without a host or phase tag", where);
 	return 0;
 }
 
@@ -396,14 +386,14 @@ static int export_series(struct answer *a, json_object *o, const char *where, ch
 	json_object *metric, *values, *stamps, *name;
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
 	    !json_object_object_get_ex(o, "values", &values) || !json_object_object_get_ex(o, "timestamps", &stamps))
-		return fail(err, -EBADMSG, "%s: not a series (no metric, values and timestamps)", where);
+		return stune_errf(err, -EBADMSG, "%s: not a series (no metric, values and timestamps)", where);
 	if (json_object_object_get_ex(metric, "__name__", &name) &&
 	    strcmp(json_object_get_string(name), STUNE_LP_MEASUREMENT "_kiops"))
-		return fail(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops", where,
-			    json_object_get_string(name));
+		return stune_errf(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops", where,
+				  json_object_get_string(name));
 	if (!json_object_is_type(values, json_type_array) || !json_object_is_type(stamps, json_type_array) ||
 	    json_object_array_length(values) != json_object_array_length(stamps))
-		return fail(err, -EBADMSG, "%s: values and timestamps are not two arrays of one length", where);
+		return stune_errf(err, -EBADMSG, "%s: values and timestamps are not two arrays of one length", where);
 	struct stune_qseries *s = answer_add(a);
 	if (!s)
 		return -ENOMEM;
@@ -414,8 +404,9 @@ static int export_series(struct answer *a, json_object *o, const char *where, ch
 	for (size_t i = 0; i < n; i++) {
 		if (!number(json_object_array_get_idx(values, i), &s->v[i]) ||
 		    !integer(json_object_array_get_idx(stamps, i), &s->ts[i]))
-			return fail(err, -EBADMSG, "%s: sample %zu is not a finite number with an integer timestamp",
-				    where, i + 1);
+			return stune_errf(err, -EBADMSG,
+					  "%s: sample %zu is not a finite number with an integer timestamp", where,
+					  i + 1);
 	}
 	s->n = n;
 	return 0;
@@ -445,10 +436,10 @@ static int parse_export(struct answer *a, const char *body, size_t len, char **e
 		json_tokener_free(tok);
 		if (!o) {
 			json_object_put(o);
-			return fail(err, -EBADMSG, "%s: %s", where,
-				    je == json_tokener_continue ? "truncated JSON" : "not JSON");
+			return stune_errf(err, -EBADMSG, "%s: %s", where,
+					  je == json_tokener_continue ? "truncated JSON" : "not JSON");
 		}
-		int r = used != n ? fail(err, -EBADMSG, "%s: text after the JSON object", where)
+		int r = used != n ? stune_errf(err, -EBADMSG, "%s: text after the JSON object", where)
 				  : export_series(a, o, where, err);
 		json_object_put(o);
 		if (r < 0)
@@ -467,21 +458,21 @@ static int parse_document(const char *body, size_t len, json_object **out, char 
 		len--;
 	if (len == 0) {
 		json_tokener_free(tok);
-		return fail(err, -EBADMSG, "an empty answer (no JSON document)");
+		return stune_errf(err, -EBADMSG, "an empty answer (no JSON document)");
 	}
 	json_object *o = json_tokener_parse_ex(tok, body, (int)len);
 	enum json_tokener_error je = json_tokener_get_error(tok);
 	size_t used = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (!o)
-		return fail(err, -EBADMSG, "%s", je == json_tokener_continue ? "truncated JSON" : "not JSON");
+		return stune_errf(err, -EBADMSG, "%s", je == json_tokener_continue ? "truncated JSON" : "not JSON");
 	if (used != len) {
 		json_object_put(o);
-		return fail(err, -EBADMSG, "text after the JSON document");
+		return stune_errf(err, -EBADMSG, "text after the JSON document");
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return fail(err, -EBADMSG, "the answer is not a JSON object");
+		return stune_errf(err, -EBADMSG, "the answer is not a JSON object");
 	}
 	*out = o;
 	return 0;
@@ -500,7 +491,7 @@ static int prom_series(struct answer *a, json_object *o, const char *where, char
 	json_object *metric, *values;
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
 	    !json_object_object_get_ex(o, "values", &values) || !json_object_is_type(values, json_type_array))
-		return fail(err, -EBADMSG, "%s: not a range vector (no metric and values)", where);
+		return stune_errf(err, -EBADMSG, "%s: not a range vector (no metric and values)", where);
 	struct stune_qseries *s = answer_add(a);
 	if (!s)
 		return -ENOMEM;
@@ -520,7 +511,7 @@ static int prom_series(struct answer *a, json_object *o, const char *where, char
 		if (vs)
 			s->v[i] = strtod(vs, &end);
 		if (!vs || end == vs || *end || !isfinite(s->v[i]) || fabs(t) > 1e11)
-			return fail(err, -EBADMSG, "%s: sample %zu is not [seconds, \"number\"]", where, i + 1);
+			return stune_errf(err, -EBADMSG, "%s: sample %zu is not [seconds, \"number\"]", where, i + 1);
 		s->ts[i] = llround(t * 1000.0);
 	}
 	s->n = n;
@@ -536,13 +527,13 @@ static int parse_prometheus(struct answer *a, const char *body, size_t len, char
 	const char *status = get_str(doc, "status"), *type;
 	if (!status || strcmp(status, "success")) {
 		const char *e = get_str(doc, "error");
-		r = fail(err, -EBADMSG, "status %s%s%s", status ? status : "missing", e ? ": " : "", e ? e : "");
+		r = stune_errf(err, -EBADMSG, "status %s%s%s", status ? status : "missing", e ? ": " : "", e ? e : "");
 	} else if (!json_object_object_get_ex(doc, "data", &data) || !(type = get_str(data, "resultType")) ||
 		   !json_object_object_get_ex(data, "result", &result) ||
 		   !json_object_is_type(result, json_type_array)) {
-		r = fail(err, -EBADMSG, "no data.resultType and data.result array");
+		r = stune_errf(err, -EBADMSG, "no data.resultType and data.result array");
 	} else if (strcmp(type, "matrix")) {
-		r = fail(err, -EBADMSG, "resultType '%s', not matrix (raw samples of a range selector)", type);
+		r = stune_errf(err, -EBADMSG, "resultType '%s', not matrix (raw samples of a range selector)", type);
 	} else {
 		for (size_t i = 0; r == 0 && i < json_object_array_length(result); i++) {
 			char where[48];
@@ -576,12 +567,13 @@ static int influx_series(struct answer *a, json_object *o, const char *where, ch
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "tags", &tags) ||
 	    !json_object_object_get_ex(o, "columns", &cols) || !json_object_object_get_ex(o, "values", &values) ||
 	    !json_object_is_type(cols, json_type_array) || !json_object_is_type(values, json_type_array))
-		return fail(err, -EBADMSG, "%s: not a series (no tags, columns and values)", where);
+		return stune_errf(err, -EBADMSG, "%s: not a series (no tags, columns and values)", where);
 	if (is_true(o, "partial"))
-		return fail(err, -EBADMSG, "%s: the series is partial (the server cut it: max-row-limit?)", where);
+		return stune_errf(err, -EBADMSG, "%s: the series is partial (the server cut it: max-row-limit?)",
+				  where);
 	int ct = column(cols, "time"), cv = column(cols, "kiops");
 	if (ct < 0 || cv < 0)
-		return fail(err, -EBADMSG, "%s: no time and kiops columns", where);
+		return stune_errf(err, -EBADMSG, "%s: no time and kiops columns", where);
 	struct stune_qseries *s = answer_add(a);
 	if (!s)
 		return -ENOMEM;
@@ -595,7 +587,7 @@ static int influx_series(struct answer *a, json_object *o, const char *where, ch
 		    json_object_array_length(row) != json_object_array_length(cols) ||
 		    !integer(json_object_array_get_idx(row, (size_t)ct), &s->ts[i]) ||
 		    !number(json_object_array_get_idx(row, (size_t)cv), &s->v[i]))
-			return fail(err, -EBADMSG, "%s: row %zu is not [time in ms, kiops]", where, i + 1);
+			return stune_errf(err, -EBADMSG, "%s: row %zu is not [time in ms, kiops]", where, i + 1);
 	}
 	s->n = n;
 	return 0;
@@ -609,20 +601,20 @@ static int parse_influxql(struct answer *a, const char *body, size_t len, char *
 		return r;
 	const char *e = get_str(doc, "error");
 	if (e)
-		r = fail(err, -EBADMSG, "error: %s", e);
+		r = stune_errf(err, -EBADMSG, "error: %s", e);
 	else if (!json_object_object_get_ex(doc, "results", &results) || !json_object_is_type(results, json_type_array))
-		r = fail(err, -EBADMSG, "no results array");
+		r = stune_errf(err, -EBADMSG, "no results array");
 	for (size_t i = 0; r == 0 && i < json_object_array_length(results); i++) {
 		json_object *res = json_object_array_get_idx(results, i), *series;
 		if (!json_object_is_type(res, json_type_object)) {
-			r = fail(err, -EBADMSG, "results[%zu] is not an object", i);
+			r = stune_errf(err, -EBADMSG, "results[%zu] is not an object", i);
 		} else if ((e = get_str(res, "error"))) {
-			r = fail(err, -EBADMSG, "results[%zu]: error: %s", i, e);
+			r = stune_errf(err, -EBADMSG, "results[%zu]: error: %s", i, e);
 		} else if (is_true(res, "partial")) {
-			r = fail(err, -EBADMSG, "results[%zu] is partial (the server cut it: max-row-limit?)", i);
+			r = stune_errf(err, -EBADMSG, "results[%zu] is partial (the server cut it: max-row-limit?)", i);
 		} else if (json_object_object_get_ex(res, "series", &series)) {
 			if (!json_object_is_type(series, json_type_array))
-				r = fail(err, -EBADMSG, "results[%zu].series is not an array", i);
+				r = stune_errf(err, -EBADMSG, "results[%zu].series is not an array", i);
 			for (size_t k = 0; r == 0 && k < json_object_array_length(series); k++) {
 				char where[64];
 				snprintf(where, sizeof(where), "results[%zu].series[%zu]", i, k);
@@ -1084,8 +1076,8 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	f->n_duplicates = a->duplicates;
 	*a = (struct answer){0};
 	if (f->n_points == 0)
-		return fail(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase, q->compare ? " or " : "",
-			    q->compare ? q->compare : "");
+		return stune_errf(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase,
+				  q->compare ? " or " : "", q->compare ? q->compare : "");
 	if ((r = host_names(q, &(struct answer){.s = f->series, .n = f->n_series}, &names, &n)) < 0)
 		return r;
 	if (!(f->hosts = calloc(n ? n : 1, sizeof(*f->hosts))))
@@ -1119,7 +1111,7 @@ int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api ap
 						: parse_export(&a, body, len, err);
 	if (r < 0) {
 		answer_clear(&a);
-		return r == -ENOMEM && !*err ? fail(err, r, "out of memory") : r;
+		return r == -ENOMEM && !*err ? stune_errf(err, r, "out of memory") : r;
 	}
 	_cleanup_(stune_fleet_freep) struct stune_fleet *f = calloc(1, sizeof(*f));
 	if (!f) {

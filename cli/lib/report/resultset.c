@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/strv.h"
 #include "core/statefile.h"
 #include "core/utctime.h"
 #include "core/userfile.h"
@@ -167,12 +168,6 @@ static int saved_sig(json_object *doc, json_object *run, struct stune_saved_set 
 	return 0;
 }
 
-static int set_err(char **err, const char *msg, int r)
-{
-	*err = strdup(msg);
-	return *err ? r : -ENOMEM;
-}
-
 int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err)
 {
 	*err = NULL;
@@ -182,7 +177,7 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 	_cleanup_free_ char *text = NULL;
 	int r = stune_read_user_file(path, STUNE_RESULTSET_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
 	if (r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ)
-		return set_err(err, stune_user_file_strerror(r, STUNE_RESULTSET_MAX_BYTES), r);
+		return stune_errf(err, r, "%s", stune_user_file_strerror(r, STUNE_RESULTSET_MAX_BYTES));
 	if (r < 0)
 		return r;
 	enum json_tokener_error je;
@@ -190,15 +185,15 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 	if (!doc) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "not a scsitune result set: not JSON (%s)", json_tokener_error_desc(je));
-		return set_err(err, msg, -EINVAL);
+		return stune_errf(err, -EINVAL, "%s", msg);
 	}
 	json_object *v, *runs;
 	if (!json_object_is_type(doc, json_type_object) || !json_object_object_get_ex(doc, "schema_version", &v) ||
 	    !json_object_is_type(v, json_type_int) || !json_object_object_get_ex(doc, "runs", &runs) ||
 	    !json_object_is_type(runs, json_type_array))
-		r = set_err(err, "not a scsitune result set: no 'schema_version' and 'runs'", -EINVAL);
+		r = stune_errf(err, -EINVAL, "not a scsitune result set: no 'schema_version' and 'runs'");
 	else if (json_object_get_int(v) < 1 || json_object_get_int(v) > STUNE_REPORT_SCHEMA_VERSION)
-		r = set_err(err, "result set of an unknown schema_version", -EINVAL);
+		r = stune_errf(err, -EINVAL, "result set of an unknown schema_version");
 	if (r < 0)
 		goto out;
 	if (json_object_object_get_ex(doc, "phase", &v) && json_object_is_type(v, json_type_string) &&
@@ -208,7 +203,7 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 	}
 	size_t n = json_object_array_length(runs);
 	if (n == 0) {
-		r = set_err(err, "result set without runs", -EINVAL);
+		r = stune_errf(err, -EINVAL, "result set without runs");
 		goto out;
 	}
 	if (!(s->kiops = calloc(n, sizeof(double)))) {
@@ -222,7 +217,7 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 		    !isfinite(json_object_get_double(v))) {
 			char msg[64];
 			snprintf(msg, sizeof(msg), "runs[%zu]: no 'kiops' number", i);
-			r = set_err(err, msg, -EINVAL);
+			r = stune_errf(err, -EINVAL, "%s", msg);
 			goto out;
 		}
 		s->kiops[i] = json_object_get_double(v);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/strv.h"
 #include "core/hostcrypto.h"
 #include "core/root.h"
 #include "core/statefile.h"
@@ -32,19 +33,6 @@
 #define STUNE_AUTH_MAX_BYTES (64u << 10)
 /* A batch is a few hundred bytes per run. */
 #define STUNE_SPOOL_MAX_BYTES (64u << 20)
-
-static int set_err(char **err, int r, const char *fmt, ...) _printf_(3, 4);
-static int set_err(char **err, int r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0) {
-		*err = NULL;
-		r = -ENOMEM;
-	}
-	va_end(ap);
-	return r;
-}
 
 static void free_secret(char *s)
 {
@@ -71,15 +59,15 @@ int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 	char *buf = NULL;
 	int r = stune_user_file_open(path, &fd, &st);
 	if (r == -STUNE_ENOTREG)
-		return set_err(err, r, "%s", stune_user_file_strerror(r, 0));
+		return stune_errf(err, r, "%s", stune_user_file_strerror(r, 0));
 	if (r < 0)
 		return r;
 	if (st.st_mode & S_IROTH)
-		return set_err(err, -EPERM, "readable by others (mode %04o): chmod o-r it", st.st_mode & 07777);
+		return stune_errf(err, -EPERM, "readable by others (mode %04o): chmod o-r it", st.st_mode & 07777);
 	size_t len = 0;
 	r = stune_read_user_fd(fd, STUNE_AUTH_MAX_BYTES, 0, &buf, &len);
 	if (r < 0)
-		return r == -EFBIG ? set_err(err, r, "%s", stune_user_file_strerror(r, STUNE_AUTH_MAX_BYTES)) : r;
+		return r == -EFBIG ? stune_errf(err, r, "%s", stune_user_file_strerror(r, STUNE_AUTH_MAX_BYTES)) : r;
 	buf[strcspn(buf, "\r\n")] = '\0';
 	_cleanup_(stune_auth_freep) struct stune_auth *a = calloc(1, sizeof(*a));
 	if (!a) {
@@ -92,7 +80,7 @@ int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 		while (*tok == ' ')
 			tok++;
 		if (!*tok) {
-			r = set_err(err, -EINVAL, "'%s' without a token", buf[0] == 'B' ? "Bearer" : "Token");
+			r = stune_errf(err, -EINVAL, "'%s' without a token", buf[0] == 'B' ? "Bearer" : "Token");
 			goto out;
 		}
 		if (asprintf(&a->header, "Authorization: %s %s", buf[0] == 'B' ? "Bearer" : "Token", tok) < 0) {
@@ -106,7 +94,7 @@ int stune_auth_load(const char *path, struct stune_auth **out, char **err)
 			goto out;
 		}
 	} else {
-		r = set_err(err, -EINVAL, "first line is not 'Bearer TOKEN', 'Token TOKEN' or 'user:password'");
+		r = stune_errf(err, -EINVAL, "first line is not 'Bearer TOKEN', 'Token TOKEN' or 'user:password'");
 		goto out;
 	}
 	*out = steal_pointer(&a);
@@ -126,12 +114,12 @@ int stune_upload_url(const char *url, char **out, char **err)
 {
 	*err = NULL;
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-		return set_err(err, -EINVAL, "not an http:// or https:// URL");
+		return stune_errf(err, -EINVAL, "not an http:// or https:// URL");
 	if (strchr(url, '#'))
-		return set_err(err, -EINVAL, "a write URL has no '#' fragment");
+		return stune_errf(err, -EINVAL, "a write URL has no '#' fragment");
 	const char *q = strchr(url, '?');
 	if (q && (strstr(q, "?precision=") || strstr(q, "&precision=")))
-		return set_err(err, -EINVAL, "sets precision= itself: scsitune sends precision=ms");
+		return stune_errf(err, -EINVAL, "sets precision= itself: scsitune sends precision=ms");
 	const char *sep = !q ? "?" : (q[1] == '\0' || url[strlen(url) - 1] == '&') ? "" : "&";
 	return asprintf(out, "%s%sprecision=ms", url, sep) < 0 ? -ENOMEM : 0;
 }
@@ -155,7 +143,7 @@ static int curl_load(char **err)
 		return 0;
 	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return set_err(err, -ENOPKG, "cannot load libcurl.so.4: %s", dlerror());
+		return stune_errf(err, -ENOPKG, "cannot load libcurl.so.4: %s", dlerror());
 	struct {
 		void **fn;
 		const char *name;
@@ -169,13 +157,13 @@ static int curl_load(char **err)
 	for (size_t i = 0; i < ELEMENTSOF(syms); i++)
 		if (!(*syms[i].fn = dlsym(h, syms[i].name))) {
 			dlclose(h);
-			return set_err(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
+			return stune_errf(err, -ENOPKG, "libcurl.so.4 has no %s", syms[i].name);
 		}
 	/* TLS is the host's: its OpenSSL settings, also under --sysroot. */
 	stune_crypto_host_config_for_tls();
 	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		dlclose(h);
-		return set_err(err, -ENOMEM, "curl_global_init failed");
+		return stune_errf(err, -ENOMEM, "curl_global_init failed");
 	}
 	lc.loaded = true;
 	return 0;
@@ -476,11 +464,11 @@ static int curl_failure(const struct stune_http_req *q, CURLcode cc, const char 
 	if (cc == CURLE_OPERATION_TIMEDOUT) {
 		/* The connect phase has its own, shorter limit: curl says "Connection timed out". */
 		if (strstr(msg, "Connection timed out"))
-			return set_err(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
-				       connect_timeout, msg);
-		return set_err(err, -EAGAIN, "no answer within the %ld s %s timeout (%s)", timeout, q->what, msg);
+			return stune_errf(err, -EAGAIN, "not connected within the %ld s connect timeout (%s)",
+					  connect_timeout, msg);
+		return stune_errf(err, -EAGAIN, "no answer within the %ld s %s timeout (%s)", timeout, q->what, msg);
 	}
-	return set_err(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
+	return stune_errf(err, curl_retryable(cc) ? -EAGAIN : -EPROTO, "%s", msg);
 }
 
 int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp, char **err)
@@ -530,8 +518,9 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 
 	if (b.over) {
 		free(b.buf);
-		return set_err(err, -EFBIG, "the answer is larger than %zu bytes: narrow the query (--hosts, --since)",
-			       q->max_body);
+		return stune_errf(err, -EFBIG,
+				  "the answer is larger than %zu bytes: narrow the query (--hosts, --since)",
+				  q->max_body);
 	}
 	if (cc != CURLE_OK) {
 		free(b.buf);
@@ -546,10 +535,10 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 	_cleanup_free_ char *line = answer_excerpt(b.buf ? b.buf : "", b.len, b.truncated, q->auth);
 	r = status >= 500 || status == 429 || status == 408 ? -EAGAIN : -EPROTO;
 	if (!line)
-		return set_err(err, r,
-			       "HTTP %ld (the answer is not quoted: the credentials sent are too short to mask in it)",
-			       status);
-	return set_err(err, r, "HTTP %ld%s%s", status, *line ? ": " : "", line);
+		return stune_errf(
+		    err, r, "HTTP %ld (the answer is not quoted: the credentials sent are too short to mask in it)",
+		    status);
+	return stune_errf(err, r, "HTTP %ld%s%s", status, *line ? ": " : "", line);
 }
 
 int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err)
