@@ -205,11 +205,14 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	struct stune_revert_item *items = NULL;
 	size_t n = 0;
 	bool complete = false;
-	if ((r = stune_revert(ctx, t, j, state_dir, force, &items, &n, &complete)) < 0) {
+	/* irqbalance reads its defaults only when it starts: the engine restarts a
+	 * systemd-run one once its file is back (a no-op when it does not run). */
+	bool under_systemd = stune_root_is_live(ctx->root) && stune_root_exists(ctx->root, "run/systemd/system");
+	int rr = 1;
+	if ((r = stune_revert(ctx, t, j, state_dir, force, &items, &n, &complete, under_systemd ? &rr : NULL)) < 0) {
 		error_msg("revert: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	bool irqbalance_back = false;
 	size_t cnt[_STUNE_RV_MAX] = {0};
 	size_t n_away = 0; /* entries of a disk not on the host now */
 	for (size_t i = 0; i < n; i++) {
@@ -242,9 +245,6 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
 		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
 		out_obj_end(o);
-		bool file = !strcmp(e->object, "irqbalance");
-		if (it->outcome == STUNE_RV_RESTORED)
-			irqbalance_back = irqbalance_back || file;
 		if (out_is_json(o) || (it->outcome == STUNE_RV_UNCHANGED && !g->verbose))
 			continue;
 		if (revert_row(&rows, e, it) < 0)
@@ -253,13 +253,10 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	out_arr_end(o);
 	rows_print(o, &rows, "RESULT");
 	rows_free(&rows);
-	/* irqbalance reads its defaults only when it starts (a no-op when it does not run). */
-	if (irqbalance_back && stune_root_is_live(ctx->root) && stune_root_exists(ctx->root, "run/systemd/system")) {
-		r = stune_irqbalance_restart(ctx);
+	if (rr != 1)
 		out_text(o, "%s\n",
-			 r == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
-				: "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
-	}
+			 rr == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
+				 : "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
 	/* apply --persist's boot unit pinned them again at this boot, with its own journal (live hosts only). */
 	if (cnt[STUNE_RV_EARLIER_BOOT] && j->persist && stune_root_is_live(ctx->root))
 		out_text(o, "\nThe IRQs were pinned in an earlier boot. At this one the boot unit pinned them "

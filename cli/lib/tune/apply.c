@@ -651,7 +651,7 @@ static int str_cmp(const void *a, const void *b)
 }
 
 int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
-		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete)
+		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete, int *irqbalance_restart)
 {
 	struct stune_revert_item *it = calloc(j->n ? j->n : 1, sizeof(*it));
 	size_t n = 0;
@@ -706,6 +706,16 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 	if (r < 0) {
 		stune_revert_items_free(it, n);
 		return r;
+	}
+	/* irqbalance reads its defaults only when it starts: restarted (as apply
+	 * does) once its file is back, after the journal says so. */
+	if (irqbalance_restart) {
+		*irqbalance_restart = 1;
+		for (size_t m = 0; m < n; m++)
+			if (it[m].outcome == STUNE_RV_RESTORED && is_irqbalance(&j->entries[it[m].entry])) {
+				*irqbalance_restart = stune_irqbalance_restart(ctx);
+				break;
+			}
 	}
 	*items = it;
 	*n_items = n;

@@ -70,8 +70,12 @@ int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journa
  * and are GONE (ENODEV, nothing written) when t has none. NULL: every path as
  * journaled. An IRQ's entry written in another boot than this one
  * (proc/sys/kernel/random/boot_id) is EARLIER_BOOT: nothing written, done.
+ * irqbalance_restart (NULL: never; the caller says whether irqbalance runs
+ * under systemd, as for stune_apply_plan): 1 when irqbalance's file was not
+ * restored, else what stune_irqbalance_restart returned.
  */
 int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
-		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete);
+		 bool force, struct stune_revert_item **items, size_t *n_items, bool *complete,
+		 int *irqbalance_restart);
 void stune_revert_items_free(struct stune_revert_item *items, size_t n);
 const char *stune_revert_outcome_name(enum stune_revert_outcome o);
