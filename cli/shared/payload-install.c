@@ -284,25 +284,23 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		    err ? err : strerror(-r), state_dir);
 		return -1;
 	}
+	if (reload && (r = stune_payload_reload(ctx, m, h, &res)) < 0) {
+		error_msg("install --reload: %s", strerror(-r));
+		return -1;
+	}
 	bool ok = true;
 	out_arr_begin(o, "resolution");
 	for (size_t i = 0; i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
-		_cleanup_free_ char *want = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
-		bool ours = want && res.resolved[i] && !strcmp(res.resolved[i], want);
+		bool ours = stune_pinstall_ours(m, &res, i);
 		if (!res.unresolved)
 			ok &= ours;
 		enum stune_pneed need = res.need[i];
-		const char *reload_result = NULL;
-		_cleanup_free_ char *rerr = NULL;
-		if (reload && need == STUNE_NEED_RELOAD && ours) {
-			int k = stune_kmod_reload(ctx, pm->name, &rerr);
-			reload_result = k == 0 ? "reloaded" : "failed";
-			if (k == 0)
-				need = stune_payload_need(ctx, h, pm->name, pm->srcversion);
-			else
-				ok = false;
-		}
+		int k = res.reload ? res.reload[i] : 0;
+		const char *reload_result = k > 0 ? "reloaded" : k < 0 ? "failed" : NULL;
+		const char *rerr = res.reload_err ? res.reload_err[i] : NULL;
+		if (k < 0)
+			ok = false;
 		out_obj_begin(o, NULL);
 		out_str(o, "name", "modprobe %s", pm->name);
 		_cleanup_free_ char *shown = stune_strdupf("/lib/modules/%s/%s", m->release, res.resolved[i]);

@@ -332,7 +332,42 @@ void stune_pinstall_result_clear(struct stune_pinstall_result *r)
 	stune_strv_free(r->resolved);
 	free(r->initrd_note);
 	free(r->need);
+	free(r->reload);
+	for (size_t i = 0; r->reload_err && i < r->n_reload; i++)
+		free(r->reload_err[i]);
+	free(r->reload_err);
 	memset(r, 0, sizeof(*r));
+}
+
+bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pinstall_result *res, size_t i)
+{
+	if (!res->resolved || i >= m->n_modules || !res->resolved[i])
+		return false;
+	_cleanup_free_ char *want = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, m->modules[i].name);
+	return want && !strcmp(res->resolved[i], want);
+}
+
+int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			 struct stune_pinstall_result *res)
+{
+	if (!res->need)
+		return 0;
+	if (res->reload)
+		return -EALREADY;
+	res->reload = calloc(m->n_modules ? m->n_modules : 1, sizeof(*res->reload));
+	res->reload_err = calloc(m->n_modules ? m->n_modules : 1, sizeof(*res->reload_err));
+	if (!res->reload || !res->reload_err)
+		return -ENOMEM;
+	res->n_reload = m->n_modules;
+	for (size_t i = 0; i < m->n_modules; i++) {
+		if (res->need[i] != STUNE_NEED_RELOAD || !stune_pinstall_ours(m, res, i))
+			continue;
+		int k = stune_kmod_reload(ctx, m->modules[i].name, &res->reload_err[i]);
+		res->reload[i] = k == 0 ? 1 : k;
+		if (k == 0)
+			res->need[i] = stune_payload_need(ctx, h, m->modules[i].name, m->modules[i].srcversion);
+	}
+	return 0;
 }
 
 char *stune_depmod_conf_text(const struct stune_manifest *m)

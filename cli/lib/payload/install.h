@@ -50,6 +50,11 @@ struct stune_pinstall_result {
 	char *initrd_note;	/* what the initrd check found, or why it was skipped */
 	bool initrd_ok;		/* the new initrd holds our copy of every module it carries */
 	enum stune_pneed *need; /* per module */
+	/* stune_payload_reload's, per module (NULL before it ran): 0 not tried,
+	 * 1 reloaded, -errno failed with reload_err[i] saying why */
+	int *reload;
+	char **reload_err;
+	size_t n_reload; /* modules in reload and reload_err */
 };
 
 void stune_pinstall_result_clear(struct stune_pinstall_result *r);
@@ -64,6 +69,19 @@ char *stune_depmod_conf_text(const struct stune_manifest *m);
  */
 int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
 			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err);
+
+/* Module i of m resolves to our copy (STUNE_PAYLOAD_SUBDIR/NAME.ko) after the install. */
+bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pinstall_result *res, size_t i);
+
+/*
+ * install --reload, after stune_payload_install: every module of ours that
+ * is loaded and not in use (need RELOAD) unloaded and loaded again (libkmod),
+ * its need read again; res->reload and res->reload_err say how each went.
+ * -ENOMEM, or -EALREADY when it ran before on res: a failed reload is the
+ * module's outcome, not an error.
+ */
+int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			 struct stune_pinstall_result *res);
 
 /* What the host needs for module name of release (reads sys/module/NAME). */
 enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_phost *h, const char *name,
