@@ -32,13 +32,14 @@ int main(void)
 {
 	if (!mkdtemp(dir))
 		return 2;
+	TEST("state dir: the default inside the root");
 	_cleanup_free_ char *state = NULL;
 	CHECK(stune_state_dir(dir, NULL, true, &state) == 0);
 	char want[512];
 	snprintf(want, sizeof(want), "%s/var/lib/scsitune", dir);
 	CHECK_STR(state, want);
 
-	/* Round trip, NULLs and states kept. */
+	TEST("journal: a round trip keeps NULLs and states");
 	struct stune_journal *j = calloc(1, sizeof(*j));
 	j->profile = strdup("numa");
 	j->profile_path = strdup("/p/numa");
@@ -63,6 +64,7 @@ int main(void)
 	}
 	stune_journal_free(k);
 
+	TEST("outcome log: replayed onto journal.json, a torn tail survived, compacted by save");
 	/* The outcome log: replayed onto journal.json; a torn tail is ignored;
 	 * a log journal.json does not name is not replayed; save compacts. */
 	int log = -1;
@@ -106,7 +108,7 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/journal.json.tmp", state);
 	CHECK(access(tmp, F_OK) < 0); /* renamed, not left behind */
 
-	/* Not a journal. */
+	TEST("journal: not a journal is refused");
 	char jp[600];
 	snprintf(jp, sizeof(jp), "%s/journal.json", state);
 	FILE *f = fopen(jp, "w");
@@ -115,6 +117,7 @@ int main(void)
 	k = NULL;
 	CHECK(stune_journal_load(state, &k) == -EBADMSG && !k);
 
+	TEST("journal: entries read one at a time, the same as the whole-document path");
 	/* The entries are read one at a time when the "changes" array can be cut
 	 * out of the text, else from the whole tree: the same journal either way.
 	 * Written by hand: keys in another order, "changes" first, a string value
@@ -145,7 +148,7 @@ int main(void)
 		}
 		stune_journal_free(k);
 	}
-	/* Broken between the entries, or an entry that is not an object: refused either way. */
+	TEST("journal: broken between the entries, or an entry not an object, is refused");
 	static const char *const bad[] = {
 	    "{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
 	    "\"applied\"} {\"object\":\"b\"}]}",
@@ -160,6 +163,7 @@ int main(void)
 			fprintf(stderr, "# bad[%zu] loaded: %d\n", t, br);
 		stune_journal_free(k);
 	}
+	TEST("journal: json-c's leniencies the same on both paths");
 	/* json-c's leniencies, the same on both paths: a trailing comma; a comment or
 	 * single quotes (these send the loader to the whole tree). */
 	static const char *const lenient[] = {
@@ -177,13 +181,13 @@ int main(void)
 			fprintf(stderr, "# lenient[%zu]: %d\n", t, lr);
 		stune_journal_free(k);
 	}
-	/* An empty array. */
+	TEST("journal: an empty array of changes");
 	CHECK(load_text(state, "{\"version\":1,\"changes\":[ ]}", &k) == 0 && k && k->n == 0);
 	stune_journal_free(k);
 	CHECK(stune_journal_remove(state) == 0);
 	CHECK(stune_journal_load(state, &k) == -ENOENT);
 
-	/* The lock: a second taker (another open file description) is refused and told the pid. */
+	TEST("lock: a second taker is refused and told the pid");
 	int fd1 = -1, fd2 = -1;
 	pid_t holder = 0;
 	CHECK(stune_lock_take(state, &fd1, NULL) == 0);
@@ -193,7 +197,7 @@ int main(void)
 	CHECK(stune_lock_take(state, &fd2, &holder) == 0);
 	close(fd2);
 
-	/* Digest: 64 hex digits, stable, changes with a value. */
+	TEST("digest: 64 hex digits, stable, changes with a value");
 	struct stune_profile *p1 = NULL, *p2 = NULL;
 	char *err = NULL, *d1 = NULL, *d1b = NULL, *d2 = NULL;
 	CHECK(stune_profile_load_string("a", "[hba]\nmatch_driver = *\n[queue]\nscheduler = none\n", dir, &p1, &err) ==
@@ -212,7 +216,7 @@ int main(void)
 	stune_profile_free(p1);
 	stune_profile_free(p2);
 
-	/* stune_root_write: inside the root, truncating, -errno as given. */
+	TEST("root write: inside the root, truncating, -errno as given");
 	struct stune_root *r = NULL;
 	char sub[600];
 	snprintf(sub, sizeof(sub), "%s/sys", dir);
