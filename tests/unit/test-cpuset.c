@@ -24,16 +24,16 @@ int main(void)
 	CHECK_STR(t = fmt(&s), "0-3,8");
 	free(t);
 
-	/* blk-mq mq/N/cpu_list is comma+space separated, not ranges. */
+	TEST("blk-mq mq/N/cpu_list is comma+space separated, not ranges");
 	CHECK(stune_cpuset_parse_list(&s, "0, 1, 2, 5") == 0);
 	CHECK_STR(t = fmt(&s), "0-2,5");
 	free(t);
 
-	/* Empty list (CPU-less node) is valid and empty, not unknown. */
+	TEST("Empty list (CPU-less node) is valid and empty, not unknown");
 	CHECK(stune_cpuset_parse_list(&s, "") == 0);
 	CHECK(s.valid && stune_cpuset_count(&s) == 0);
 
-	/* Garbage leaves the previous value untouched and fails. */
+	TEST("Garbage leaves the previous value untouched and fails");
 	CHECK(stune_cpuset_parse_list(&s, "1-3") == 0);
 	CHECK(stune_cpuset_parse_list(&s, "0-") == -EINVAL);
 	CHECK(stune_cpuset_parse_list(&s, "3-1") == -EINVAL);
@@ -43,14 +43,14 @@ int main(void)
 	CHECK(stune_cpuset_parse_list(&s, "99999999") == -ERANGE);
 	CHECK(stune_cpuset_count(&s) == 3);
 
-	/* Hex masks: 32-bit groups, most significant first. */
+	TEST("Hex masks: 32-bit groups, most significant first");
 	CHECK(stune_cpuset_parse_mask(&m, "ff,00000001") == 0);
 	CHECK_STR(t = fmt(&m), "0,32-39");
 	free(t);
 	CHECK(stune_cpuset_parse_mask(&m, "xyz") == -EINVAL);
 	CHECK(stune_cpuset_parse_mask(&m, "123456789") == -EINVAL);
 
-	/* A cpulist and the matching mask compare equal. */
+	TEST("A cpulist and the matching mask compare equal");
 	CHECK(stune_cpuset_parse_list(&s, "0,32-39") == 0);
 	CHECK(stune_cpuset_equal(&s, &m));
 	CHECK(stune_cpuset_set(&s, 100) == 0);

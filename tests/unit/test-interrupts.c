@@ -53,7 +53,7 @@ int main(void)
 	CHECK(idx == 1);
 	stune_interrupts_clear(&it);
 
-	/* Malformed: the line number is reported and nothing is returned. */
+	TEST("Malformed: the line number is reported and nothing is returned");
 	CHECK(stune_interrupts_parse("           CPU0\n 12:  x  IO-APIC 1-edge foo\n", &it, &bad) == -EINVAL);
 	CHECK(bad == 2);
 	CHECK(it.n_lines == 0);

@@ -151,7 +151,7 @@ int main(void)
 		json_object_put(root);
 	}
 
-	/* Every byte 1-255 alone, as value and as key. */
+	TEST("Every byte 1-255 alone, as value and as key");
 	for (int c = 1; c < 256; c++) {
 		char s[2] = {(char)c, '\0'};
 		json_object *o = json_object_new_object();

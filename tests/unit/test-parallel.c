@@ -78,7 +78,7 @@ int main(void)
 	ctx->scan_threads = 1;
 	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads == 1);
 
-	/* unset: below min_n on the calling thread alone */
+	TEST("unset: below min_n on the calling thread alone");
 	ctx->scan_threads = 0;
 	CHECK(once_each(ctx, 100, 128, 0, &threads) == 0 && threads == 1);
 	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads >= 1);

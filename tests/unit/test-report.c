@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 	char tmpl[] = "/tmp/test-report.XXXXXX";
 	const char *state = mkdtemp(tmpl);
 	struct stune_ctx *ctx = NULL;
-	/* The engine's context over a tree that is not this host (the fio directory): parsing needs only its log. */
+	TEST("The engine's context over a tree that is not this host (the fio directory): parsing needs only its log");
 	if (!state || stune_ctx_new(argv[1], &ctx) < 0) {
 		fprintf(stderr, "test-report: cannot set up\n");
 		return 2;

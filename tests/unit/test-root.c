@@ -311,7 +311,7 @@ int main(void)
 	free(s);
 	CHECK(stune_root_resolve(r, "sys/class/x/missing/foo", &s) == -ENOENT);
 
-	/* One trailing newline goes, the rest stays. */
+	TEST("One trailing newline goes, the rest stays");
 	CHECK(stune_root_readf(r, &s, "sys/class/x/dev0/%s", "two") == 0);
 	CHECK_STR(s, "a\n");
 	free(s);
@@ -319,13 +319,13 @@ int main(void)
 	CHECK(stune_root_read(r, "nope", &s) == -ENOENT);
 	stune_root_free(r);
 
-	/* A sysroot that does not exist, or is a file, is refused up front. */
+	TEST("A sysroot that does not exist, or is a file, is refused up front");
 	CHECK(stune_root_new("/nonexistent/scsitune-test", &r) == -ENOENT);
 	char file[600];
 	snprintf(file, sizeof(file), "%s/etc/marker", dir);
 	CHECK(stune_root_new(file, &r) == -ENOTDIR);
 
-	/* Attribute readers: garbage warns with the file name, value stays unset. */
+	TEST("Attribute readers: garbage warns with the file name, value stays unset");
 	struct stune_ctx *ctx = NULL;
 	CHECK(stune_ctx_new(dir, &ctx) == 0);
 	stune_ctx_set_log(ctx, logfn, NULL);

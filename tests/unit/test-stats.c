@@ -14,7 +14,7 @@ int main(void)
 	struct stune_stats base, tuned, s;
 	struct stune_stats_cmp cmp;
 
-	/* Baseline: 10 runs, 4,200 - 6,700 KIOPS, average 6,255. */
+	TEST("Baseline: 10 runs, 4,200 - 6,700 KIOPS, average 6,255");
 	const double b[] = {4200, 6700, 6400, 6500, 6450, 6460, 6470, 6480, 6440, 6450};
 	CHECK(stune_stats_compute(b, 10, &base) == 0);
 	CHECK(base.n == 10);
@@ -24,28 +24,28 @@ int main(void)
 	CHECK(NEAR(base.spread, 2500.0 / 6700.0, 1e-12));
 	CHECK(base.has_stddev);
 
-	/* Baseline + all patches: 5 runs, 7,000 - 7,700 KIOPS, average 7,350. */
+	TEST("Baseline + all patches: 5 runs, 7,000 - 7,700 KIOPS, average 7,350");
 	const double t[] = {7000, 7700, 7350, 7300, 7400};
 	CHECK(stune_stats_compute(t, 5, &tuned) == 0);
 	CHECK(NEAR(tuned.avg, 7350, 1e-9));
 	CHECK(NEAR(tuned.spread * 100, 9.1, 0.05)); /* 700 / 7,700 = 9.09 % */
 
-	/* Comparison: +17.5 % avg, spread 37.3 % -> 9.1 %: -28.2 points. */
+	TEST("Comparison: +17.5 % avg, spread 37.3 % -> 9.1 %: -28.2 points");
 	CHECK(stune_stats_compare(&base, &tuned, &cmp) == 0);
 	CHECK(NEAR(cmp.avg_change * 100, 17.5, 0.05));
 	CHECK(NEAR(cmp.avg_change, 1095.0 / 6255.0, 1e-12));
 	CHECK(NEAR(cmp.spread_change * 100, -28.2, 0.05));
 
-	/* Sample stddev (n - 1) and CoV: {2,4,4,4,5,5,7,9}: mean 5, sum of squares 32. */
+	TEST("Sample stddev (n - 1) and CoV: {2,4,4,4,5,5,7,9}: mean 5, sum of squares 32");
 	const double w[] = {2, 4, 4, 4, 5, 5, 7, 9};
 	CHECK(stune_stats_compute(w, 8, &s) == 0);
 	CHECK(NEAR(s.stddev, sqrt(32.0 / 7.0), 1e-12));
 	CHECK(NEAR(s.cov, sqrt(32.0 / 7.0) / 5.0, 1e-12));
-	/* Tuned: deviations -350, 350, 0, -50, 50: sum of squares 250,000 over 4. */
+	TEST("Tuned: deviations -350, 350, 0, -50, 50: sum of squares 250,000 over 4");
 	CHECK(NEAR(tuned.stddev, sqrt(250000.0 / 4.0), 1e-9));
 	CHECK(NEAR(tuned.cov, 250.0 / 7350.0, 1e-12));
 
-	/* One run: no stddev; spread 0. No runs, NaN: refused. */
+	TEST("One run: no stddev; spread 0. No runs, NaN: refused");
 	CHECK(stune_stats_compute(w, 1, &s) == 0);
 	CHECK(!s.has_stddev && s.spread == 0 && s.avg == 2);
 	CHECK(stune_stats_compute(w, 0, &s) == -EINVAL);
@@ -55,7 +55,7 @@ int main(void)
 	CHECK(stune_stats_compute(zero, 2, &s) == 0 && s.spread == 0 && s.cov == 0);
 	CHECK(stune_stats_compare(&s, &tuned, &cmp) == -EINVAL);
 
-	/* Histograms: exact merge, fio's percentile rule. */
+	TEST("Histograms: exact merge, fio's percentile rule");
 	uint64_t v1[] = {100, 200, 300}, c1[] = {5, 3, 2};
 	uint64_t v2[] = {150, 200, 400}, c2[] = {1, 7, 2};
 	struct stune_hist a = {0}, h1 = {v1, c1, 3}, h2 = {v2, c2, 3};
@@ -64,7 +64,7 @@ int main(void)
 	CHECK(a.n == 5 && stune_hist_total(&a) == 20);
 	CHECK(a.value_ns[0] == 100 && a.value_ns[1] == 150 && a.value_ns[2] == 200 && a.count[2] == 10);
 	uint64_t p;
-	/* cumulative 5, 6, 16, 18, 20 of 20 */
+	TEST("cumulative 5, 6, 16, 18, 20 of 20");
 	CHECK(stune_hist_percentile(&a, 25, &p) && p == 100); /* 5 >= 5 */
 	CHECK(stune_hist_percentile(&a, 50, &p) && p == 200); /* 16 >= 10 */
 	CHECK(stune_hist_percentile(&a, 90, &p) && p == 300); /* 18 >= 18 */

@@ -9,14 +9,14 @@
 int main(void)
 {
 	char *err = NULL;
-	/* the message formatted, r returned */
+	TEST("the message formatted, r returned");
 	CHECK(stune_errf(&err, -EINVAL, "%s: line %d", "profile", 3) == -EINVAL);
 	CHECK_STR(err, "profile: line 3");
-	/* a second message replaces the first (valgrind and ASan: the first is freed) */
+	TEST("a second message replaces the first (valgrind and ASan: the first is freed)");
 	CHECK(stune_errf(&err, -ENOENT, "again") == -ENOENT);
 	CHECK_STR(err, "again");
 	free(err);
-	/* no place for a message: r alone */
+	TEST("no place for a message: r alone");
 	CHECK(stune_errf(NULL, -EIO, "nobody reads %s", "this") == -EIO);
 
 	_cleanup_(stune_strv_freep) char **v = NULL;
@@ -26,7 +26,7 @@ int main(void)
 	CHECK(n == 100 && v[100] == NULL);
 	CHECK_STR(v[0], "s0");
 	CHECK_STR(v[99], "s99");
-	/* a failed allocation (NULL) is refused, the vector unchanged */
+	TEST("a failed allocation (NULL) is refused, the vector unchanged");
 	CHECK(stune_strv_push(&v, &n, NULL) == -ENOMEM && n == 100 && v[100] == NULL);
 	TAP_END();
 }

@@ -51,11 +51,11 @@ int main(void)
 	CHECK_STR(out, "hello\n");
 	CHECK(len == 6);
 	free(out);
-	/* The cap: exactly cap bytes are fine, one more is -EFBIG. */
+	TEST("The cap: exactly cap bytes are fine, one more is -EFBIG");
 	CHECK(read_cap(path_of("ok"), 6, 0, &len) == 0);
 	CHECK(read_cap(path_of("ok"), 5, 0, NULL) == -EFBIG);
 	CHECK(read_cap(path_of("ok"), 0, 0, NULL) == -EFBIG);
-	/* A large file across several reads and reallocations. */
+	TEST("A large file across several reads and reallocations");
 	size_t big = 100000;
 	char *data = malloc(big);
 	memset(data, 'x', big);
@@ -65,31 +65,31 @@ int main(void)
 	free(data);
 	put("empty", "", 0);
 	CHECK(read_cap(path_of("empty"), 10, STUNE_UF_TEXT, &len) == 0 && len == 0);
-	/* NUL bytes: refused only for text. */
+	TEST("NUL bytes: refused only for text");
 	put("nul", "a\0b", 3);
 	CHECK(read_cap(path_of("nul"), 10, STUNE_UF_TEXT, NULL) == -EILSEQ);
 	CHECK(read_cap(path_of("nul"), 10, 0, &len) == 0 && len == 3);
-	/* Not regular files: refused at once, never blocking. */
+	TEST("Not regular files: refused at once, never blocking");
 	CHECK(mkfifo(path_of("fifo"), 0600) == 0);
 	CHECK(read_cap(path_of("fifo"), 10, 0, NULL) == -STUNE_ENOTREG);
 	CHECK(read_cap("/dev/zero", 10, 0, NULL) == -STUNE_ENOTREG);
 	CHECK(read_cap("/dev/null", 10, 0, NULL) == -STUNE_ENOTREG);
 	CHECK(read_cap(dir, 10, 0, NULL) == -EISDIR);
 	CHECK(read_cap(path_of("missing"), 10, 0, NULL) == -ENOENT);
-	/* The fd is blocking again after the check. */
+	TEST("The fd is blocking again after the check");
 	int fd = -1;
 	struct stat st;
 	CHECK(stune_user_file_open(path_of("ok"), &fd, &st) == 0 && S_ISREG(st.st_mode));
 	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK));
 	close(fd);
-	/* Messages. */
+	TEST("Messages");
 	CHECK_STR(stune_user_file_strerror(-STUNE_ENOTREG, 0), "not a regular file");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 1u << 20), "larger than 1 MiB");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 64u << 10), "larger than 64 KiB");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 100), "larger than 100 bytes");
 	CHECK_STR(stune_user_file_strerror(-EISDIR, 0), strerror(EISDIR));
 
-	/* UTC: equal to gmtime_r over the whole range, at the edges and at random. */
+	TEST("UTC: equal to gmtime_r over the whole range, at the edges and at random");
 	struct stune_utc u;
 	int64_t edges[] = {0,		59, 86399, 86400, 951782400 /* 2000-02-29 */, 4107542400 /* 2100-03-01 */,
 			   253402300799 /* 9999-12-31T23:59:59 */};

@@ -19,9 +19,9 @@ int main(void)
 	const unsigned char e_acute[] = {0xc3, 0xa9}, euro[] = {0xe2, 0x82, 0xac}, smile[] = {0xf0, 0x9f, 0x98, 0x80};
 	CHECK(stune_utf8_seq((const unsigned char *)"a", 1) == 1);
 	CHECK(stune_utf8_seq(e_acute, 2) == 2 && stune_utf8_seq(euro, 3) == 3 && stune_utf8_seq(smile, 4) == 4);
-	/* Truncated by what is there, not read past it. */
+	TEST("Truncated by what is there, not read past it");
 	CHECK(stune_utf8_seq(euro, 2) == 0 && stune_utf8_seq(smile, 3) == 0 && stune_utf8_seq(e_acute, 0) == 0);
-	/* Stray continuation, Latin-1, overlong, surrogate, beyond U+10FFFF. */
+	TEST("Stray continuation, Latin-1, overlong, surrogate, beyond U+10FFFF");
 	static const char *const bad[] = {"\x80",	  "\xff",	  "\xe9t\xe9",	     "\xc0\xaf",
 					  "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
