@@ -138,6 +138,81 @@ static int revert_row(struct rows *rows, const struct stune_jentry *e, const str
 	return rows_add(rows, state, dev, e->object, text, NULL);
 }
 
+/* What revert did, text and JSON (schema/revert.schema.json); rr: the
+ * irqbalance restart's outcome (1: none); live: the running system. */
+static void render_revert(struct out *o, const struct global_opts *g, bool live, const struct stune_journal *j,
+			  const struct stune_revert_item *items, size_t n, bool complete, int rr, const char *state_dir,
+			  const char *state_opt)
+{
+	size_t cnt[_STUNE_RV_MAX] = {0};
+	size_t n_away = 0; /* entries of a disk not on the host now */
+	for (size_t i = 0; i < n; i++) {
+		cnt[items[i].outcome]++;
+		n_away += not_here(&items[i]);
+	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
+	out_str(o, "profile", "Profile %s", j->profile);
+	if (!out_is_json(o) && j->digest)
+		out_str(o, NULL, "  sha256 %.12s", j->digest);
+	out_text(o, "\nRevert: %zu" NB "restored, %zu" NB "left" NB "alone, %zu" NB "failed, %zu" NB "unchanged%s",
+		 cnt[STUNE_RV_RESTORED], cnt[STUNE_RV_CHANGED], cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE],
+		 cnt[STUNE_RV_UNCHANGED], g->verbose || !cnt[STUNE_RV_UNCHANGED] ? "" : VLIST);
+	if (cnt[STUNE_RV_EARLIER_BOOT])
+		out_text(o, ", %zu" NB "of" NB "an" NB "earlier" NB "boot", cnt[STUNE_RV_EARLIER_BOOT]);
+	out_text(o, "\n");
+	struct rows rows = {0};
+	out_arr_begin(o, "changes");
+	for (size_t i = 0; i < n; i++) {
+		const struct stune_revert_item *it = &items[i];
+		const struct stune_jentry *e = &j->entries[it->entry];
+		out_obj_begin(o, NULL);
+		out_str(o, "object", NULL, e->object);
+		out_str(o, "setting", NULL, e->setting);
+		out_rootpath(o, "path", NULL, e->path);
+		out_str(o, "old", NULL, e->old);
+		out_str(o, "current", NULL, it->current);
+		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
+		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
+		out_obj_end(o);
+		if (out_is_json(o) || (it->outcome == STUNE_RV_UNCHANGED && !g->verbose))
+			continue;
+		if (revert_row(&rows, e, it) < 0)
+			break;
+	}
+	out_arr_end(o);
+	rows_print(o, &rows, "RESULT");
+	rows_free(&rows);
+	if (rr != 1)
+		out_text(o, "%s\n",
+			 rr == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
+				 : "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
+	/* apply --persist's boot unit pinned them again at this boot, with its own journal (live hosts only). */
+	if (cnt[STUNE_RV_EARLIER_BOOT] && j->persist && live)
+		out_text(o, "\nThe IRQs were pinned in an earlier boot. At this one the boot unit pinned them "
+			    "again, journaled in " STUNE_PERSIST_BOOT_STATE "; to undo that too:\n  " WRAP_SHELL
+			    "scsitune revert --state-dir " STUNE_PERSIST_BOOT_STATE "\n");
+	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
+	if (complete)
+		out_text(o, "\nEvery value restored; journal removed.\n");
+	else if (n_away && !cnt[STUNE_RV_CHANGED] && n_away == cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE])
+		out_str(o, NULL,
+			"\nThe entries of a disk not on this host stay in the journal (%s): revert again when it is "
+			"back.\n",
+			state_dir);
+	else {
+		/* The command that would restore the rest, with what it needs to find the journal. */
+		_cleanup_free_ char *again = cli_cmdline(g, "revert", "--state-dir", state_opt, "--force", "", NULL);
+		out_str(o, NULL,
+			"\nNot everything was restored: the journal stays in %s. To restore the values changed "
+			"since apply too:\n",
+			state_dir);
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune revert --force");
+	}
+	out_obj_end(o);
+}
+
 int cmd_revert(struct global_opts *g, int argc, char **argv)
 {
 	enum { OPT_STATE_DIR = 0x100 };
@@ -209,77 +284,12 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 	 * systemd-run one once its file is back (a no-op when it does not run). */
 	bool under_systemd = stune_root_is_live(ctx->root) && stune_root_exists(ctx->root, "run/systemd/system");
 	int rr = 1;
+	bool live = stune_root_is_live(ctx->root);
 	if ((r = stune_revert(ctx, t, j, state_dir, force, &items, &n, &complete, under_systemd ? &rr : NULL)) < 0) {
 		error_msg("revert: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	size_t cnt[_STUNE_RV_MAX] = {0};
-	size_t n_away = 0; /* entries of a disk not on the host now */
-	for (size_t i = 0; i < n; i++) {
-		cnt[items[i].outcome]++;
-		n_away += not_here(&items[i]);
-	}
-	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	out_obj_begin(o, NULL);
-	out_int(o, "schema_version", NULL, STUNE_REVERT_SCHEMA_VERSION);
-	out_str(o, "profile", "Profile %s", j->profile);
-	if (!out_is_json(o) && j->digest)
-		out_str(o, NULL, "  sha256 %.12s", j->digest);
-	out_text(o, "\nRevert: %zu" NB "restored, %zu" NB "left" NB "alone, %zu" NB "failed, %zu" NB "unchanged%s",
-		 cnt[STUNE_RV_RESTORED], cnt[STUNE_RV_CHANGED], cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE],
-		 cnt[STUNE_RV_UNCHANGED], g->verbose || !cnt[STUNE_RV_UNCHANGED] ? "" : VLIST);
-	if (cnt[STUNE_RV_EARLIER_BOOT])
-		out_text(o, ", %zu" NB "of" NB "an" NB "earlier" NB "boot", cnt[STUNE_RV_EARLIER_BOOT]);
-	out_text(o, "\n");
-	struct rows rows = {0};
-	out_arr_begin(o, "changes");
-	for (size_t i = 0; i < n; i++) {
-		const struct stune_revert_item *it = &items[i];
-		const struct stune_jentry *e = &j->entries[it->entry];
-		out_obj_begin(o, NULL);
-		out_str(o, "object", NULL, e->object);
-		out_str(o, "setting", NULL, e->setting);
-		out_rootpath(o, "path", NULL, e->path);
-		out_str(o, "old", NULL, e->old);
-		out_str(o, "current", NULL, it->current);
-		out_str(o, "result", NULL, stune_revert_outcome_name(it->outcome));
-		out_num(o, "errno", NULL, it->err ? STUNE_NUM(it->err) : (struct stune_num){0});
-		out_obj_end(o);
-		if (out_is_json(o) || (it->outcome == STUNE_RV_UNCHANGED && !g->verbose))
-			continue;
-		if (revert_row(&rows, e, it) < 0)
-			break;
-	}
-	out_arr_end(o);
-	rows_print(o, &rows, "RESULT");
-	rows_free(&rows);
-	if (rr != 1)
-		out_text(o, "%s\n",
-			 rr == 0 ? "irqbalance restarted (systemctl try-restart irqbalance.service): the bans are gone"
-				 : "systemctl try-restart irqbalance.service failed: restart irqbalance by hand");
-	/* apply --persist's boot unit pinned them again at this boot, with its own journal (live hosts only). */
-	if (cnt[STUNE_RV_EARLIER_BOOT] && j->persist && stune_root_is_live(ctx->root))
-		out_text(o, "\nThe IRQs were pinned in an earlier boot. At this one the boot unit pinned them "
-			    "again, journaled in " STUNE_PERSIST_BOOT_STATE "; to undo that too:\n  " WRAP_SHELL
-			    "scsitune revert --state-dir " STUNE_PERSIST_BOOT_STATE "\n");
-	out_bool(o, "complete", NULL, complete ? STUNE_YES : STUNE_NO);
-	if (complete)
-		out_text(o, "\nEvery value restored; journal removed.\n");
-	else if (n_away && !cnt[STUNE_RV_CHANGED] && n_away == cnt[STUNE_RV_FAILED] + cnt[STUNE_RV_GONE])
-		out_str(o, NULL,
-			"\nThe entries of a disk not on this host stay in the journal (%s): revert again when it is "
-			"back.\n",
-			state_dir);
-	else {
-		/* The command that would restore the rest, with what it needs to find the journal. */
-		_cleanup_free_ char *again = cli_cmdline(g, "revert", "--state-dir", state_opt, "--force", "", NULL);
-		out_str(o, NULL,
-			"\nNot everything was restored: the journal stays in %s. To restore the values changed "
-			"since apply too:\n",
-			state_dir);
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune revert --force");
-	}
-	out_obj_end(o);
+	render_revert(o, g, live, j, items, n, complete, rr, state_dir, state_opt);
 	stune_revert_items_free(items, n);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
