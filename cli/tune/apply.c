@@ -102,6 +102,34 @@ static ssize_t objects_in_state(const struct stune_plan *plan, enum stune_change
 }
 
 /* nobj: the number of objects with a change (objects_in_state). */
+/* Text: each profile line behind a row shown, once, with its comment (the why;
+ * the lines shown so far are few, one per profile value: linear in rows). */
+static void render_why(struct out *o, const struct stune_plan *plan, int verbose)
+{
+	bool header = false;
+	_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+	size_t n_shown = 0;
+	for (size_t i = 0; i < plan->n_changes && shown; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		const struct stune_pvalue *v = c->source;
+		bool seen = false;
+		for (size_t j = 0; j < n_shown && !seen; j++)
+			seen = shown[j] == v;
+		if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
+			continue;
+		shown[n_shown++] = v;
+		if (!header)
+			out_text(o, "\nWhy (from the profile):\n");
+		header = true;
+		out_str(o, NULL, "  %s", v->file);
+		out_text(o, ":%u  " WRAP_HANG, v->line);
+		out_str(o, NULL, "%s", v->key);
+		out_str(o, NULL, " = %s", v->value);
+		out_str(o, NULL, v->why ? ": %s" : NULL, v->why);
+		out_text(o, "\n");
+	}
+}
+
 static void render_plan(struct out *o, const struct stune_topology *t, const struct stune_plan *plan, size_t nobj,
 			int verbose)
 {
@@ -175,33 +203,32 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 	}
 	out_arr_end(o);
 
-	/* Text: each profile line behind a row shown, once, with its comment (the why;
-	 * the lines shown so far are few, one per profile value: linear in rows). */
-	if (!out_is_json(o)) {
-		bool header = false;
-		_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
-		size_t n_shown = 0;
-		for (size_t i = 0; i < plan->n_changes && shown; i++) {
-			const struct stune_change *c = &plan->changes[i];
-			const struct stune_pvalue *v = c->source;
-			bool seen = false;
-			for (size_t j = 0; j < n_shown && !seen; j++)
-				seen = shown[j] == v;
-			if (!v || seen || (!verbose && c->state != STUNE_CHANGE))
-				continue;
-			shown[n_shown++] = v;
-			if (!header)
-				out_text(o, "\nWhy (from the profile):\n");
-			header = true;
-			out_str(o, NULL, "  %s", v->file);
-			out_text(o, ":%u  " WRAP_HANG, v->line);
-			out_str(o, NULL, "%s", v->key);
-			out_str(o, NULL, " = %s", v->value);
-			out_str(o, NULL, v->why ? ": %s" : NULL, v->why);
-			out_text(o, "\n");
-		}
-	}
+	if (!out_is_json(o))
+		render_why(o, plan, verbose);
 	out_obj_end(o);
+}
+
+/* apply --dry-run: the plan, text or JSON (schema/plan.schema.json); an exit code. */
+static int print_plan(const struct global_opts *g, const struct stune_topology *t, const struct stune_plan *plan)
+{
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	ssize_t nobj = objects_in_state(plan, STUNE_CHANGE);
+	if (nobj < 0) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	render_plan(o, t, plan, (size_t)nobj, g->verbose);
+	int r = out_finish(o);
+	if (r < 0) {
+		error_msg("writing output: %s", strerror(-r));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
 }
 
 int cmd_apply(struct global_opts *g, int argc, char **argv)
@@ -292,21 +319,5 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		return apply_write(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
 	if (payload && payload_apply_install(g, ctx, &b, NULL, true) < 0)
 		return EXIT_ERROR;
-	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
-	if (!o) {
-		error_msg("out of memory");
-		return EXIT_ERROR;
-	}
-	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	ssize_t nobj = objects_in_state(plan, STUNE_CHANGE);
-	if (nobj < 0) {
-		error_msg("out of memory");
-		return EXIT_ERROR;
-	}
-	render_plan(o, t, plan, (size_t)nobj, g->verbose);
-	if ((r = out_finish(o)) < 0) {
-		error_msg("writing output: %s", strerror(-r));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return print_plan(g, t, plan);
 }
