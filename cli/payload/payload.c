@@ -418,7 +418,42 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 
 /* --- the command -------------------------------------------------------------------- */
 
-int cmd_payload(struct global_opts *g, int argc, char **argv)
+/* payload's options, for every subcommand (payload_options checks which go with which). */
+struct payload_opts {
+	const char *output, *sig, *key, *release, *state_opt;
+	bool help, dry_run, no_initramfs, reload, force, no_kernel, set_default;
+};
+
+/* Options that do not belong to the subcommand are usage errors, not ignored: 0, or EXIT_USAGE. */
+static int payload_options_fit(const char *sub, const struct payload_opts *po)
+{
+	struct {
+		bool set;
+		const char *name, *subs;
+	} only[] = {
+	    {po->output != NULL, "--output", "pack"},
+	    {po->sig != NULL, "--signature", "install verify"},
+	    {po->key != NULL, "--trusted-key", "install verify"},
+	    {po->dry_run, "--dry-run", "install"},
+	    {po->no_initramfs, "--no-initramfs", "install remove"},
+	    {po->reload, "--reload", "install"},
+	    {po->release != NULL, "--release", "verify"},
+	    {po->force, "--force", "remove"},
+	    {po->state_opt != NULL, "--state-dir", "install remove"},
+	    {po->no_kernel, "--no-kernel", "install"},
+	    {po->set_default, "--set-default", "install"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(only); i++)
+		if (only[i].set && !strstr(only[i].subs, sub)) {
+			usage_error("payload", "payload %s: %s is for payload %s only", sub, only[i].name,
+				    only[i].subs);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
+/* The options after "payload SUB" into *po: 0, or an exit code (the usage error printed). */
+static int payload_options(struct global_opts *g, const char *sub, int argc, char **argv, struct payload_opts *po)
 {
 	enum {
 		OPT_OUTPUT = 0x100,
@@ -447,49 +482,29 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 						 {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 						 {"set-default", no_argument, NULL, OPT_SET_DEFAULT},
 						 {NULL, 0, NULL, 0}};
-	const char *output = NULL, *sig = NULL, *key = NULL, *release = NULL, *state_opt = NULL;
-	bool dry_run = false, no_initramfs = false, reload = false, force = false, no_kernel = false,
-	     set_default = false;
 	int c;
-
-	/* "payload SUB ...": the subcommand first, then its options (and the global ones). */
-	if (argc < 2 || argv[1][0] == '-') {
-		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			help_payload(stdout);
-			return EXIT_OK;
-		}
-		usage_error("payload", "payload: which one? pack, install, verify or remove");
-		return EXIT_USAGE;
-	}
-	const char *sub = argv[1];
-	if (strcmp(sub, "pack") && strcmp(sub, "install") && strcmp(sub, "verify") && strcmp(sub, "remove")) {
-		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove)", sub);
-		return EXIT_USAGE;
-	}
-	argc--;
-	argv++;
 	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			help_payload(stdout);
-			return EXIT_OK;
+			po->help = true;
+			return 0;
 		case OPT_DRY_RUN:
-			dry_run = true;
+			po->dry_run = true;
 			continue;
 		case OPT_NO_INITRAMFS:
-			no_initramfs = true;
+			po->no_initramfs = true;
 			continue;
 		case OPT_RELOAD:
-			reload = true;
+			po->reload = true;
 			continue;
 		case OPT_FORCE:
-			force = true;
+			po->force = true;
 			continue;
 		case OPT_NO_KERNEL:
-			no_kernel = true;
+			po->no_kernel = true;
 			continue;
 		case OPT_SET_DEFAULT:
-			set_default = true;
+			po->set_default = true;
 			continue;
 		case OPT_OUTPUT:
 			if (strcmp(sub, "pack")) {
@@ -506,81 +521,87 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 				usage_error("payload", "payload %s: empty argument", sub);
 				return EXIT_USAGE;
 			}
-			*(c == OPT_OUTPUT	 ? &output
-			  : c == OPT_SIGNATURE	 ? &sig
-			  : c == OPT_TRUSTED_KEY ? &key
-			  : c == OPT_RELEASE	 ? &release
-						 : &state_opt) = optarg;
+			*(c == OPT_OUTPUT	 ? &po->output
+			  : c == OPT_SIGNATURE	 ? &po->sig
+			  : c == OPT_TRUSTED_KEY ? &po->key
+			  : c == OPT_RELEASE	 ? &po->release
+						 : &po->state_opt) = optarg;
 			continue;
 		}
 		int ec = command_opt(g, "payload", c, optarg);
 		if (ec)
 			return ec;
 	}
-	int npos = argc - optind;
-	/* Options that do not belong to the subcommand are usage errors, not ignored. */
-	struct {
-		bool set;
-		const char *name, *subs;
-	} only[] = {
-	    {output != NULL, "--output", "pack"},
-	    {sig != NULL, "--signature", "install verify"},
-	    {key != NULL, "--trusted-key", "install verify"},
-	    {dry_run, "--dry-run", "install"},
-	    {no_initramfs, "--no-initramfs", "install remove"},
-	    {reload, "--reload", "install"},
-	    {release != NULL, "--release", "verify"},
-	    {force, "--force", "remove"},
-	    {state_opt != NULL, "--state-dir", "install remove"},
-	    {no_kernel, "--no-kernel", "install"},
-	    {set_default, "--set-default", "install"},
-	};
-	for (size_t i = 0; i < ELEMENTSOF(only); i++)
-		if (only[i].set && !strstr(only[i].subs, sub)) {
-			usage_error("payload", "payload %s: %s is for payload %s only", sub, only[i].name,
-				    only[i].subs);
-			return EXIT_USAGE;
+	return payload_options_fit(sub, po);
+}
+
+int cmd_payload(struct global_opts *g, int argc, char **argv)
+{
+	/* "payload SUB ...": the subcommand first, then its options (and the global ones). */
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			help_payload(stdout);
+			return EXIT_OK;
 		}
+		usage_error("payload", "payload: which one? pack, install, verify or remove");
+		return EXIT_USAGE;
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "pack") && strcmp(sub, "install") && strcmp(sub, "verify") && strcmp(sub, "remove")) {
+		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove)", sub);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	struct payload_opts po = {0};
+	int ec = payload_options(g, sub, argc, argv, &po);
+	if (ec)
+		return ec;
+	if (po.help) {
+		help_payload(stdout);
+		return EXIT_OK;
+	}
+	int npos = argc - optind;
 	if (!strcmp(sub, "pack")) {
-		if (npos != 1 || !output) {
+		if (npos != 1 || !po.output) {
 			usage_error("payload",
 				    "payload pack: give the payload/build output directory and --output FILE");
 			return EXIT_USAGE;
 		}
-		return payload_pack(g, argv[optind], output);
+		return payload_pack(g, argv[optind], po.output);
 	}
 	if (!strcmp(sub, "install")) {
 		if (npos != 1) {
 			usage_error("payload", "payload install: give one bundle FILE");
 			return EXIT_USAGE;
 		}
-		if (dry_run && reload) {
+		if (po.dry_run && po.reload) {
 			usage_error("payload", "payload install: --dry-run and --reload together");
 			return EXIT_USAGE;
 		}
-		if (no_kernel && set_default) {
+		if (po.no_kernel && po.set_default) {
 			usage_error("payload", "payload install: --set-default and --no-kernel together");
 			return EXIT_USAGE;
 		}
-		return payload_install(g, argv[optind], sig, key, state_opt, dry_run,
-				       (no_initramfs ? PAYLOAD_NO_INITRAMFS : 0) | (reload ? PAYLOAD_RELOAD : 0) |
-					   (no_kernel ? PAYLOAD_NO_KERNEL : 0) |
-					   (set_default ? PAYLOAD_SET_DEFAULT : 0));
+		return payload_install(g, argv[optind], po.sig, po.key, po.state_opt, po.dry_run,
+				       (po.no_initramfs ? PAYLOAD_NO_INITRAMFS : 0) | (po.reload ? PAYLOAD_RELOAD : 0) |
+					   (po.no_kernel ? PAYLOAD_NO_KERNEL : 0) |
+					   (po.set_default ? PAYLOAD_SET_DEFAULT : 0));
 	}
 	if (!strcmp(sub, "verify")) {
 		if (npos > 1) {
 			usage_error("payload", "payload verify: at most one bundle FILE");
 			return EXIT_USAGE;
 		}
-		if ((sig || key) && npos == 0) {
+		if ((po.sig || po.key) && npos == 0) {
 			usage_error("payload", "payload verify: --signature and --trusted-key need a bundle FILE");
 			return EXIT_USAGE;
 		}
-		return payload_verify(g, npos ? argv[optind] : NULL, sig, key, release);
+		return payload_verify(g, npos ? argv[optind] : NULL, po.sig, po.key, po.release);
 	}
 	if (npos) {
 		usage_error("payload", "payload remove: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	return payload_remove(g, state_opt, force, no_initramfs);
+	return payload_remove(g, po.state_opt, po.force, po.no_initramfs);
 }
