@@ -6,6 +6,10 @@
 # real one. The caller sets T (a temp dir), src (the source tree), py
 # (python3), and calls fleet_cleanup from its EXIT trap.
 
+# Ansible refuses to run in a locale that is not UTF-8 ("Ansible requires
+# the locale encoding to be UTF-8"): the tests choose theirs, whatever the
+# caller's (a CI or a shell with LC_ALL=C).
+export LC_ALL=C.UTF-8
 # take_port, poll, wait_http, wait_port
 # shellcheck source=tests/service/common.sh
 . "$src/tests/service/common.sh"

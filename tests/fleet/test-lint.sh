@@ -6,6 +6,10 @@
 # is not installed.
 # Usage: test-lint.sh SRCDIR
 set -uo pipefail
+# Ansible refuses to run in a locale that is not UTF-8 ("Ansible requires
+# the locale encoding to be UTF-8"): the tests choose theirs, whatever the
+# caller's (a CI or a shell with LC_ALL=C).
+export LC_ALL=C.UTF-8
 src=$(realpath "$1")
 for p in ansible-playbook ansible-lint; do
 	command -v "$p" >/dev/null || { echo "FAIL: $p not installed (scripts/install-deps --test installs it)"; exit 1; }

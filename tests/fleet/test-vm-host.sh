@@ -41,6 +41,10 @@
 # Fails (never skips) when QEMU, ansible-playbook, victoria-metrics or ssh is
 # missing. Wall time: tests/README.md.
 set -uo pipefail
+# Ansible refuses to run in a locale that is not UTF-8 ("Ansible requires
+# the locale encoding to be UTF-8"): the tests choose theirs, whatever the
+# caller's (a CI or a shell with LC_ALL=C).
+export LC_ALL=C.UTF-8
 [ $# -eq 4 ] || { echo "usage: test-vm-host.sh SCSITUNE SRCDIR OUTDIR BUNDLE_DIR" >&2; exit 64; }
 bin=$(realpath "$1") src=$(realpath "$2") out=$3 bundle=$(realpath "$4")
 py=${PYTHON3:-python3}
