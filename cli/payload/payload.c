@@ -195,7 +195,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 			    "payload install: --reload works on the running system only, not under --sysroot");
 		return EXIT_USAGE;
 	}
-	_cleanup_(payload_bundle_clear) struct payload_bundle b = {0};
+	_cleanup_(stune_loaded_bundle_clear) struct stune_loaded_bundle b = {0};
 	if (payload_bundle_load(ctx, file, sig, key, &b) < 0)
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
@@ -282,7 +282,7 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
-	_cleanup_(payload_bundle_clear) struct payload_bundle b = {0};
+	_cleanup_(stune_loaded_bundle_clear) struct stune_loaded_bundle b = {0};
 	_cleanup_free_ char *note = NULL;
 	if (file) {
 		if (payload_bundle_load(ctx, file, sig, key, &b) < 0)

@@ -23,96 +23,21 @@
 #include "payload-install.h"
 #include "wrap.h"
 
-#define SIG_MAX 4096
-
-/* Text of something from outside (a file name, a comment): control characters escaped. */
-static char *esc(const char *s)
-{
-	if (!s)
-		return NULL;
-	size_t n = strlen(s);
-	char *o = malloc(4 * n + 1), *p = o;
-	if (!o)
-		return NULL;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
-			p += sprintf(p, "\\x%02x", c);
-		else
-			*p++ = (char)c;
-	}
-	*p = '\0';
-	return o;
-}
-
-void payload_bundle_clear(struct payload_bundle *b)
-{
-	stune_manifest_free(b->m);
-	stune_minisign_result_clear(&b->sig);
-	free(b->sig_path);
-	memset(b, 0, sizeof(*b));
-}
-
 int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_opt, const char *trusted_key,
-			struct payload_bundle *b)
+			struct stune_loaded_bundle *b)
 {
-	_cleanup_free_ uint8_t *data = NULL, *sig = NULL;
-	size_t len = 0, sl = 0;
-	_cleanup_free_ char *err = NULL, *sig_text = NULL, *shown = esc(file);
-	int r;
-	memset(b, 0, sizeof(*b));
-	b->file = file;
-	if ((r = stune_read_host_file(file, STUNE_BUNDLE_MAX, &data, &len)) < 0) {
-		error_msg("%s: %s", shown,
-			  r == -EFBIG	 ? "larger than a payload bundle can be (256 MiB)"
-			  : r == -EINVAL ? "not a regular file"
-					 : strerror(-r));
-		return -1;
-	}
-	stune_sha256_hex(data, len, b->sha256);
-	b->size = len;
-	if (!(b->sig_path = sig_opt ? strdup(sig_opt) : stune_strdupf("%s.minisig", file)))
-		return -1;
-	_cleanup_free_ char *sig_shown = esc(b->sig_path);
-	if ((r = stune_read_host_file(b->sig_path, SIG_MAX, &sig, &sl)) < 0) {
-		if (r == -ENOENT)
-			error_msg(
-			    "%s: no signature (%s): an unsigned bundle is refused; sign it with minisign -S -s KEY "
-			    "-m %s",
-			    shown, sig_shown, shown);
-		else
-			error_msg("%s: %s", sig_shown,
-				  r == -EFBIG ? "too large for a minisign signature" : strerror(-r));
-		return -1;
-	}
-	if (memchr(sig, '\0', sl) || !(sig_text = strndup((const char *)sig, sl))) {
-		error_msg("%s: not a minisign signature (binary data)", sig_shown);
-		return -1;
-	}
-	_cleanup_(stune_keyring_freep) struct stune_keyring *keys = NULL;
-	if ((r = stune_keyring_load(ctx, trusted_key, &keys, &err)) < 0) {
+	_cleanup_free_ char *err = NULL;
+	int r = stune_bundle_load(ctx, file, sig_opt, trusted_key, b, &err);
+	if (r < 0)
 		error_msg("%s", err ? err : strerror(-r));
-		return -1;
-	}
-	/* The signature before a byte of the archive is parsed. */
-	if ((r = stune_minisign_verify(keys, data, len, sig_text, &b->sig, &err)) < 0) {
-		error_msg("%s: %s: refused", sig_shown, err ? err : strerror(-r));
-		return -1;
-	}
-	stune_minisign_keyid_str(b->sig.key_id, b->key_id);
-	free(err);
-	err = NULL;
-	if ((r = stune_bundle_read(data, len, &b->m, &err)) < 0) {
-		error_msg("%s: %s", shown, err ? err : strerror(-r));
-		return -1;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
-void payload_render_bundle(struct out *o, const struct payload_bundle *b)
+void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b)
 {
 	const struct stune_manifest *m = b->m;
-	_cleanup_free_ char *f = esc(b->file), *tc = esc(b->sig.trusted_comment), *ks = esc(b->sig.key_source);
+	_cleanup_free_ char *f = stune_ctrl_escape(b->file), *tc = stune_ctrl_escape(b->sig.trusted_comment),
+			    *ks = stune_ctrl_escape(b->sig.key_source);
 	out_obj_begin(o, "bundle");
 	out_str(o, "file", "Bundle %s", f);
 	out_str(o, "sha256", NULL, b->sha256);
@@ -166,7 +91,7 @@ static void render_preflight(struct out *o, const struct stune_preflight *p)
 		out_bool(o, "passed", NULL, c->passed ? STUNE_YES : STUNE_NO);
 		out_str(o, "why", NULL, c->why);
 		out_obj_end(o);
-		_cleanup_free_ char *why = esc(c->why);
+		_cleanup_free_ char *why = stune_ctrl_escape(c->why);
 		out_text(o, "  %-8s %-10s " WRAP_HANG, c->passed ? "ok" : "REFUSED", c->check);
 		if (c->module)
 			out_text(o, "%s: ", c->module);
@@ -212,8 +137,8 @@ static const char *need_text(enum stune_pneed n, bool running)
 	return "?";
 }
 
-int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
-			   const char *state_dir, unsigned flags, bool *refused)
+int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
+			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused)
 {
 	bool reload = flags & PAYLOAD_RELOAD;
 	const struct stune_manifest *m = b->m;
@@ -335,7 +260,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	return ok ? 0 : -1;
 }
 
-int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct stune_loaded_bundle *b,
 			  const char *state_dir, bool dry_run)
 {
 	if (!dry_run) {
@@ -421,7 +346,7 @@ void payload_render_state(struct out *o, const struct stune_pstate *s, int verbo
 		if (l->module && (!prev || !prev->module || strcmp(prev->module, l->module)))
 			out_text(o, "%s\n", l->module);
 		prev = l;
-		_cleanup_free_ char *note = esc(l->note);
+		_cleanup_free_ char *note = stune_ctrl_escape(l->note);
 		const char *st = l->state == STUNE_LINK_OK	  ? "ok"
 				 : l->state == STUNE_LINK_PENDING ? "PENDING"
 				 : l->state == STUNE_LINK_DRIFT	  ? "DRIFT"

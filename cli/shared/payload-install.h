@@ -6,6 +6,7 @@
 
 #include "core/ctx.h"
 #include "payload/bundle.h"
+#include "payload/load.h"
 #include "payload/minisign.h"
 #include "payload/state.h"
 #include "cli.h"
@@ -14,20 +15,10 @@
 /* The payload's JSON documents (scsitune-payload(8), schema/payload.schema.json). */
 #define STUNE_PAYLOAD_SCHEMA_VERSION 1
 
-struct payload_bundle {
-	const char *file;
-	char *sig_path;
-	char sha256[STUNE_SHA256_HEX];
-	size_t size;
-	struct stune_minisign_result sig;
-	char key_id[17];
-	struct stune_manifest *m;
-};
-
-void payload_bundle_clear(struct payload_bundle *b);
 /* Signature (sig_opt, default FILE.minisig) checked, then the archive read in memory. Prints the error; -1. */
+/* stune_bundle_load, its error printed: 0 or -1. */
 int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_opt, const char *trusted_key,
-			struct payload_bundle *b);
+			struct stune_loaded_bundle *b);
 /*
  * Preflight and install, the lock held (state_dir NULL: dry run, preflight
  * only). Renders into o (keys preflight, steps, modules, initrd, result);
@@ -39,8 +30,8 @@ enum {
 	PAYLOAD_NO_KERNEL = 1 << 2,    /* --no-kernel */
 	PAYLOAD_SET_DEFAULT = 1 << 3,  /* --set-default */
 };
-int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o, const struct payload_bundle *b,
-			   const char *state_dir, unsigned flags, bool *refused);
+int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
+			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused);
 /* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
 /*
  * apply --payload: preflight and install b with the lock held (dry_run: the
@@ -48,9 +39,9 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
  * document is printed only when the install did not go through (then it is
  * the only document). 0 installed (or already), -1 refused or failed.
  */
-int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct payload_bundle *b,
+int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct stune_loaded_bundle *b,
 			  const char *state_dir, bool dry_run);
 /* The chain of custody (keys release, payload_version, source, verdict, links). */
 /* The bundle: file, SHA-256, signature, manifest (text and JSON "bundle"). */
-void payload_render_bundle(struct out *o, const struct payload_bundle *b);
+void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b);
 void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);

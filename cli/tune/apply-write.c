@@ -297,7 +297,7 @@ static void render_changes(struct out *o, const struct stune_plan *plan, const s
 
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
 		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
-		const struct payload_bundle *b)
+		const struct stune_loaded_bundle *b)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;

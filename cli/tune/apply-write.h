@@ -9,8 +9,8 @@
 struct stune_topology;
 struct stune_plan;
 /* apply without --dry-run (apply-write.c). */
-struct payload_bundle;
+struct stune_loaded_bundle;
 /* b: apply --payload's bundle (installed first, under the same lock), or NULL. */
 int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
 		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
-		const struct payload_bundle *b);
+		const struct stune_loaded_bundle *b);

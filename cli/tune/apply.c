@@ -308,7 +308,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	/* --payload: the bundle's signature and contents first, before anything else. */
-	_cleanup_(payload_bundle_clear) struct payload_bundle b = {0};
+	_cleanup_(stune_loaded_bundle_clear) struct stune_loaded_bundle b = {0};
 	if (payload && payload_bundle_load(ctx, payload, NULL, NULL, &b) < 0)
 		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;

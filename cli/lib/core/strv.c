@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void stune_strv_free(char **v)
 {
@@ -58,4 +59,23 @@ int stune_errf(char **err, int r, const char *fmt, ...)
 		*err = NULL;
 	va_end(ap);
 	return r;
+}
+
+char *stune_ctrl_escape(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *o = malloc(4 * n + 1), *p = o;
+	if (!o)
+		return NULL;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			p += sprintf(p, "\\x%02x", c);
+		else
+			*p++ = (char)c;
+	}
+	*p = '\0';
+	return o;
 }

@@ -21,3 +21,6 @@ char *stune_strdupf(const char *fmt, ...) _printf_(1, 2);
  * *err must be NULL or a message on entry.
  */
 int stune_errf(char **err, int r, const char *fmt, ...) _printf_(3, 4);
+/* Text of something from outside (a file name, a comment) with its control
+ * characters as \\xNN; NULL for NULL or out of memory. Caller frees. */
+char *stune_ctrl_escape(const char *s);
