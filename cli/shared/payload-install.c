@@ -15,8 +15,6 @@
 #include "payload/host.h"
 #include "payload/install.h"
 #include "payload/journal.h"
-#include "payload/kmod.h"
-#include "payload/minisign.h"
 #include "payload/preflight.h"
 #include "payload/state.h"
 #include "cli.h"
