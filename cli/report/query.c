@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * scsitune report --query URL: options -> engine (report/query.c asks the
- * service and builds the fleet view, report/gate.c judges it) ->
+ * scsitune report --query URL: options -> engine (fleet/query.c asks the
+ * service and builds the fleet view, fleet/gate.c judges it) ->
  * render-query.c (and render-report-html.c for --html) -> exit code (0, 1 no answer or a bad
  * one, 4 gate failed).
  */
@@ -17,10 +17,10 @@
 
 #include "core/strv.h"
 #include "core/userfile.h"
-#include "report/gate.h"
-#include "report/query.h"
+#include "fleet/gate.h"
+#include "fleet/query.h"
 #include "report/session.h"
-#include "report/upload.h"
+#include "net/http.h"
 #include "render-query.h"
 #include "render-html.h"
 #include "wrap.h"

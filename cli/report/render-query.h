@@ -3,8 +3,8 @@
 
 #include <stdint.h>
 
-#include "report/gate.h"
-#include "report/query.h"
+#include "fleet/gate.h"
+#include "fleet/query.h"
 #include "out.h"
 
 #define STUNE_QUERY_SCHEMA_VERSION 1

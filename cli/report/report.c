@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * scsitune report: options -> engine (cli/lib/report/: runner.c for --run,
- * session.c for ingest, statistics, --compare, save, spool and flush) ->
- * render-report.c -> exit code.
+ * session.c for ingest, --compare, save, spool and flush; the statistics in
+ * cli/lib/stats/, the spool and the HTTP client in cli/lib/net/) ->
+ * render.c -> exit code.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,7 +23,7 @@
 #include "report/resultset.h"
 #include "report/runner.h"
 #include "report/session.h"
-#include "report/upload.h"
+#include "net/http.h"
 #include "tune/journal.h"
 #include "query.h"
 #include "render-html.h"

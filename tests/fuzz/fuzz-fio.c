@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "report/fio.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 #include "lpreader.h"
-#include "report/lineproto.h"
+#include "report/points.h"
 
 enum { F_HOST, F_KERNEL, F_PHASE, F_MODEL, F_FIRMWARE, F_PAYLOAD, F_PROFILE, F_DIGEST, F_VERIFY, F_SET, F_N };
 static const char *const fact_key[F_N] = {"host",    "kernel",	"phase",	  "hba_model",	  "firmware",

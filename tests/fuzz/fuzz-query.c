@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "report/query.h"
+#include "fleet/query.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 #include "fuzz.h"
 #include "report/internal.h"
 #include "report/resultset.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

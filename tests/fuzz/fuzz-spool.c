@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "report/upload.h"
+#include "net/spool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""The engine's rooms include only downward: core <- detect <- tune <- report
-(payload sits between tune and report once it lands). Fails, naming the file
-and line, when a room includes a higher one, when an engine file includes a
-header by a path that does not say its room, when a header of one room is
-private to it (gather.h, devices.h, internal.h) and another room includes it, or when the command
+"""The engine's rooms include only the rooms below them (DEPS: a DAG, drawn
+in docs/architecture.md), and each room's library (CMakeLists.txt,
+stune_ROOM) links exactly the rooms its files include, so the link graph
+follows the includes. Fails, naming the file and line, when a room includes
+one it may not, when an engine file includes a header by a path that does
+not say its room, when a header of one room is private to it (gather.h,
+devices.h, internal.h) and another room includes it, when a library links a
+room its files do not include or misses one they do, or when the command
 layer reaches into a room's private header.
 
 The front end (cli/ but cli/lib/) is main.c and folders: shared/ for what
@@ -22,7 +25,21 @@ import os
 import re
 import sys
 
-RANK = {"core": 0, "detect": 1, "tune": 2, "payload": 3, "report": 4}
+# What each room may include besides itself. stats is the statistics both
+# report (a set's figures) and fleet (the gate) use; net is the HTTP client,
+# the auth file, the spool and the line protocol; fleet is the query of the
+# central service and the gate.
+DEPS = {
+    "core": set(),
+    "stats": set(),
+    "detect": {"core"},
+    "tune": {"core", "detect"},
+    "payload": {"core", "detect"},
+    "net": {"core"},
+    "report": {"core", "detect", "tune", "payload", "net", "stats"},
+    "fleet": {"core", "net", "stats"},
+}
+LINK = re.compile(r"target_link_libraries\(\s*stune_(\w+)\s+PUBLIC\s+([^)]*)\)", re.S)
 # Headers only their own room may include.
 PRIVATE = {"detect/gather.h", "detect/devices.h", "tune/internal.h", "report/internal.h"}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -71,7 +88,7 @@ def front_end(src):
             elif "/" in inc:
                 if inc in PRIVATE:
                     bad.append(f"{where}: the command layer includes {inc}, private to its room")
-                elif inc.split("/", 1)[0] not in RANK or not os.path.exists(os.path.join(lib, inc)):
+                elif inc.split("/", 1)[0] not in DEPS or not os.path.exists(os.path.join(lib, inc)):
                     bad.append(f"{where}: #include \"{inc}\": not an engine header (cli/lib/ROOM/NAME.h)")
             elif folder and folder != "shared" and f"{folder}/{inc}" in files:
                 edges[unit].add(f"{folder}/{inc.rsplit('.', 1)[0]}")
@@ -134,15 +151,16 @@ def main():
     seen = 0
     rooms = sorted(d for d in os.listdir(lib) if os.path.isdir(os.path.join(lib, d)))
     for room in rooms:
-        if room not in RANK:
-            bad.append(f"cli/lib/{room}/: a room not in the order {sorted(RANK, key=RANK.get)}")
-            continue
+        if room not in DEPS:
+            bad.append(f"cli/lib/{room}/: a room not in check-rooms.py's DEPS {sorted(DEPS)}")
     loose = [f for f in os.listdir(lib) if f.endswith((".c", ".h"))]
     for f in loose:
         bad.append(f"cli/lib/{f}: an engine file outside every room")
+    included = {}  # room -> other rooms its files include
     for room in rooms:
-        if room not in RANK:
+        if room not in DEPS:
             continue
+        included[room] = set()
         d = os.path.join(lib, room)
         for f in sorted(os.listdir(d)):
             if not f.endswith((".c", ".h")):
@@ -157,14 +175,49 @@ def main():
                     bad.append(f"{rel}:{line}: #include \"{inc}\" does not say its room")
                     continue
                 target = inc.split("/", 1)[0]
-                if target not in RANK:
+                if target not in DEPS:
                     bad.append(f"{rel}:{line}: #include \"{inc}\": no room '{target}'")
-                elif RANK[target] > RANK[room]:
-                    bad.append(f"{rel}:{line}: {room} includes {inc}, a higher room ({target})")
+                elif target != room and target not in DEPS[room]:
+                    bad.append(f"{rel}:{line}: {room} includes {inc}: {room}/ may include only "
+                               f"{', '.join(sorted(DEPS[room])) or 'itself'}")
                 elif inc in PRIVATE and target != room:
                     bad.append(f"{rel}:{line}: {inc} is private to {target}/")
                 elif not os.path.exists(os.path.join(lib, inc)):
                     bad.append(f"{rel}:{line}: {inc} does not exist")
+                elif target != room:
+                    included[room].add(target)
+    # The libraries link what the rooms include, no more, no less.
+    cm = os.path.join(src, "CMakeLists.txt")
+    cmake = open(cm, encoding="utf-8").read() if os.path.exists(cm) else ""
+    links = {}
+    for m in LINK.finditer(re.sub(r"#[^\n]*", "", cmake)):
+        links[m.group(1)] = set(re.findall(r"\bstune_(\w+)\b", m.group(2)))
+    for room in sorted(included):
+        if room not in links and not included[room]:
+            continue  # links no room (may have no target_link_libraries at all)
+        if room not in links:
+            bad.append(f"CMakeLists.txt: stune_{room} links no room, but its files include "
+                       f"{', '.join(sorted(included[room]))}")
+            continue
+        for extra in sorted(links[room] - included[room]):
+            bad.append(f"CMakeLists.txt: stune_{room} links stune_{extra}, but no file of {room}/ includes {extra}/")
+        for missing in sorted(included[room] - links[room]):
+            bad.append(f"CMakeLists.txt: stune_{room} does not link stune_{missing}, which {room}/ includes")
+    # DEPS itself is a DAG (a circle there would allow one in the includes).
+    state = {}
+
+    def visit(r, path):
+        state[r] = 1
+        for v in sorted(DEPS.get(r, ())):
+            if state.get(v) == 1:
+                bad.append("check-rooms.py DEPS has a circle: " + " -> ".join(path + [v]))
+            elif not state.get(v):
+                visit(v, path + [v])
+        state[r] = 2
+
+    for r in sorted(DEPS):
+        if not state.get(r):
+            visit(r, [r])
     bad += front_end(src)
     if seen == 0:
         bad.append("no #include found in cli/lib: wrong SOURCE_DIR?")
@@ -172,7 +225,7 @@ def main():
         print(f"check-rooms: {b}", file=sys.stderr)
     if bad:
         return 1
-    print(f"check-rooms: {seen} includes in {len(rooms)} rooms, all downward; the front end in folders, no circle")
+    print(f"check-rooms: {seen} includes in {len(rooms)} rooms, all downward, the libraries linking what they include; the front end in folders, no circle")
     return 0
 
 

@@ -9,11 +9,12 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "report/lineproto.h"
+#include "report/points.h"
 #include "core/root.h"
 #include "core/statefile.h"
 #include "tap.h"
-#include "report/upload.h"
+#include "net/http.h"
+#include "net/spool.h"
 
 static char *escape(const char *s)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fleet view's engine without a service (cli/lib/report/query.c, gate.c):
+ * The fleet view's engine without a service (cli/lib/fleet/query.c, gate.c):
  * the three APIs' answers as VictoriaMetrics and InfluxDB 1.x write them
  * (shapes taken from the servers in the fleet tier), bad answers of each
  * kind, the newest set per host and phase, statistics equal to stats.c's on
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/gate.h"
-#include "report/query.h"
-#include "report/stats.h"
+#include "fleet/gate.h"
+#include "fleet/query.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 #define TAGS(host, phase, set, vs)                                                                             \
@@ -82,7 +82,7 @@ static void test_export(void)
 	const struct stune_qhost *h1 = host(f, "h1"), *h2 = host(f, "h2");
 	CHECK(h1 && h1->status == STUNE_QHOST_COMPARED && h1->cohort == 1);
 	CHECK(h1 && h1->ref.n == 3 && !strcmp(h1->ref.set, "20261201T100000Z"));
-	/* The same statistics as report/stats.c on the same runs (the seed table's). */
+	/* The same statistics as stats/stats.c on the same runs (the seed table's). */
 	double base[] = {4200, 6700, 6500}, tuned[] = {7000, 7700, 7350};
 	struct stune_stats sb, st;
 	struct stune_stats_cmp c;

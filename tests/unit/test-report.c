@@ -18,7 +18,7 @@
 #include "report/fio.h"
 #include "report/resultset.h"
 #include "report/session.h"
-#include "report/upload.h"
+#include "net/http.h"
 #include "tap.h"
 
 static int n_bad;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) < (eps))

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "core/macro.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 struct stune_ctx;
 

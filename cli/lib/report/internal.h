@@ -14,9 +14,9 @@
 #include "core/macro.h"
 #include "report/fio.h"
 #include "report/fiorun.h"
-#include "report/lineproto.h"
+#include "report/points.h"
 #include "report/resultset.h"
-#include "report/upload.h"
+#include "net/http.h"
 
 /* The program: a name with '/' as is, else searched in PATH. -ENOENT when not found. */
 int stune_fio_find(const char *name, char **path);
@@ -80,6 +80,3 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 
 /* One line (with its '\n') per run, appended to f. */
 int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct stune_lp_facts *facts);
-
-/* One POST of body. */
-int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);

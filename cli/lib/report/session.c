@@ -15,9 +15,10 @@
 #include "core/strv.h"
 #include "report/comparable.h"
 #include "report/fio.h"
-#include "report/lineproto.h"
+#include "report/points.h"
 #include "report/resultset.h"
-#include "report/upload.h"
+#include "net/http.h"
+#include "net/spool.h"
 #include "core/userfile.h"
 
 void stune_report_set_clear(struct stune_report_set *s)

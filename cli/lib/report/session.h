@@ -15,7 +15,7 @@
 
 #include "core/macro.h"
 #include "report/provenance.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 struct stune_ctx;
 struct stune_fio_run;

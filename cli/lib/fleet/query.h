@@ -2,7 +2,7 @@
 /*
  * The fleet view (`report --query URL`): the points `report --upload` wrote,
  * read back from the central service, and the same statistics as the local
- * report (report/stats.c) per host, per cohort and for the selection.
+ * report (stats/stats.c) per host, per cohort and for the selection.
  *
  * Three query APIs, all POSTed as a form (a long host list fits):
  *   export      VictoriaMetrics /api/v1/export: JSON lines, one per series
@@ -10,7 +10,7 @@
  *               an instant query of the range selector, raw samples
  *   influxql    InfluxDB 1.x /query?db=DB: SELECT ... GROUP BY *, epoch=ms
  * Only the field kiops (metric scsitune_fio_kiops) is read, with the tags of
- * its series (report/lineproto.c).
+ * its series (net/lineproto.h).
  *
  * Per host and phase the newest result set (the `set` tag; points without
  * one form one set) is taken: what `report --compare PHASE` takes from the
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "core/macro.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 struct stune_auth;
 

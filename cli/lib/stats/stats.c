@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>

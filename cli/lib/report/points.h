@@ -14,7 +14,7 @@
 
 #include "report/fio.h"
 
-#define STUNE_LP_MEASUREMENT "scsitune_fio"
+#include "net/lineproto.h"
 
 /* Facts of the whole set; NULL or "" leaves the tag out. */
 struct stune_lp_facts {
@@ -29,15 +29,6 @@ struct stune_lp_facts {
 	const char *set;		  /* the result set: its saved name without .json */
 	int64_t fallback_ms;		  /* timestamp of a run whose fio output has none */
 };
-
-/*
- * Write an escaped tag key or value: ',', '=' and ' ' get a backslash; a
- * backslash or a control character (which no parser reads back the same)
- * becomes '_'.
- */
-void stune_lp_escape_tag(FILE *f, const char *s);
-/* The shortest decimal text that reads back as exactly v (finite v only). */
-void stune_lp_format_double(char *buf, size_t size, double v);
 
 /* Every run of a set into a new string (*out, freed by the caller). */
 int stune_lp_encode(struct stune_fio_run *const *runs, size_t n, const struct stune_lp_facts *facts, char **out,

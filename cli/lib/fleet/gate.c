@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "report/gate.h"
+#include "fleet/gate.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/strv.h"
-#include "report/query.h"
+#include "fleet/query.h"
 
 static const char *const metric_names[] = {
     [STUNE_GATE_KIOPS] = "kiops",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "report/query.h"
+#include "fleet/query.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/strv.h"
-#include "report/lineproto.h"
-#include "report/upload.h"
+#include "net/lineproto.h"
+#include "net/http.h"
 
 const char *stune_query_api_name(enum stune_query_api a)
 {

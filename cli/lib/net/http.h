@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Upload of line protocol over HTTP(S) with libcurl, and the spool that makes
- * it lose nothing: every batch is written under STATE_DIR/spool/ before the
- * first attempt and deleted only after the server answered 2xx.
+ * HTTP(S) with libcurl: the POST both the upload (line protocol to the
+ * write URL) and report --query use, the auth file, the write URL and the CA
+ * file. The spool that makes an upload lose nothing is net/spool.h.
  *
  * Results of a send: 0 (2xx); -EAGAIN, worth retrying (connection refused or
  * reset, timeout, 5xx, 429); -EPROTO, permanent (any other 4xx, TLS
@@ -82,15 +82,6 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
  * when a secret is under 4 characters. */
 void stune_auth_redact(char *msg, const struct stune_auth *a);
 
-/* The spool: STATE_DIR/spool/HASH.lp, named after the content (FNV-1a 64). */
-int stune_spool_add(const char *state_dir, const char *body, size_t len, char **path);
-/* Spool files, sorted by name; *n = 0 when the directory does not exist. */
-int stune_spool_list(const char *state_dir, char ***paths, size_t *n);
-void stune_spool_list_free(char **paths, size_t n);
-int stune_spool_read(const char *path, char **body, size_t *len);
-int stune_spool_remove(const char *path);
-/* NULL when the batch read from path is what scsitune spooled there (its name
- * is the content's hash, whole lines); else why not. */
-const char *stune_spool_check(const char *path, const char *body, size_t len);
-/* Rename a batch that cannot be sent to PATH.corrupt (out of the spool's list, kept to look at). */
-int stune_spool_set_aside(const char *path, char **aside);
+/* One POST of a batch of line protocol to the write URL (precision=ms
+ * added); results as for stune_http_post. */
+int stune_upload_send(const struct stune_upload *u, const char *body, size_t len, char **err);
