@@ -12,8 +12,6 @@
 #include "core/root.h"
 #include "tap.h"
 
-static char dir[] = "/tmp/stune-test-journal-XXXXXX";
-
 /* Write text as STATE/journal.json and load it: the loader's result, *k the journal or NULL. */
 static int load_text(const char *state, const char *text, struct stune_journal **k)
 {
@@ -28,19 +26,21 @@ static int load_text(const char *state, const char *text, struct stune_journal *
 	return stune_journal_load(state, k);
 }
 
-int main(void)
+/* STATE: the default state directory inside this case's root (made). */
+static char *state_dir(void)
 {
-	if (!mkdtemp(dir))
-		return 2;
-	TEST("state dir: the default inside the root");
-	_cleanup_free_ char *state = NULL;
-	CHECK(stune_state_dir(dir, NULL, true, &state) == 0);
-	char want[512];
-	snprintf(want, sizeof(want), "%s/var/lib/scsitune", dir);
-	CHECK_STR(state, want);
+	char *state = NULL;
+	if (stune_state_dir(tap_tmpdir(), NULL, true, &state) < 0)
+		return NULL;
+	return state;
+}
 
-	TEST("journal: a round trip keeps NULLs and states");
+/* The two-entry journal the round trip saves: scheduler failed, nr_requests recorded. */
+static struct stune_journal *two_entries(void)
+{
 	struct stune_journal *j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
 	j->profile = strdup("numa");
 	j->profile_path = strdup("/p/numa");
 	j->digest = strdup("ab");
@@ -51,6 +51,27 @@ int main(void)
 				STUNE_J_RECORDED) == 0);
 	j->entries[0].state = STUNE_J_FAILED;
 	j->entries[0].err = EINVAL;
+	return j;
+}
+
+CASE(state_dir_default, "state dir: the default inside the root")
+{
+	_cleanup_free_ char *state = NULL;
+	CHECK(stune_state_dir(tap_tmpdir(), NULL, true, &state) == 0);
+	char want[512];
+	snprintf(want, sizeof(want), "%s/var/lib/scsitune", tap_tmpdir());
+	CHECK_STR(state, want);
+}
+
+CASE(round_trip, "journal: a round trip keeps NULLs and states")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *j = two_entries();
+	CHECK(state && j);
+	if (!state || !j) {
+		stune_journal_free(j);
+		return;
+	}
 	CHECK(stune_journal_save(state, j) == 0);
 	struct stune_journal *k = NULL;
 	CHECK(stune_journal_load(state, &k) == 0);
@@ -63,10 +84,21 @@ int main(void)
 		CHECK(k->entries[1].desired == NULL && k->entries[1].state == STUNE_J_RECORDED);
 	}
 	stune_journal_free(k);
+	stune_journal_free(j);
+}
 
-	TEST("outcome log: replayed onto journal.json, a torn tail survived, compacted by save");
+CASE(outcome_log, "outcome log: replayed onto journal.json, a torn tail survived, compacted by save")
+{
 	/* The outcome log: replayed onto journal.json; a torn tail is ignored;
 	 * a log journal.json does not name is not replayed; save compacts. */
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *j = two_entries();
+	CHECK(state && j);
+	if (!state || !j) {
+		stune_journal_free(j);
+		return;
+	}
+	CHECK(stune_journal_save(state, j) == 0);
 	int log = -1;
 	j->entries[0].state = STUNE_J_PENDING;
 	j->entries[0].err = 0;
@@ -79,7 +111,7 @@ int main(void)
 	CHECK(stune_journal_log_entries(log, j, both, 2) == 0);	 /* two lines, one write */
 	CHECK(write(log, "{\"i\":1,\"state\":\"rev", 20) == 20); /* torn */
 	close(log);
-	k = NULL;
+	struct stune_journal *k = NULL;
 	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2);
 	if (k && k->n == 2) {
 		CHECK(k->entries[0].state == STUNE_J_APPLIED);
@@ -92,8 +124,11 @@ int main(void)
 	char lp[600];
 	snprintf(lp, sizeof(lp), "%s/journal.log", state);
 	FILE *lf = fopen(lp, "w");
-	fputs("{\"log\":\"someone-else\"}\n{\"i\":0,\"state\":\"failed\"}\n", lf);
-	fclose(lf);
+	CHECK(lf);
+	if (lf) {
+		fputs("{\"log\":\"someone-else\"}\n{\"i\":0,\"state\":\"failed\"}\n", lf);
+		fclose(lf);
+	}
 	k = NULL;
 	CHECK(stune_journal_load(state, &k) == 0 && k && k->n == 2 && k->entries[0].state == STUNE_J_PENDING);
 	stune_journal_free(k);
@@ -107,17 +142,19 @@ int main(void)
 	char tmp[600];
 	snprintf(tmp, sizeof(tmp), "%s/journal.json.tmp", state);
 	CHECK(access(tmp, F_OK) < 0); /* renamed, not left behind */
+}
 
-	TEST("journal: not a journal is refused");
-	char jp[600];
-	snprintf(jp, sizeof(jp), "%s/journal.json", state);
-	FILE *f = fopen(jp, "w");
-	fputs("{\"version\": 99}", f);
-	fclose(f);
-	k = NULL;
-	CHECK(stune_journal_load(state, &k) == -EBADMSG && !k);
+CASE(not_a_journal, "journal: not a journal is refused")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *k = NULL;
+	CHECK(state && load_text(state, "{\"version\": 99}", &k) == -EBADMSG && !k);
+}
 
-	TEST("journal: entries read one at a time, the same as the whole-document path");
+CASE(entries_one_at_a_time, "journal: entries read one at a time, the same as the whole-document path")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *k = NULL;
 	/* The entries are read one at a time when the "changes" array can be cut
 	 * out of the text, else from the whole tree: the same journal either way.
 	 * Written by hand: keys in another order, "changes" first, a string value
@@ -148,7 +185,12 @@ int main(void)
 		}
 		stune_journal_free(k);
 	}
-	TEST("journal: broken between the entries, or an entry not an object, is refused");
+}
+
+CASE(broken_entries_refused, "journal: broken between the entries, or an entry not an object, is refused")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *k = NULL;
 	static const char *const bad[] = {
 	    "{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
 	    "\"applied\"} {\"object\":\"b\"}]}",
@@ -163,7 +205,12 @@ int main(void)
 			fprintf(stderr, "# bad[%zu] loaded: %d\n", t, br);
 		stune_journal_free(k);
 	}
-	TEST("journal: json-c's leniencies the same on both paths");
+}
+
+CASE(lenient_same_both_paths, "journal: json-c's leniencies the same on both paths")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *k = NULL;
 	/* json-c's leniencies, the same on both paths: a trailing comma; a comment or
 	 * single quotes (these send the loader to the whole tree). */
 	static const char *const lenient[] = {
@@ -181,13 +228,21 @@ int main(void)
 			fprintf(stderr, "# lenient[%zu]: %d\n", t, lr);
 		stune_journal_free(k);
 	}
-	TEST("journal: an empty array of changes");
+}
+
+CASE(empty_changes, "journal: an empty array of changes")
+{
+	_cleanup_free_ char *state = state_dir();
+	struct stune_journal *k = NULL;
 	CHECK(load_text(state, "{\"version\":1,\"changes\":[ ]}", &k) == 0 && k && k->n == 0);
 	stune_journal_free(k);
 	CHECK(stune_journal_remove(state) == 0);
 	CHECK(stune_journal_load(state, &k) == -ENOENT);
+}
 
-	TEST("lock: a second taker is refused and told the pid");
+CASE(lock_second_taker, "lock: a second taker is refused and told the pid")
+{
+	_cleanup_free_ char *state = state_dir();
 	int fd1 = -1, fd2 = -1;
 	pid_t holder = 0;
 	CHECK(stune_lock_take(state, &fd1, NULL) == 0);
@@ -196,14 +251,16 @@ int main(void)
 	close(fd1);
 	CHECK(stune_lock_take(state, &fd2, &holder) == 0);
 	close(fd2);
+}
 
-	TEST("digest: 64 hex digits, stable, changes with a value");
+CASE(profile_digest, "digest: 64 hex digits, stable, changes with a value")
+{
 	struct stune_profile *p1 = NULL, *p2 = NULL;
 	char *err = NULL, *d1 = NULL, *d1b = NULL, *d2 = NULL;
-	CHECK(stune_profile_load_string("a", "[hba]\nmatch_driver = *\n[queue]\nscheduler = none\n", dir, &p1, &err) ==
-	      0);
-	CHECK(stune_profile_load_string("b", "[hba]\nmatch_driver = *\n[queue]\nscheduler = mq-deadline\n", dir, &p2,
+	CHECK(stune_profile_load_string("a", "[hba]\nmatch_driver = *\n[queue]\nscheduler = none\n", tap_tmpdir(), &p1,
 					&err) == 0);
+	CHECK(stune_profile_load_string("b", "[hba]\nmatch_driver = *\n[queue]\nscheduler = mq-deadline\n",
+					tap_tmpdir(), &p2, &err) == 0);
 	if (p1 && p2) {
 		CHECK(stune_profile_digest(p1, &d1) == 0 && strlen(d1) == 64);
 		CHECK(stune_profile_digest(p1, &d1b) == 0 && !strcmp(d1, d1b));
@@ -215,17 +272,19 @@ int main(void)
 	free(err);
 	stune_profile_free(p1);
 	stune_profile_free(p2);
+}
 
-	TEST("root write: inside the root, truncating, -errno as given");
+CASE(root_write, "root write: inside the root, truncating, -errno as given")
+{
 	struct stune_root *r = NULL;
 	char sub[600];
-	snprintf(sub, sizeof(sub), "%s/sys", dir);
+	snprintf(sub, sizeof(sub), "%s/sys", tap_tmpdir());
 	mkdir(sub, 0755);
-	snprintf(sub, sizeof(sub), "%s/sys/attr", dir);
-	f = fopen(sub, "w");
+	snprintf(sub, sizeof(sub), "%s/sys/attr", tap_tmpdir());
+	FILE *f = fopen(sub, "w");
 	fputs("a long old value\n", f);
 	fclose(f);
-	CHECK(stune_root_new(dir, &r) == 0);
+	CHECK(stune_root_new(tap_tmpdir(), &r) == 0);
 	CHECK(stune_root_write(r, "sys/attr", "2\n") == 0);
 	char *v = NULL;
 	CHECK(stune_root_read(r, "sys/attr", &v) == 0);
@@ -234,10 +293,9 @@ int main(void)
 	CHECK(stune_root_write(r, "sys/none", "1") == -ENOENT);
 	CHECK(stune_root_write(r, "sys", "1") == -EISDIR);
 	stune_root_free(r);
+}
 
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		return 2;
-	TAP_END();
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }
