@@ -58,32 +58,62 @@ static int once_each(struct stune_ctx *ctx, size_t n, size_t min_n, int wait_oth
 	return bad;
 }
 
-int main(void)
+/* A context on this case's (empty) directory as its root, nothing read from
+ * it, scan_threads as given; NULL (a failed check) when it cannot be made. */
+static struct stune_ctx *ctx_with(unsigned scan_threads)
 {
 	struct stune_ctx *ctx = NULL;
-	size_t threads = 0;
-	char dir[] = "/tmp/test-parallel.XXXXXX"; /* an empty root: nothing is read */
-	CHECK(mkdtemp(dir) != NULL);
-	CHECK(stune_ctx_new(dir, &ctx) == 0);
-	if (!ctx)
-		TAP_END();
+	CHECK(stune_ctx_new(tap_tmpdir(), &ctx) == 0 && ctx);
+	if (ctx)
+		ctx->scan_threads = scan_threads;
+	return ctx;
+}
 
-	ctx->scan_threads = 4;
+CASE(four_threads, "4 threads asked: every item once, on 2 to 4 threads, the caller's included")
+{
+	struct stune_ctx *ctx = ctx_with(4);
+	size_t threads = 0;
+	if (!ctx)
+		return;
 	CHECK(once_each(ctx, 1000, 128, 1, &threads) == 0);
 	CHECK(threads >= 2 && threads <= 4); /* the caller and up to 3 workers */
+	stune_ctx_free(ctx);
+}
+
+CASE(few_items, "4 threads asked, 3 items or none: every item once, never more threads than items")
+{
+	struct stune_ctx *ctx = ctx_with(4);
+	size_t threads = 0;
+	if (!ctx)
+		return;
 	CHECK(once_each(ctx, 3, 128, 0, &threads) == 0);
 	CHECK(threads >= 1 && threads <= 3); /* never more threads than items */
 	CHECK(once_each(ctx, 0, 128, 0, &threads) == 0 && threads == 0);
+	stune_ctx_free(ctx);
+}
 
-	ctx->scan_threads = 1;
+CASE(one_thread, "1 thread asked: every item once, on the calling thread alone")
+{
+	struct stune_ctx *ctx = ctx_with(1);
+	size_t threads = 0;
+	if (!ctx)
+		return;
 	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads == 1);
+	stune_ctx_free(ctx);
+}
 
-	TEST("unset: below min_n on the calling thread alone");
-	ctx->scan_threads = 0;
+CASE(unset, "unset: below min_n on the calling thread alone; above it every item once")
+{
+	struct stune_ctx *ctx = ctx_with(0);
+	size_t threads = 0;
+	if (!ctx)
+		return;
 	CHECK(once_each(ctx, 100, 128, 0, &threads) == 0 && threads == 1);
 	CHECK(once_each(ctx, 1000, 128, 0, &threads) == 0 && threads >= 1);
-
 	stune_ctx_free(ctx);
-	rmdir(dir);
-	TAP_END();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }
