@@ -525,6 +525,11 @@ static int key_find_cmp(const void *key, const void *elem)
 }
 
 /* NULL t: no index (every path as journaled). */
+static void disk_keys_freep(struct disk_keys *k)
+{
+	free(k->v);
+}
+
 static int disk_keys_build(const struct stune_topology *t, struct disk_keys *k)
 {
 	*k = (struct disk_keys){0};
@@ -666,12 +671,11 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 		return -ENOMEM;
 	}
 	_cleanup_free_ char *boot = NULL;
-	struct disk_keys keys;
+	_cleanup_(disk_keys_freep) struct disk_keys keys = {0};
 	if ((r = boot_id_now(ctx->root, &boot)) < 0 || (r = disk_keys_build(t, &keys)) < 0) {
 		free(it);
 		return r;
 	}
-	_cleanup_free_ const struct stune_disk **keys_v = keys.v;
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
 	for (int pass = 0; pass < 2 && r >= 0; pass++) {
 		if (pass == 1) {
