@@ -346,6 +346,44 @@ static void render_nodes(struct out *o, const char *key, const struct stune_topo
 	stune_cpuset_clear(&nodes);
 }
 
+/* The HBA's managed vectors (managed of them) per node, in node order (then
+ * those in no single node): the "managed_nodes" array, and its text. */
+static void render_managed_nodes(struct out *o, const struct stune_topology *t, const struct stune_hba *h,
+				 size_t managed)
+{
+	out_arr_begin(o, "managed_nodes");
+	if (managed)
+		out_text(o, "; managed %zu, placed by the kernel one per CPU group (not movable):", managed);
+	size_t shown = 0;
+	/* Each managed vector's node once (the last slot: offline or several nodes). */
+	_cleanup_free_ size_t *per_node = managed ? calloc(t->numa.n_nodes + 1, sizeof(size_t)) : NULL;
+	for (size_t i = 0; per_node && i < h->n_irqs; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		if (q->managed != STUNE_YES)
+			continue;
+		int id = irq_node(t, q);
+		size_t ni = 0;
+		while (ni < t->numa.n_nodes && (id < 0 || t->numa.nodes[ni].id != id))
+			ni++;
+		per_node[ni]++;
+	}
+	for (size_t ni = 0; ni <= t->numa.n_nodes && per_node; ni++) {
+		int id = ni < t->numa.n_nodes ? t->numa.nodes[ni].id : -1;
+		size_t n = per_node[ni];
+		if (!n)
+			continue;
+		out_obj_begin(o, NULL);
+		out_num(o, "node", NULL, id >= 0 ? STUNE_NUM(id) : (struct stune_num){0});
+		out_int(o, "count", NULL, (long long)n);
+		out_obj_end(o);
+		if (id >= 0)
+			out_text(o, "%s node %d %zu", shown++ ? "," : "", id, n);
+		else
+			out_text(o, "%s offline or several nodes %zu", shown++ ? "," : "", n);
+	}
+	out_arr_end(o);
+}
+
 /*
  * IRQ locality, the first thing to read about an HBA: its movable vectors
  * (the ones a profile may place) and whether each is on the HBA's node, and
@@ -404,7 +442,6 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	out_int(o, "movable_not_local_count", NULL, (long long)not_local);
 	out_int(o, "managed_count", NULL, (long long)managed);
 
-	/* Managed vectors per node, in node order (then those in no single node). */
 	out_text(o, "  IRQ locality: ");
 	if (h->n_irqs == 0)
 		out_text(o, "no IRQ found for this HBA");
@@ -422,37 +459,7 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
 	else
 		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
 	free(remote);
-	out_arr_begin(o, "managed_nodes");
-	if (managed)
-		out_text(o, "; managed %zu, placed by the kernel one per CPU group (not movable):", managed);
-	size_t shown = 0;
-	/* Each managed vector's node once (the last slot: offline or several nodes). */
-	_cleanup_free_ size_t *per_node = managed ? calloc(t->numa.n_nodes + 1, sizeof(size_t)) : NULL;
-	for (size_t i = 0; per_node && i < h->n_irqs; i++) {
-		const struct stune_irq *q = &t->irqs[h->irqs[i]];
-		if (q->managed != STUNE_YES)
-			continue;
-		int id = irq_node(t, q);
-		size_t ni = 0;
-		while (ni < t->numa.n_nodes && (id < 0 || t->numa.nodes[ni].id != id))
-			ni++;
-		per_node[ni]++;
-	}
-	for (size_t ni = 0; ni <= t->numa.n_nodes && per_node; ni++) {
-		int id = ni < t->numa.n_nodes ? t->numa.nodes[ni].id : -1;
-		size_t n = per_node[ni];
-		if (!n)
-			continue;
-		out_obj_begin(o, NULL);
-		out_num(o, "node", NULL, id >= 0 ? STUNE_NUM(id) : (struct stune_num){0});
-		out_int(o, "count", NULL, (long long)n);
-		out_obj_end(o);
-		if (id >= 0)
-			out_text(o, "%s node %d %zu", shown++ ? "," : "", id, n);
-		else
-			out_text(o, "%s offline or several nodes %zu", shown++ ? "," : "", n);
-	}
-	out_arr_end(o);
+	render_managed_nodes(o, t, h, managed);
 	out_int(o, "unclassified_count", NULL, (long long)unclassified);
 	if (unclassified)
 		out_text(o, "; %zu not classified (never written)", unclassified);

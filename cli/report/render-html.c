@@ -641,8 +641,8 @@ static void render_jobs(FILE *f, const struct stune_report_set *s)
 	}
 }
 
-int render_report_html(FILE *f, const struct stune_report_set *s, const struct stune_report_compare *c,
-		       const struct stune_saved_set *ref)
+/* The page's head, its title and the line under it (host, runs, schema). */
+static void report_head(FILE *f, const struct stune_report_set *s)
 {
 	fputs(
 	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -670,7 +670,11 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 		"%zu run%s (one fio output file per run); the numbers are those of <code>scsitune report -o "
 		"json</code> (schema <span data-k=\"schema_version\" data-v=\"%d\">%d</span>)</p>\n",
 		s->n_runs, s->n_runs == 1 ? "" : "s", STUNE_REPORT_SCHEMA_VERSION, STUNE_REPORT_SCHEMA_VERSION);
+}
 
+/* The comparison's headline and what makes either set not comparable. */
+static void report_warnings(FILE *f, const struct stune_report_set *s, const struct stune_report_compare *c)
+{
 	if (c) {
 		fputs("<p class=\"headline\">", f);
 		render_change(f, c);
@@ -701,6 +705,12 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 		}
 		fputs("</ul></div>\n", f);
 	}
+}
+
+/* KIOPS per run: the chart (the reference's runs beside these when comparing) and its note. */
+static void report_kiops(FILE *f, const struct stune_report_set *s, const struct stune_report_compare *c,
+			 const struct stune_saved_set *ref)
+{
 	fputs("<h2 id=\"kiops\">KIOPS per run</h2>\n", f);
 	struct kiops_set sets[2];
 	size_t n_sets = 0;
@@ -722,6 +732,14 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 	fputs("<p class=\"note\">Bars: each run's KIOPS (read + write, all jobs summed); dashed line: the average; "
 	      "shaded band: min – max of the runs.</p>\n",
 	      f);
+}
+
+int render_report_html(FILE *f, const struct stune_report_set *s, const struct stune_report_compare *c,
+		       const struct stune_saved_set *ref)
+{
+	report_head(f, s);
+	report_warnings(f, s, c);
+	report_kiops(f, s, c, ref);
 	if (c) {
 		fputs("<h2 id=\"compare\">Comparison</h2>\n", f);
 		render_compare(f, c, &s->stats);
@@ -818,6 +836,36 @@ static double quartile(const struct strip_item *s, size_t n, double q)
 	return i + 1 < n ? s[i].v + (s[i + 1].v - s[i].v) * (pos - (double)i) : s[i].v;
 }
 
+/* The compared hosts (c, nc of them, sorted) outside the fences lo_f, hi_f, named; or why none is. */
+static void strip_outliers_note(FILE *f, const struct stune_fleet *fl, const struct strip_item *c, size_t nc,
+				double lo_f, double hi_f)
+{
+	bool any = false;
+	for (size_t r = 0; r < nc; r++) {
+		if (!(c[r].v < lo_f || c[r].v > hi_f))
+			continue;
+		fputs(any ? ", "
+			  : "<p class=\"note warn\">Outliers (outside the quartiles ± 1.5 × IQR of the compared "
+			    "hosts' changes): ",
+		      f);
+		html_str(f, fl->hosts[c[r].host].name);
+		char shown[80];
+		jnum_shown(shown, sizeof(shown), jnum_of(c[r].v), 1, 1);
+		fprintf(f, " (%s%s %%)", c[r].v > 0 ? "+" : "", shown);
+		any = true;
+	}
+	if (any)
+		fputs(".</p>\n", f);
+	else if (nc >= 4)
+		fputs(
+		    "<p class=\"note\">No outlier among the compared hosts (outside the quartiles ± 1.5 × IQR of their "
+		    "changes).</p>\n",
+		    f);
+	else
+		fprintf(f, "<p class=\"note\">%zu compared host%s: too few to name outliers (4 or more).</p>\n", nc,
+			nc == 1 ? "" : "s");
+}
+
 /*
  * Per-host avg KIOPS change, sorted, one bar per host from 0. Hosts shown
  * apart (drifted, not applied, not comparable) are drawn grey and say so;
@@ -902,30 +950,7 @@ static void fleet_strip(FILE *f, const struct stune_fleet *fl)
 		fprintf(f, ">%s</tspan> %%</text>\n", shown);
 	}
 	fputs("</svg>\n", f);
-	bool any = false;
-	for (size_t r = 0; r < nc; r++) {
-		if (!(c[r].v < lo_f || c[r].v > hi_f))
-			continue;
-		fputs(any ? ", "
-			  : "<p class=\"note warn\">Outliers (outside the quartiles ± 1.5 × IQR of the compared "
-			    "hosts' changes): ",
-		      f);
-		html_str(f, fl->hosts[c[r].host].name);
-		char shown[80];
-		jnum_shown(shown, sizeof(shown), jnum_of(c[r].v), 1, 1);
-		fprintf(f, " (%s%s %%)", c[r].v > 0 ? "+" : "", shown);
-		any = true;
-	}
-	if (any)
-		fputs(".</p>\n", f);
-	else if (nc >= 4)
-		fputs(
-		    "<p class=\"note\">No outlier among the compared hosts (outside the quartiles ± 1.5 × IQR of their "
-		    "changes).</p>\n",
-		    f);
-	else
-		fprintf(f, "<p class=\"note\">%zu compared host%s: too few to name outliers (4 or more).</p>\n", nc,
-			nc == 1 ? "" : "s");
+	strip_outliers_note(f, fl, c, nc, lo_f, hi_f);
 	fputs("<p class=\"note\">Grey: hosts shown apart, not averaged into the selection or a cohort.</p>\n", f);
 }
 
@@ -994,6 +1019,52 @@ static void fleet_cohort_chart(FILE *f, const struct stune_fleet *fl, size_t k, 
 		ky(0, top), ky(0, top));
 }
 
+/* Hosts: one row each, compared, apart or missing, and why. */
+static void fleet_hosts_table(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m)
+{
+	char key[96];
+	fputs("<h2 id=\"hosts\">Hosts</h2>\n<table class=\"hosts\"><tr><th>host</th><th>status</th><th>cohort</th>"
+	      "<th>avg KIOPS before</th><th>avg KIOPS after</th><th>change %</th><th>spread % after</th>"
+	      "<th>why apart or missing</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < fl->n_hosts; i++) {
+		const struct stune_qhost *h = &fl->hosts[i];
+		fputs("<tr><td class=\"host\">", f);
+		html_str(f, h->name);
+		fputs("</td>", f);
+		str_td(f, h->status == STUNE_QHOST_COMPARED ? "compared"
+			  : h->status == STUNE_QHOST_APART  ? "apart"
+							    : "missing");
+		if (h->cohort)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.cohort", i), (double)h->cohort, 1, 0);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_ref && m->compare)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.reference.summary.avg_kiops", i),
+			       h->ref.stats.avg, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cur)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.avg_kiops", i), h->cur.stats.avg,
+			       1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cmp)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.compare.avg_change_pct", i),
+			       h->cmp.avg_change * 100, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		if (h->has_cur)
+			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.spread_pct", i),
+			       h->cur.stats.spread * 100, 1, 1);
+		else
+			fputs("<td>-</td>", f);
+		str_td(f, h->reason ? h->reason : "");
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m, const struct stune_gate *g,
 		      const struct stune_gate_result *gr)
 {
@@ -1055,45 +1126,7 @@ int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_
 		fleet_stats_table(f, key_of(key, sizeof(key), "cohorts.%zu", k), m, c->has_ref, &c->ref, c->has_cur,
 				  &c->cur, c->has_cmp, &c->cmp);
 	}
-	fputs("<h2 id=\"hosts\">Hosts</h2>\n<table class=\"hosts\"><tr><th>host</th><th>status</th><th>cohort</th>"
-	      "<th>avg KIOPS before</th><th>avg KIOPS after</th><th>change %</th><th>spread % after</th>"
-	      "<th>why apart or missing</th></tr>\n",
-	      f);
-	for (size_t i = 0; i < fl->n_hosts; i++) {
-		const struct stune_qhost *h = &fl->hosts[i];
-		fputs("<tr><td class=\"host\">", f);
-		html_str(f, h->name);
-		fputs("</td>", f);
-		str_td(f, h->status == STUNE_QHOST_COMPARED ? "compared"
-			  : h->status == STUNE_QHOST_APART  ? "apart"
-							    : "missing");
-		if (h->cohort)
-			num_td(f, key_of(key, sizeof(key), "hosts.%zu.cohort", i), (double)h->cohort, 1, 0);
-		else
-			fputs("<td>-</td>", f);
-		if (h->has_ref && m->compare)
-			num_td(f, key_of(key, sizeof(key), "hosts.%zu.reference.summary.avg_kiops", i),
-			       h->ref.stats.avg, 1, 1);
-		else
-			fputs("<td>-</td>", f);
-		if (h->has_cur)
-			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.avg_kiops", i), h->cur.stats.avg,
-			       1, 1);
-		else
-			fputs("<td>-</td>", f);
-		if (h->has_cmp)
-			num_td(f, key_of(key, sizeof(key), "hosts.%zu.compare.avg_change_pct", i),
-			       h->cmp.avg_change * 100, 1, 1);
-		else
-			fputs("<td>-</td>", f);
-		if (h->has_cur)
-			num_td(f, key_of(key, sizeof(key), "hosts.%zu.current.summary.spread_pct", i),
-			       h->cur.stats.spread * 100, 1, 1);
-		else
-			fputs("<td>-</td>", f);
-		str_td(f, h->reason ? h->reason : "");
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n</body>\n</html>\n", f);
+	fleet_hosts_table(f, fl, m);
+	fputs("</body>\n</html>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -184,6 +184,77 @@ static bool whole_disk(const char *path)
 	return plen >= 5 && memcmp(last - 5, "block", 5) == 0 && (plen == 5 || last[-6] == '/');
 }
 
+/* The block device's attributes (bd: its directory, bdir: its path). */
+static int read_block_attrs(struct stune_ctx *ctx, const struct stune_topology *t, const struct stune_rdir *bd,
+			    const char *bdir, struct stune_disk *d)
+{
+	bool plan = t->plan_scope;
+	int r;
+
+	stune_attr_str_at(ctx, bd, &d->devnum, 0, "dev");
+	struct stune_num sectors;
+	if (!plan && stune_attr_num_at(ctx, bd, &sectors, 0, "size") == 0) {
+		if (sectors.v >= 0 && sectors.v <= INT64_MAX / 512) /* always 512-byte units */
+			d->size_bytes = STUNE_NUM(sectors.v * 512);
+		else
+			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
+	}
+
+	if ((r = parse_scheduler(ctx, bd, d, plan)) < 0)
+		return r;
+	stune_attr_num_at(ctx, bd, &d->rotational, 0, "queue/rotational");
+	/* The plan's scan reads the tunables its profile sets (plan_attrs). */
+	static const struct {
+		enum stune_disk_raw raw;
+		unsigned flags;
+		const char *rel;
+	} queue_attrs[] = {
+	    {STUNE_RAW_NR_REQUESTS, 0, "queue/nr_requests"}, {STUNE_RAW_RQ_AFFINITY, 0, "queue/rq_affinity"},
+	    {STUNE_RAW_NOMERGES, 0, "queue/nomerges"},	     {STUNE_RAW_READ_AHEAD_KB, 0, "queue/read_ahead_kb"},
+	    {STUNE_RAW_ADD_RANDOM, 0, "queue/add_random"},   {STUNE_RAW_IO_POLL, STUNE_ATTR_OPTIONAL, "queue/io_poll"},
+	};
+	struct stune_num *queue_nums[ELEMENTSOF(queue_attrs)] = {&d->nr_requests,   &d->rq_affinity, &d->nomerges,
+								 &d->read_ahead_kb, &d->add_random,  &d->io_poll};
+	for (size_t i = 0; i < ELEMENTSOF(queue_attrs); i++)
+		if (t->plan_attrs & (1u << queue_attrs[i].raw))
+			stune_attr_num_raw_at(ctx, bd, queue_nums[i], plan ? &d->raw[queue_attrs[i].raw] : NULL,
+					      queue_attrs[i].flags, queue_attrs[i].rel);
+	return 0;
+}
+
+/* The SCSI device's attributes (sd: its directory, not opened for a plan that reads nothing there). */
+static void read_scsi_device_attrs(struct stune_ctx *ctx, const struct stune_topology *t, const struct stune_rdir *sd,
+				   struct stune_disk *d)
+{
+	bool plan = t->plan_scope;
+
+	if (!plan) {
+		stune_attr_str_at(ctx, sd, &d->vendor, 0, "vendor");
+		stune_attr_str_at(ctx, sd, &d->model, 0, "model");
+		stune_attr_str_at(ctx, sd, &d->rev, STUNE_ATTR_OPTIONAL, "rev");
+		trim(d->vendor);
+		trim(d->model);
+		trim(d->rev);
+		stune_attr_num_at(ctx, sd, &d->scsi_type, STUNE_ATTR_OPTIONAL, "type");
+	}
+	if (t->plan_attrs & (1u << STUNE_RAW_QUEUE_DEPTH))
+		stune_attr_num_raw_at(ctx, sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
+				      "queue_depth");
+	if (!plan) {
+		stune_attr_str_at(ctx, sd, &d->state, STUNE_ATTR_OPTIONAL, "state");
+		stune_attr_num_at(ctx, sd, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "iocounterbits");
+		struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};
+		const char *ctr_name[] = {"iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt"};
+		for (size_t i = 0; i < ELEMENTSOF(ctr); i++) {
+			if (stune_attr_num_at(ctx, sd, ctr[i], STUNE_ATTR_OPTIONAL, ctr_name[i]) < 0)
+				continue;
+			/* Stock 6.1 prints a sign-extended atomic_t: reduce mod 2^iocounterbits. */
+			if (d->iocounterbits.set && d->iocounterbits.v > 0 && d->iocounterbits.v < 64)
+				ctr[i]->v = (int64_t)((uint64_t)ctr[i]->v & ((UINT64_C(1) << d->iocounterbits.v) - 1));
+		}
+	}
+}
+
 /*
  * The sysfs part of one disk: thread-safe (reads only, the root layer's
  * cache is locked, messages go to the calling thread's capture). Returns 1
@@ -239,60 +310,9 @@ static int scan_sysfs(struct stune_ctx *ctx, const struct stune_topology *t, con
 	if (!(d->name = strdup(stune_path_basename(bdir))) || !(d->hctl = strdup(stune_path_basename(sd_path))))
 		return -ENOMEM;
 
-	stune_attr_str_at(ctx, &bd, &d->devnum, 0, "dev");
-	struct stune_num sectors;
-	if (!plan && stune_attr_num_at(ctx, &bd, &sectors, 0, "size") == 0) {
-		if (sectors.v >= 0 && sectors.v <= INT64_MAX / 512) /* always 512-byte units */
-			d->size_bytes = STUNE_NUM(sectors.v * 512);
-		else
-			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
-	}
-
-	if ((r = parse_scheduler(ctx, &bd, d, plan)) < 0)
+	if ((r = read_block_attrs(ctx, t, &bd, bdir, d)) < 0)
 		return r;
-	stune_attr_num_at(ctx, &bd, &d->rotational, 0, "queue/rotational");
-	/* The plan's scan reads the tunables its profile sets (plan_attrs). */
-	static const struct {
-		enum stune_disk_raw raw;
-		unsigned flags;
-		const char *rel;
-	} queue_attrs[] = {
-	    {STUNE_RAW_NR_REQUESTS, 0, "queue/nr_requests"}, {STUNE_RAW_RQ_AFFINITY, 0, "queue/rq_affinity"},
-	    {STUNE_RAW_NOMERGES, 0, "queue/nomerges"},	     {STUNE_RAW_READ_AHEAD_KB, 0, "queue/read_ahead_kb"},
-	    {STUNE_RAW_ADD_RANDOM, 0, "queue/add_random"},   {STUNE_RAW_IO_POLL, STUNE_ATTR_OPTIONAL, "queue/io_poll"},
-	};
-	struct stune_num *queue_nums[ELEMENTSOF(queue_attrs)] = {&d->nr_requests,   &d->rq_affinity, &d->nomerges,
-								 &d->read_ahead_kb, &d->add_random,  &d->io_poll};
-	for (size_t i = 0; i < ELEMENTSOF(queue_attrs); i++)
-		if (t->plan_attrs & (1u << queue_attrs[i].raw))
-			stune_attr_num_raw_at(ctx, &bd, queue_nums[i], plan ? &d->raw[queue_attrs[i].raw] : NULL,
-					      queue_attrs[i].flags, queue_attrs[i].rel);
-
-	if (!plan) {
-		stune_attr_str_at(ctx, &sd, &d->vendor, 0, "vendor");
-		stune_attr_str_at(ctx, &sd, &d->model, 0, "model");
-		stune_attr_str_at(ctx, &sd, &d->rev, STUNE_ATTR_OPTIONAL, "rev");
-		trim(d->vendor);
-		trim(d->model);
-		trim(d->rev);
-		stune_attr_num_at(ctx, &sd, &d->scsi_type, STUNE_ATTR_OPTIONAL, "type");
-	}
-	if (t->plan_attrs & (1u << STUNE_RAW_QUEUE_DEPTH))
-		stune_attr_num_raw_at(ctx, &sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
-				      "queue_depth");
-	if (!plan) {
-		stune_attr_str_at(ctx, &sd, &d->state, STUNE_ATTR_OPTIONAL, "state");
-		stune_attr_num_at(ctx, &sd, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "iocounterbits");
-		struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};
-		const char *ctr_name[] = {"iorequest_cnt", "iodone_cnt", "ioerr_cnt", "iotmo_cnt"};
-		for (size_t i = 0; i < ELEMENTSOF(ctr); i++) {
-			if (stune_attr_num_at(ctx, &sd, ctr[i], STUNE_ATTR_OPTIONAL, ctr_name[i]) < 0)
-				continue;
-			/* Stock 6.1 prints a sign-extended atomic_t: reduce mod 2^iocounterbits. */
-			if (d->iocounterbits.set && d->iocounterbits.v > 0 && d->iocounterbits.v < 64)
-				ctr[i]->v = (int64_t)((uint64_t)ctr[i]->v & ((UINT64_C(1) << d->iocounterbits.v) - 1));
-		}
-	}
+	read_scsi_device_attrs(ctx, t, &sd, d);
 	/* The captured udev database is plain files: read on this thread. */
 	if (!ctx->udev)
 		return scan_keys(ctx, udev_data, bdir, d);

@@ -274,15 +274,38 @@ static int enter_dir(const struct stune_root *root, const char *path, struct stu
 	return 0;
 }
 
-int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
-		     struct stune_journal *j, int *irqbalance_restart)
+/* A scheduler switch resets nr_requests: its old value kept for revert
+ * (RECORDED), unless the plan changes nr_requests itself. */
+static int record_nr_requests(struct stune_ctx *ctx, const struct stune_plan *plan, const struct stune_plan_index *idx,
+			      struct stune_journal *j, const struct stune_change *c)
 {
-	_cleanup_(stune_plan_index_free) struct stune_plan_index idx = {0};
-	size_t first = j->n; /* entries before it belong to an earlier apply: not ours to write */
-	int r = stune_plan_index_build(plan, &idx);
-	if (r < 0)
-		return r;
-	/* 1. Every old value, before the first write. */
+	int r;
+	const struct stune_change *nr = stune_plan_index_find(idx, c->object, "queue/nr_requests");
+	if (!nr || nr->state != STUNE_CHANGE) {
+		_cleanup_free_ char *dir = NULL, *nrpath = NULL;
+		if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
+		    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
+			return r;
+		/* The scan's text, else read it straight away (no exists() first:
+		 * that resolves the path by hand, a readlinkat per component);
+		 * not there: nothing to record. */
+		_cleanup_free_ char *nr_old = NULL;
+		const char *raw = scanned(plan, c, "queue/nr_requests");
+		r = raw ? ((nr_old = strdup(raw)) ? 0 : -ENOMEM) : stune_root_read(ctx->root, nrpath, &nr_old);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && (r = stune_journal_add(j, c->object, "queue/nr_requests", nrpath, nr_old, NULL,
+						     STUNE_J_RECORDED)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* 1. Every old value, before the first write. */
+static int record_old_values(struct stune_ctx *ctx, const struct stune_plan *plan, const struct stune_plan_index *idx,
+			     struct stune_journal *j)
+{
+	int r;
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
 		if (c->state != STUNE_CHANGE || !c->desired || !c->path)
@@ -294,50 +317,33 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 				return r;
 			continue;
 		}
-		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler")) {
-			/* The switch resets nr_requests: keep its old value for revert. */
-			const struct stune_change *nr = stune_plan_index_find(&idx, c->object, "queue/nr_requests");
-			if (!nr || nr->state != STUNE_CHANGE) {
-				_cleanup_free_ char *dir = NULL, *nrpath = NULL;
-				if ((r = stune_path_dirname(c->path, &dir)) < 0 ||
-				    (r = stune_path_join(&nrpath, dir, "nr_requests")) < 0)
-					return r;
-				/* The scan's text, else read it straight away (no exists() first:
-				 * that resolves the path by hand, a readlinkat per component);
-				 * not there: nothing to record. */
-				_cleanup_free_ char *nr_old = NULL;
-				const char *raw = scanned(plan, c, "queue/nr_requests");
-				r = raw ? ((nr_old = strdup(raw)) ? 0 : -ENOMEM)
-					: stune_root_read(ctx->root, nrpath, &nr_old);
-				if (r == -ENOMEM)
-					return r;
-				if (r == 0 && (r = stune_journal_add(j, c->object, "queue/nr_requests", nrpath, nr_old,
-								     NULL, STUNE_J_RECORDED)) < 0)
-					return r;
-			}
-		}
+		if (c->kind == STUNE_OBJ_DISK && !strcmp(c->setting, "queue/scheduler") &&
+		    (r = record_nr_requests(ctx, plan, idx, j, c)) < 0)
+			return r;
 		if ((r = record(ctx, j, plan, c, c->path, c->setting, c->desired, STUNE_J_PENDING)) < 0)
 			return r;
 	}
-	if ((r = stamp_boot(ctx, j, first)) < 0)
-		return r;
-	_cleanup_close_ int log = -1;
-	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
-		return r;
+	return 0;
+}
 
-	/* 2. The writes, in plan order, each object's outcomes appended to the
-	 * log together when its writes are done (a kill before that leaves them
-	 * pending: revert restores a pending entry, written or not); a
-	 * directory's attributes (a disk's queue/) through one open of it, their
-	 * files closed together (stune_root_batch). A side effect (RECORDED: a
-	 * disk's nr_requests after its scheduler switch) is read again through
-	 * its directory when the writes there are done. */
+/*
+ * 2. The writes, in plan order, each object's outcomes appended to the
+ * log together when its writes are done (a kill before that leaves them
+ * pending: revert restores a pending entry, written or not); a
+ * directory's attributes (a disk's queue/) through one open of it, their
+ * files closed together (stune_root_batch). A side effect (RECORDED: a
+ * disk's nr_requests after its scheduler switch) is read again through
+ * its directory when the writes there are done (reread[i - first] set).
+ */
+static int write_entries(struct stune_ctx *ctx, int log, struct stune_journal *j, size_t first, bool *reread,
+			 int *irqbalance_restart)
+{
+	int r;
 	_cleanup_(rdir_closep) struct stune_rdir dir = STUNE_RDIR_INIT;
-	_cleanup_free_ bool *reread = calloc(j->n - first + 1, sizeof(bool));
 	_cleanup_free_ size_t *recorded = calloc(j->n - first + 1, sizeof(size_t));
 	_cleanup_free_ size_t *done = calloc(j->n - first + 1, sizeof(size_t)); /* the object's, not yet logged */
 	size_t n_recorded = 0, n_done = 0;
-	if (!reread || !recorded || !done)
+	if (!recorded || !done)
 		return -ENOMEM;
 	_cleanup_(batch_endp) bool batch = true;
 	stune_root_batch(ctx->root, true);
@@ -385,11 +391,18 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 	reread_recorded(ctx->root, j, object, &dir, recorded, &n_recorded, reread, first);
 	stune_root_batch(ctx->root, false);
 	batch = false;
+	return 0;
+}
 
-	/* 3. In effect? Each written file was read back right after its write
-	 * (the plan writes a disk's scheduler before its nr_requests, the one
-	 * side effect between rows); compare by meaning, as the plan does. A
-	 * write the kernel accepted but that is not in effect was ignored. */
+/*
+ * 3. In effect? Each written file was read back right after its write
+ * (the plan writes a disk's scheduler before its nr_requests, the one
+ * side effect between rows); compare by meaning, as the plan does. A
+ * write the kernel accepted but that is not in effect was ignored.
+ */
+static void check_in_effect(struct stune_ctx *ctx, const struct stune_plan_index *idx, struct stune_journal *j,
+			    size_t first, const bool *reread)
+{
 	for (size_t i = first; i < j->n; i++) {
 		struct stune_jentry *e = &j->entries[i];
 		if (e->state == STUNE_J_RECORDED) {
@@ -403,10 +416,33 @@ int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const
 		}
 		if (e->state != STUNE_J_APPLIED)
 			continue;
-		const struct stune_change *c = stune_plan_index_find(&idx, e->object, e->setting);
+		const struct stune_change *c = stune_plan_index_find(idx, e->object, e->setting);
 		if (c && !stune_change_in_effect(c, e->after))
 			e->state = STUNE_J_IGNORED;
 	}
+}
+
+int stune_apply_plan(struct stune_ctx *ctx, const struct stune_plan *plan, const char *state_dir,
+		     struct stune_journal *j, int *irqbalance_restart)
+{
+	_cleanup_(stune_plan_index_free) struct stune_plan_index idx = {0};
+	size_t first = j->n; /* entries before it belong to an earlier apply: not ours to write */
+	int r = stune_plan_index_build(plan, &idx);
+	if (r < 0)
+		return r;
+	if ((r = record_old_values(ctx, plan, &idx, j)) < 0)
+		return r;
+	if ((r = stamp_boot(ctx, j, first)) < 0)
+		return r;
+	_cleanup_close_ int log = -1;
+	if ((r = stune_journal_log_begin(state_dir, j, &log)) < 0)
+		return r;
+	_cleanup_free_ bool *reread = calloc(j->n - first + 1, sizeof(bool));
+	if (!reread)
+		return -ENOMEM;
+	if ((r = write_entries(ctx, log, j, first, reread, irqbalance_restart)) < 0)
+		return r;
+	check_in_effect(ctx, &idx, j, first, reread);
 	return stune_journal_save(state_dir, j);
 }
 
@@ -525,6 +561,11 @@ static int key_find_cmp(const void *key, const void *elem)
 }
 
 /* NULL t: no index (every path as journaled). */
+static void disk_keys_freep(struct disk_keys *k)
+{
+	free(k->v);
+}
+
 static int disk_keys_build(const struct stune_topology *t, struct disk_keys *k)
 {
 	*k = (struct disk_keys){0};
@@ -666,12 +707,11 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 		return -ENOMEM;
 	}
 	_cleanup_free_ char *boot = NULL;
-	struct disk_keys keys;
+	_cleanup_(disk_keys_freep) struct disk_keys keys = {0};
 	if ((r = boot_id_now(ctx->root, &boot)) < 0 || (r = disk_keys_build(t, &keys)) < 0) {
 		free(it);
 		return r;
 	}
-	_cleanup_free_ const struct stune_disk **keys_v = keys.v;
 	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
 	for (int pass = 0; pass < 2 && r >= 0; pass++) {
 		if (pass == 1) {

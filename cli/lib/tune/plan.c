@@ -517,6 +517,51 @@ static char *managed_note(const struct stune_hba *h, const struct stune_irq *q, 
 			     rq2 && node ? "; " : "", node ? node : (rq2 ? "" : "nothing to do from user space"));
 }
 
+/*
+ * The CPUs of the HBA's node that are online (cpus), else why the HBA's IRQs
+ * are left in place (no_node). The host's CPUs when cpu/online is
+ * unreadable: the present ones, else the possible ones (a node's cpulist
+ * alone may name CPUs the host does not have).
+ */
+static int hba_local_cpus(const struct stune_topology *t, const struct stune_hba *h, struct stune_cpuset *cpus,
+			  const char **no_node)
+{
+	int r;
+	const struct stune_node *node = NULL;
+	const struct stune_cpuset *host = t->cpus.online.valid	   ? &t->cpus.online
+					  : t->cpus.present.valid  ? &t->cpus.present
+					  : t->cpus.possible.valid ? &t->cpus.possible
+								   : NULL;
+	if (!host)
+		*no_node = "the host's CPUs are unknown (cpu/online, present and possible unreadable): IRQ left in "
+			   "place";
+	else if (!h->numa_node.set && h->pci_address)
+		*no_node =
+		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
+		    "IRQ left in place";
+	else if (!h->numa_node.set)
+		*no_node = "the HBA's NUMA node is unknown (no PCI function): no CPU is local to it, IRQ left in place";
+	else if (h->numa_node.v < 0)
+		*no_node = "the HBA's numa_node is -1: the firmware gives no locality, so no node is local to it; "
+			   "IRQ left in place (the kernel's default mask or irqbalance decides)";
+	else if (!(node = find_node(t, h->numa_node.v)) || !node->cpus.valid)
+		*no_node = "the HBA's node is not among the online nodes: IRQ left in place";
+	else {
+		for (int cpu = stune_cpuset_next(&node->cpus, 0); cpu >= 0;
+		     cpu = stune_cpuset_next(&node->cpus, (unsigned)cpu + 1)) {
+			if (!stune_cpuset_has(host, (unsigned)cpu))
+				continue;
+			if ((r = stune_cpuset_set(cpus, (unsigned)cpu)) < 0) {
+				stune_cpuset_clear(cpus);
+				return r;
+			}
+		}
+		if (stune_cpuset_count(cpus) == 0)
+			*no_node = "no CPU of the HBA's node is online: IRQ left in place";
+	}
+	return 0;
+}
+
 static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
 			 size_t hi, const bool *rq2, size_t *n_pinned)
 {
@@ -528,43 +573,11 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 		return 0;
 	bool spread = !strcmp(v->value, "node-local-spread");
 
-	/* The CPUs of the HBA's node that are online. The host's CPUs when
-	 * cpu/online is unreadable: the present ones, else the possible ones
-	 * (a node's cpulist alone may name CPUs the host does not have). */
+	/* The CPUs of the HBA's node that are online, or why there are none. */
 	struct stune_cpuset cpus = {0};
 	const char *no_node = NULL;
-	const struct stune_node *node = NULL;
-	const struct stune_cpuset *host = t->cpus.online.valid	   ? &t->cpus.online
-					  : t->cpus.present.valid  ? &t->cpus.present
-					  : t->cpus.possible.valid ? &t->cpus.possible
-								   : NULL;
-	if (!host)
-		no_node = "the host's CPUs are unknown (cpu/online, present and possible unreadable): IRQ left in "
-			  "place";
-	else if (!h->numa_node.set && h->pci_address)
-		no_node =
-		    "the HBA's NUMA node is unknown (numa_node unreadable or out of range): no CPU is local to it, "
-		    "IRQ left in place";
-	else if (!h->numa_node.set)
-		no_node = "the HBA's NUMA node is unknown (no PCI function): no CPU is local to it, IRQ left in place";
-	else if (h->numa_node.v < 0)
-		no_node = "the HBA's numa_node is -1: the firmware gives no locality, so no node is local to it; "
-			  "IRQ left in place (the kernel's default mask or irqbalance decides)";
-	else if (!(node = find_node(t, h->numa_node.v)) || !node->cpus.valid)
-		no_node = "the HBA's node is not among the online nodes: IRQ left in place";
-	else {
-		for (int cpu = stune_cpuset_next(&node->cpus, 0); cpu >= 0;
-		     cpu = stune_cpuset_next(&node->cpus, (unsigned)cpu + 1)) {
-			if (!stune_cpuset_has(host, (unsigned)cpu))
-				continue;
-			if ((r = stune_cpuset_set(&cpus, (unsigned)cpu)) < 0) {
-				stune_cpuset_clear(&cpus);
-				return r;
-			}
-		}
-		if (stune_cpuset_count(&cpus) == 0)
-			no_node = "no CPU of the HBA's node is online: IRQ left in place";
-	}
+	if ((r = hba_local_cpus(t, h, &cpus, &no_node)) < 0)
+		return r;
 
 	size_t k = 0, ncpu = stune_cpuset_count(&cpus);
 	r = 0;
