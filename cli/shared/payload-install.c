@@ -135,6 +135,68 @@ static const char *need_text(enum stune_pneed n, bool running)
 	return "?";
 }
 
+/* The journal's steps, as install left them. */
+static void render_install_steps(struct out *o, const struct stune_pjournal *j)
+{
+	out_text(o, "Install:\n");
+	out_arr_begin(o, "steps");
+	for (size_t i = 0; j && i < j->n; i++) {
+		const struct stune_pstep *s = &j->steps[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "step", NULL, stune_pstep_kind_name(s->kind));
+		out_str(o, "state", NULL, stune_pstep_state_name(s->state));
+		out_rootpath(o, "path", NULL, s->path);
+		out_str(o, "sha256", NULL, s->sha256);
+		out_str(o, "old_sha256", NULL, s->old_sha256);
+		out_str(o, "target", NULL, s->target);
+		out_str(o, "old_target", NULL, s->old_target);
+		out_str(o, "note", NULL, s->note);
+		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
+			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
+			 s->note ? (s->path ? ": " : "") : "", s->note ? s->note : "");
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
+/* What modprobe resolves each module to, what it needs, how its reload went; false when one is not ours. */
+static bool render_resolution(struct out *o, const struct stune_manifest *m, const struct stune_phost *h,
+			      const struct stune_pinstall_result *res)
+{
+	bool ok = true;
+	out_arr_begin(o, "resolution");
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		bool ours = stune_pinstall_ours(m, res, i);
+		if (!res->unresolved)
+			ok &= ours;
+		enum stune_pneed need = res->need[i];
+		int k = res->reload ? res->reload[i] : 0;
+		const char *reload_result = k > 0 ? "reloaded" : k < 0 ? "failed" : NULL;
+		const char *rerr = res->reload_err ? res->reload_err[i] : NULL;
+		if (k < 0)
+			ok = false;
+		out_obj_begin(o, NULL);
+		out_str(o, "name", "modprobe %s", pm->name);
+		_cleanup_free_ char *shown = stune_strdupf("/lib/modules/%s/%s", m->release, res->resolved[i]);
+		out_str_shown(o, "resolves_to", " -> %s", res->resolved[i],
+			      res->resolved[i] && *res->resolved[i] ? shown : NULL);
+		out_bool(o, "ours",
+			 res->unresolved
+			     ? ": not checked (--sysroot needs root: libkmod runs in a chroot of the tree)\n"
+			 : ours ? " (ours)\n"
+				: " (NOT ours)\n",
+			 ours ? STUNE_YES : STUNE_NO);
+		out_str(o, "needs", NULL, need_name(need));
+		out_text(o, "  " WRAP_HANG "%s\n", need_text(need, h->running));
+		out_str(o, "reload", reload_result ? "  reload: %s\n" : NULL, reload_result);
+		out_str(o, "reload_error", rerr ? "  %s\n" : NULL, rerr);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	return ok;
+}
+
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
 			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused)
 {
@@ -178,25 +240,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	_cleanup_(stune_pinstall_result_clear) struct stune_pinstall_result res = {0};
 	_cleanup_free_ char *err = NULL;
 	r = stune_payload_install(ctx, m, h, &io, &res, &err);
-	out_text(o, "Install:\n");
-	out_arr_begin(o, "steps");
-	for (size_t i = 0; res.journal && i < res.journal->n; i++) {
-		const struct stune_pstep *s = &res.journal->steps[i];
-		out_obj_begin(o, NULL);
-		out_str(o, "step", NULL, stune_pstep_kind_name(s->kind));
-		out_str(o, "state", NULL, stune_pstep_state_name(s->state));
-		out_rootpath(o, "path", NULL, s->path);
-		out_str(o, "sha256", NULL, s->sha256);
-		out_str(o, "old_sha256", NULL, s->old_sha256);
-		out_str(o, "target", NULL, s->target);
-		out_str(o, "old_target", NULL, s->old_target);
-		out_str(o, "note", NULL, s->note);
-		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
-			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
-			 s->note ? (s->path ? ": " : "") : "", s->note ? s->note : "");
-		out_obj_end(o);
-	}
-	out_arr_end(o);
+	render_install_steps(o, res.journal);
 	if (r < 0) {
 		out_str(o, "resolution", NULL, NULL);
 		out_str(o, "initrd", NULL, NULL);
@@ -211,36 +255,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		error_msg("install --reload: %s", strerror(-r));
 		return -1;
 	}
-	bool ok = true;
-	out_arr_begin(o, "resolution");
-	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		bool ours = stune_pinstall_ours(m, &res, i);
-		if (!res.unresolved)
-			ok &= ours;
-		enum stune_pneed need = res.need[i];
-		int k = res.reload ? res.reload[i] : 0;
-		const char *reload_result = k > 0 ? "reloaded" : k < 0 ? "failed" : NULL;
-		const char *rerr = res.reload_err ? res.reload_err[i] : NULL;
-		if (k < 0)
-			ok = false;
-		out_obj_begin(o, NULL);
-		out_str(o, "name", "modprobe %s", pm->name);
-		_cleanup_free_ char *shown = stune_strdupf("/lib/modules/%s/%s", m->release, res.resolved[i]);
-		out_str_shown(o, "resolves_to", " -> %s", res.resolved[i],
-			      res.resolved[i] && *res.resolved[i] ? shown : NULL);
-		out_bool(o, "ours",
-			 res.unresolved ? ": not checked (--sysroot needs root: libkmod runs in a chroot of the tree)\n"
-			 : ours		? " (ours)\n"
-					: " (NOT ours)\n",
-			 ours ? STUNE_YES : STUNE_NO);
-		out_str(o, "needs", NULL, need_name(need));
-		out_text(o, "  " WRAP_HANG "%s\n", need_text(need, h->running));
-		out_str(o, "reload", reload_result ? "  reload: %s\n" : NULL, reload_result);
-		out_str(o, "reload_error", rerr ? "  %s\n" : NULL, rerr);
-		out_obj_end(o);
-	}
-	out_arr_end(o);
+	bool ok = render_resolution(o, m, h, &res);
 	out_obj_begin(o, "initrd");
 	out_bool(o, "ok", NULL, res.initrd_ok ? STUNE_YES : STUNE_NO);
 	out_str(o, "note", "initrd: %s\n", res.initrd_note);

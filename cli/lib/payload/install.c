@@ -573,14 +573,33 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 	return 0;
 }
 
-int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
+/* What install plans before its first change, and what its steps share. */
+struct install_plan {
+	struct stune_pjournal *j;
+	char *conf;	  /* the depmod.d file's text */
+	char *initrd;	  /* boot/initrd.img-RELEASE */
+	char *chroot_dir; /* where update-initramfs runs (NULL live) */
+	char *kchroot;	  /* where apt-get runs (NULL live) */
+	int ifd;	  /* the initrd, open before any change */
+	size_t first_file, end_files, depmod_step, initrd_step, kfirst;
+	bool do_initrd, do_kernel;
+};
+
+static void install_plan_clear(struct install_plan *p)
+{
+	stune_pjournal_free(p->j);
+	free(p->conf);
+	free(p->initrd);
+	free(p->chroot_dir);
+	free(p->kchroot);
+	closep(&p->ifd);
+}
+
+/* The journal's head: the payload, the bundle it came from, when install began. */
+static int journal_begin(const struct stune_manifest *m, const struct stune_pinstall_opts *o,
+			 struct stune_pjournal **ret)
 {
 	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = calloc(1, sizeof(*j));
-	_cleanup_free_ char *updates = NULL, *dir = NULL, *conf = NULL, *initrd = NULL, *runner_why = NULL,
-			    *chroot_dir = NULL;
-	int r;
-	memset(res, 0, sizeof(*res));
 	if (!j)
 		return -ENOMEM;
 	if (!(j->release = strdup(m->release)) || !(j->payload_version = strdup(m->payload_version)) ||
@@ -589,119 +608,146 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		return -ENOMEM;
 	stune_sha256_hex(m->json, m->json_len, j->manifest_sha256);
 	j->started = (long long)time(NULL);
+	*ret = steal_pointer(&j);
+	return 0;
+}
+
+/* The payload's steps: the directories, the files (modules, manifest, depmod.d), depmod, the initrd. */
+static int plan_payload(struct stune_ctx *ctx, const struct stune_manifest *m, struct install_plan *p)
+{
+	struct stune_pjournal *j = p->j;
+	_cleanup_free_ char *updates = NULL, *dir = NULL;
+	int r;
 	if (!(updates = stune_strdupf("lib/modules/%s/updates", m->release)) ||
-	    !(dir = stune_strdupf("%s/scsitune", updates)) || !(conf = stune_depmod_conf_text(m)) ||
-	    !(initrd = stune_strdupf("boot/initrd.img-%s", m->release)))
+	    !(dir = stune_strdupf("%s/scsitune", updates)) || !(p->conf = stune_depmod_conf_text(m)) ||
+	    !(p->initrd = stune_strdupf("boot/initrd.img-%s", m->release)))
 		return -ENOMEM;
 
-	/* The plan: every step, in the journal before the first change. */
 	if (!is_dir(ctx, updates) && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, updates, NULL)) < 0)
 		return r;
 	if ((r = stune_pjournal_add(j, STUNE_PS_MKDIR, dir, NULL)) < 0)
 		return r;
 	if (!is_dir(ctx, "etc/depmod.d") && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, "etc/depmod.d", NULL)) < 0)
 		return r;
-	size_t first_file = j->n;
+	p->first_file = j->n;
 	for (size_t i = 0; i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
-		_cleanup_free_ char *p = stune_strdupf("%s/%s.ko", dir, pm->name);
-		if (!p || (r = stune_pjournal_add(j, STUNE_PS_FILE, p, stune_manifest_file(m, pm->file)->sha256)) < 0)
-			return p ? r : -ENOMEM;
+		_cleanup_free_ char *path = stune_strdupf("%s/%s.ko", dir, pm->name);
+		if (!path ||
+		    (r = stune_pjournal_add(j, STUNE_PS_FILE, path, stune_manifest_file(m, pm->file)->sha256)) < 0)
+			return path ? r : -ENOMEM;
 	}
 	char sha[STUNE_SHA256_HEX];
 	_cleanup_free_ char *mp = stune_strdupf("%s/manifest.json", dir);
 	if (!mp || (r = stune_pjournal_add(j, STUNE_PS_FILE, mp, j->manifest_sha256)) < 0)
 		return mp ? r : -ENOMEM;
-	stune_sha256_hex(conf, strlen(conf), sha);
+	stune_sha256_hex(p->conf, strlen(p->conf), sha);
 	if ((r = stune_pjournal_add(j, STUNE_PS_FILE, STUNE_DEPMOD_CONF, sha)) < 0)
 		return r;
-	size_t end_files = j->n;
+	p->end_files = j->n;
 	if ((r = stune_pjournal_add(j, STUNE_PS_DEPMOD, NULL, NULL)) < 0)
 		return r;
-	size_t depmod_step = j->n - 1;
-	if ((r = stune_pjournal_add(j, STUNE_PS_INITRD, initrd, NULL)) < 0)
+	p->depmod_step = j->n - 1;
+	if ((r = stune_pjournal_add(j, STUNE_PS_INITRD, p->initrd, NULL)) < 0)
 		return r;
-	size_t initrd_step = j->n - 1;
-	struct stune_pstep *is = &j->steps[initrd_step];
+	p->initrd_step = j->n - 1;
+	return 0;
+}
+
+/* Whether the initrd is updated: when not, its step SKIPPED with the reason; when so, its mode kept. */
+static int plan_initrd(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
+		       struct install_plan *p)
+{
+	struct stune_pstep *is = &p->j->steps[p->initrd_step];
+	_cleanup_free_ char *runner_why = NULL;
 	struct stat ist;
-	_cleanup_close_ int ifd = stune_root_open(ctx->root, initrd, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	int r;
+	p->ifd = stune_root_open(ctx->root, p->initrd, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (o->no_initramfs)
 		r = set_note(is,
 			     "--no-initramfs: the initrd still holds the stock modules until update-initramfs -u -k %s",
 			     m->release);
-	else if (ifd < 0)
-		r = set_note(is, "no /%s: nothing to update", initrd);
-	else if (fstat(ifd, &ist) < 0 || !S_ISREG(ist.st_mode))
-		r = set_note(is, "/%s is not a regular file: not updated", initrd);
-	else if (stune_initramfs_runner(ctx, &chroot_dir, &runner_why) < 0)
+	else if (p->ifd < 0)
+		r = set_note(is, "no /%s: nothing to update", p->initrd);
+	else if (fstat(p->ifd, &ist) < 0 || !S_ISREG(ist.st_mode))
+		r = set_note(is, "/%s is not a regular file: not updated", p->initrd);
+	else if (stune_initramfs_runner(ctx, &p->chroot_dir, &runner_why) < 0)
 		r = set_note(is, "%s", runner_why);
 	else
 		r = 1;
 	if (r < 0)
 		return r;
-	bool do_initrd = r == 1;
-	if (!do_initrd)
+	p->do_initrd = r == 1;
+	if (!p->do_initrd)
 		is->state = STUNE_PSS_SKIPPED;
 	else
 		is->mode = ist.st_mode & 07777;
-	/* The kernel package: its .deb under var/cache/scsitune, apt, and with --set-default the boot links. */
-	size_t kfirst = j->n;
-	bool do_kernel = false;
-	_cleanup_free_ char *kchroot = NULL, *kver_now = NULL;
-	if (m->kernel) {
-		const struct stune_pkernel *k = m->kernel;
-		const struct stune_pfile *kf = stune_manifest_file(m, k->file);
-		_cleanup_free_ char *deb = stune_strdupf(KERNEL_DEB_DIR "/%s", stune_path_basename(k->file)),
-				    *target = stune_strdupf("%s=%s", k->package, k->version),
-				    *image = stune_strdupf("boot/vmlinuz-%s", k->release),
-				    *kinitrd = stune_strdupf("boot/initrd.img-%s", k->release), *why = NULL;
-		if (!deb || !target || !image || !kinitrd)
-			return -ENOMEM;
-		kver_now = installed_version(ctx, k->package);
-		if (kver_now && strcmp(kver_now, k->version) && !o->no_kernel)
-			return stune_errf(
-			    err, -EEXIST,
-			    "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
-			    "or --no-kernel",
-			    k->package, kver_now, k->version, k->package);
-		if (!is_dir(ctx, KERNEL_DEB_DIR) &&
-		    (r = stune_pjournal_add(j, STUNE_PS_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
-			return r;
-		if ((r = stune_pjournal_add(j, STUNE_PS_FILE, deb, kf->sha256)) < 0 ||
-		    (r = stune_pjournal_add(j, STUNE_PS_KERNEL, image, kf->sha256)) < 0)
-			return r;
-		if (!(j->steps[j->n - 1].target = steal_pointer(&target)))
-			return -ENOMEM;
-		if (o->set_default) {
-			if ((r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "vmlinuz", NULL)) < 0 ||
-			    !(j->steps[j->n - 1].target = steal_pointer(&image)) ||
-			    (r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "initrd.img", NULL)) < 0 ||
-			    !(j->steps[j->n - 1].target = steal_pointer(&kinitrd)))
-				return r < 0 ? r : -ENOMEM;
-		}
-		const char *skip = NULL;
-		if (o->no_kernel)
-			skip = "--no-kernel: the bundle's kernel package is left out";
-		else if (apt_runner(ctx, &kchroot, &why) < 0)
-			skip = why ? why : "apt-get cannot run here";
-		for (size_t i = kfirst; i < j->n; i++) {
-			struct stune_pstep *ks = &j->steps[i];
-			if (skip) {
-				ks->state = STUNE_PSS_SKIPPED;
-				if ((r = set_note(ks, "%s", skip)) < 0)
-					return r;
-			} else if (kver_now && ks->kind != STUNE_PS_DEFAULT) {
-				/* already installed: not ours to install, nor to purge */
-				ks->state = STUNE_PSS_SKIPPED;
-				if ((r = set_note(ks,
-						  "%s %s is already installed: left as it is (remove leaves it too)",
-						  k->package, kver_now)) < 0)
-					return r;
-			}
-		}
-		do_kernel = !skip;
-		is = &j->steps[initrd_step]; /* the steps array moved (realloc) */
+	return 0;
+}
+
+/* The kernel package: its .deb under var/cache/scsitune, apt, and with --set-default the boot links. */
+static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
+		       struct install_plan *p, char **err)
+{
+	struct stune_pjournal *j = p->j;
+	int r;
+	p->kfirst = j->n;
+	if (!m->kernel)
+		return 0;
+	const struct stune_pkernel *k = m->kernel;
+	const struct stune_pfile *kf = stune_manifest_file(m, k->file);
+	_cleanup_free_ char *deb = stune_strdupf(KERNEL_DEB_DIR "/%s", stune_path_basename(k->file)),
+			    *target = stune_strdupf("%s=%s", k->package, k->version),
+			    *image = stune_strdupf("boot/vmlinuz-%s", k->release),
+			    *kinitrd = stune_strdupf("boot/initrd.img-%s", k->release), *why = NULL, *kver_now = NULL;
+	if (!deb || !target || !image || !kinitrd)
+		return -ENOMEM;
+	kver_now = installed_version(ctx, k->package);
+	if (kver_now && strcmp(kver_now, k->version) && !o->no_kernel)
+		return stune_errf(err, -EEXIST,
+				  "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
+				  "or --no-kernel",
+				  k->package, kver_now, k->version, k->package);
+	if (!is_dir(ctx, KERNEL_DEB_DIR) && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
+		return r;
+	if ((r = stune_pjournal_add(j, STUNE_PS_FILE, deb, kf->sha256)) < 0 ||
+	    (r = stune_pjournal_add(j, STUNE_PS_KERNEL, image, kf->sha256)) < 0)
+		return r;
+	if (!(j->steps[j->n - 1].target = steal_pointer(&target)))
+		return -ENOMEM;
+	if (o->set_default) {
+		if ((r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "vmlinuz", NULL)) < 0 ||
+		    !(j->steps[j->n - 1].target = steal_pointer(&image)) ||
+		    (r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "initrd.img", NULL)) < 0 ||
+		    !(j->steps[j->n - 1].target = steal_pointer(&kinitrd)))
+			return r < 0 ? r : -ENOMEM;
 	}
+	const char *skip = NULL;
+	if (o->no_kernel)
+		skip = "--no-kernel: the bundle's kernel package is left out";
+	else if (apt_runner(ctx, &p->kchroot, &why) < 0)
+		skip = why ? why : "apt-get cannot run here";
+	for (size_t i = p->kfirst; i < j->n; i++) {
+		struct stune_pstep *ks = &j->steps[i];
+		if (skip) {
+			ks->state = STUNE_PSS_SKIPPED;
+			if ((r = set_note(ks, "%s", skip)) < 0)
+				return r;
+		} else if (kver_now && ks->kind != STUNE_PS_DEFAULT) {
+			/* already installed: not ours to install, nor to purge */
+			ks->state = STUNE_PSS_SKIPPED;
+			if ((r = set_note(ks, "%s %s is already installed: left as it is (remove leaves it too)",
+					  k->package, kver_now)) < 0)
+				return r;
+		}
+	}
+	p->do_kernel = !skip;
+	return 0;
+}
+
+/* depmod's index files as they are before install (what remove compares). */
+static int journal_depmod_index(struct stune_ctx *ctx, const struct stune_manifest *m, struct stune_pjournal *j)
+{
 	for (size_t i = 0; i < ELEMENTSOF(depmod_index); i++) {
 		_cleanup_free_ char *p = stune_strdupf("lib/modules/%s/%s", m->release, depmod_index[i]);
 		if (!p)
@@ -716,141 +762,157 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 		n[j->n_index].path = steal_pointer(&p);
 		memcpy(n[j->n_index++].sha256, d, STUNE_SHA256_HEX);
 	}
-	if ((r = save(o->state_dir, j, err)) < 0)
-		goto out;
+	return 0;
+}
 
-	/* Directories. */
-	for (size_t i = 0; i < first_file; i++) {
-		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
-			goto out;
-		if ((r = mkdir_root(ctx, j->steps[i].path, 0755)) < 0) {
-			r = stune_errf(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
-			goto out;
-		}
+/* Directories. */
+static int install_dirs(struct stune_ctx *ctx, const char *state_dir, struct stune_pjournal *j, size_t end, char **err)
+{
+	int r;
+	for (size_t i = 0; i < end; i++) {
+		if ((r = set_state(state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+			return r;
+		if ((r = mkdir_root(ctx, j->steps[i].path, 0755)) < 0)
+			return stune_errf(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
 		hook();
-		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
-			goto out;
+		if ((r = set_state(state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
+			return r;
 	}
-	/* Files: all staged (written under a temporary name, fsync'd), then renamed into place. */
-	for (size_t i = first_file; i < end_files; i++) {
+	return 0;
+}
+
+/* Files: all staged (written under a temporary name, fsync'd), then renamed into place. */
+static int install_files(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
+			 const struct install_plan *p, char **err)
+{
+	struct stune_pjournal *j = p->j;
+	int r;
+	for (size_t i = p->first_file; i < p->end_files; i++) {
 		struct stune_pstep *s = &j->steps[i];
 		const void *data;
 		size_t len;
-		if (i - first_file < m->n_modules) {
-			const struct stune_pfile *pf = stune_manifest_file(m, m->modules[i - first_file].file);
+		if (i - p->first_file < m->n_modules) {
+			const struct stune_pfile *pf = stune_manifest_file(m, m->modules[i - p->first_file].file);
 			data = pf->data;
 			len = pf->size;
-		} else if (i == end_files - 1) {
-			data = conf;
-			len = strlen(conf);
+		} else if (i == p->end_files - 1) {
+			data = p->conf;
+			len = strlen(p->conf);
 		} else {
 			data = m->json;
 			len = m->json_len;
 		}
-		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
-			goto out;
-		if ((r = write_tmp(ctx, s->path, data, len, 0644)) < 0) {
-			r = stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
-			goto out;
-		}
+		if ((r = set_state(state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+			return r;
+		if ((r = write_tmp(ctx, s->path, data, len, 0644)) < 0)
+			return stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
 		hook();
 	}
-	for (size_t i = first_file; i < end_files; i++) {
-		if ((r = rename_tmp(ctx, j->steps[i].path)) < 0) {
-			r = stune_errf(err, r, "renaming into /%s: %s", j->steps[i].path, strerror(-r));
-			goto out;
-		}
+	for (size_t i = p->first_file; i < p->end_files; i++) {
+		if ((r = rename_tmp(ctx, j->steps[i].path)) < 0)
+			return stune_errf(err, r, "renaming into /%s: %s", j->steps[i].path, strerror(-r));
 		hook();
 	}
-	for (size_t i = first_file; i < end_files; i++)
+	for (size_t i = p->first_file; i < p->end_files; i++)
 		j->steps[i].state = STUNE_PSS_DONE;
-	if ((r = save(o->state_dir, j, err)) < 0)
-		goto out;
+	return save(state_dir, j, err);
+}
 
-	/* depmod, then what modprobe resolves. */
-	if ((r = set_state(o->state_dir, j, depmod_step, STUNE_PSS_STARTED, err)) < 0)
-		goto out;
+/* depmod, then what modprobe resolves. */
+static int install_depmod(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
+			  const struct install_plan *p, struct stune_pinstall_result *res, char **err)
+{
+	int r;
+	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PSS_STARTED, err)) < 0)
+		return r;
 	if ((r = run_depmod(ctx, m->release, err)) < 0)
-		goto out;
+		return r;
 	hook();
-	if ((r = set_state(o->state_dir, j, depmod_step, STUNE_PSS_DONE, err)) < 0)
-		goto out;
+	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PSS_DONE, err)) < 0)
+		return r;
 	if (!(res->resolved = calloc(m->n_modules + 1, sizeof(char *))) ||
-	    !(res->need = calloc(m->n_modules, sizeof(*res->need)))) {
-		r = -ENOMEM;
-		goto out;
-	}
+	    !(res->need = calloc(m->n_modules, sizeof(*res->need))))
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n_modules; i++) {
 		int k = stune_kmod_resolve(ctx, m->release, m->modules[i].name, &res->resolved[i]);
 		if (k == -EPERM) /* --sysroot without root: not checked */
 			res->unresolved = true;
-		else if (k < 0 && k != -ENOENT) {
-			r = stune_errf(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
-			goto out;
-		}
-		if (!res->resolved[i] && !(res->resolved[i] = strdup(""))) {
-			r = -ENOMEM;
-			goto out;
-		}
+		else if (k < 0 && k != -ENOENT)
+			return stune_errf(err, k, "libkmod: resolving %s: %s", m->modules[i].name, strerror(-k));
+		if (!res->resolved[i] && !(res->resolved[i] = strdup("")))
+			return -ENOMEM;
 	}
+	return 0;
+}
 
-	/* The initrd: the old one kept, update-initramfs, the new one read back. */
-	if (do_initrd) {
-		_cleanup_free_ uint8_t *old = NULL, *new = NULL;
-		size_t old_len = 0, new_len = 0;
-		if ((r = stune_read_fd(ifd, STUNE_INITRD_MAX, &old, &old_len)) < 0) {
-			r = stune_errf(err, r, "reading /%s: %s", initrd, strerror(-r));
-			goto out;
-		}
-		if (!(is->old_sha256 = malloc(STUNE_SHA256_HEX))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		stune_sha256_hex(old, old_len, is->old_sha256);
-		if ((r = set_state(o->state_dir, j, initrd_step, STUNE_PSS_STARTED, err)) < 0)
-			goto out;
-		_cleanup_free_ char *pdir = NULL;
-		if ((r = stune_pjournal_dir(o->state_dir, true, &pdir)) < 0 ||
-		    (r = stune_write_atomic(pdir, "kept-initrd", old, old_len, 0600, NULL)) < 0) {
-			r = stune_errf(err, r, "keeping the initrd in %s: %s", pdir ? pdir : o->state_dir,
-				       strerror(-r));
-			goto out;
-		}
-		hook();
-		if ((r = run_update_initramfs(ctx, m->release, chroot_dir, err)) < 0)
-			goto out;
-		hook();
-		if ((r = stune_read_root_file(ctx->root, initrd, STUNE_INITRD_MAX, &new, &new_len)) < 0) {
-			r = stune_errf(err, r, "reading the new /%s: %s", initrd, strerror(-r));
-			goto out;
-		}
-		if (!(is->sha256 = malloc(STUNE_SHA256_HEX))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		stune_sha256_hex(new, new_len, is->sha256);
-		if ((r = check_initrd(m, old, old_len, new, new_len, &res->initrd_note, &res->initrd_ok)) < 0)
-			goto out;
-		if ((r = set_note(is, "%s", res->initrd_note ? res->initrd_note : "?")) < 0)
-			goto out;
-		if ((r = set_state(o->state_dir, j, initrd_step, STUNE_PSS_DONE, err)) < 0)
-			goto out;
-	} else if (!(res->initrd_note = strdup(is->note ? is->note : "skipped"))) {
-		r = -ENOMEM;
+/* The initrd: the old one kept, update-initramfs, the new one read back (skipped: the note says why). */
+static int install_initrd(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
+			  const struct install_plan *p, struct stune_pinstall_result *res, char **err)
+{
+	struct stune_pstep *is = &p->j->steps[p->initrd_step];
+	if (!p->do_initrd)
+		return (res->initrd_note = strdup(is->note ? is->note : "skipped")) ? 0 : -ENOMEM;
+	_cleanup_free_ uint8_t *old = NULL, *new = NULL;
+	size_t old_len = 0, new_len = 0;
+	int r;
+	if ((r = stune_read_fd(p->ifd, STUNE_INITRD_MAX, &old, &old_len)) < 0)
+		return stune_errf(err, r, "reading /%s: %s", p->initrd, strerror(-r));
+	if (!(is->old_sha256 = malloc(STUNE_SHA256_HEX)))
+		return -ENOMEM;
+	stune_sha256_hex(old, old_len, is->old_sha256);
+	if ((r = set_state(state_dir, p->j, p->initrd_step, STUNE_PSS_STARTED, err)) < 0)
+		return r;
+	_cleanup_free_ char *pdir = NULL;
+	if ((r = stune_pjournal_dir(state_dir, true, &pdir)) < 0 ||
+	    (r = stune_write_atomic(pdir, "kept-initrd", old, old_len, 0600, NULL)) < 0)
+		return stune_errf(err, r, "keeping the initrd in %s: %s", pdir ? pdir : state_dir, strerror(-r));
+	hook();
+	if ((r = run_update_initramfs(ctx, m->release, p->chroot_dir, err)) < 0)
+		return r;
+	hook();
+	if ((r = stune_read_root_file(ctx->root, p->initrd, STUNE_INITRD_MAX, &new, &new_len)) < 0)
+		return stune_errf(err, r, "reading the new /%s: %s", p->initrd, strerror(-r));
+	if (!(is->sha256 = malloc(STUNE_SHA256_HEX)))
+		return -ENOMEM;
+	stune_sha256_hex(new, new_len, is->sha256);
+	if ((r = check_initrd(m, old, old_len, new, new_len, &res->initrd_note, &res->initrd_ok)) < 0)
+		return r;
+	if ((r = set_note(is, "%s", res->initrd_note ? res->initrd_note : "?")) < 0)
+		return r;
+	return set_state(state_dir, p->j, p->initrd_step, STUNE_PSS_DONE, err);
+}
+
+int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
+{
+	_cleanup_(install_plan_clear) struct install_plan p = {.ifd = -EBADF};
+	int r;
+	memset(res, 0, sizeof(*res));
+
+	/* The plan: every step, in the journal before the first change. */
+	if ((r = journal_begin(m, o, &p.j)) < 0 || (r = plan_payload(ctx, m, &p)) < 0 ||
+	    (r = plan_initrd(ctx, m, o, &p)) < 0 || (r = plan_kernel(ctx, m, o, &p, err)) < 0 ||
+	    (r = journal_depmod_index(ctx, m, p.j)) < 0)
+		return r;
+	if ((r = save(o->state_dir, p.j, err)) < 0)
 		goto out;
-	}
 
-	if (do_kernel && (r = install_kernel(ctx, m, o, j, kfirst, kchroot, err)) < 0)
+	if ((r = install_dirs(ctx, o->state_dir, p.j, p.first_file, err)) < 0 ||
+	    (r = install_files(ctx, m, o->state_dir, &p, err)) < 0 ||
+	    (r = install_depmod(ctx, m, o->state_dir, &p, res, err)) < 0 ||
+	    (r = install_initrd(ctx, m, o->state_dir, &p, res, err)) < 0)
+		goto out;
+	if (p.do_kernel && (r = install_kernel(ctx, m, o, p.j, p.kfirst, p.kchroot, err)) < 0)
 		goto out;
 
-	j->complete = true;
-	if ((r = save(o->state_dir, j, err)) < 0)
+	p.j->complete = true;
+	if ((r = save(o->state_dir, p.j, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < m->n_modules; i++)
 		res->need[i] = stune_payload_need(ctx, h, m->modules[i].name, m->modules[i].srcversion);
 	r = 0;
 out:
-	res->journal = steal_pointer(&j);
+	res->journal = steal_pointer(&p.j);
 	return r;
 }
 
@@ -958,17 +1020,9 @@ static int index_differs(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 	return 0;
 }
 
-/*
- * The kernel steps, undone: each boot link install repointed goes back to its old target when it
- * still points where install pointed it (else it is left: CHANGED, unless force); the package is
- * purged with apt-get when it is the version install put there. Refused before any change when
- * the running kernel is the package's (force purges it anyway).
- */
-static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool force, struct stune_premove_result *res,
-			 bool *failed, bool *changed, char **err)
+/* Refused before any change when the running kernel is a package install put there (force purges it anyway). */
+static int refuse_running_kernel(struct stune_ctx *ctx, const struct stune_pjournal *j, bool force, char **err)
 {
-	struct stune_prm_row *w;
-	int r;
 	_cleanup_free_ char *running = NULL;
 	(void)stune_root_read(ctx->root, "proc/sys/kernel/osrelease", &running);
 	for (size_t i = 0; i < j->n; i++) {
@@ -986,6 +1040,99 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 			    "stays; nothing was changed), or --force to purge it anyway",
 			    running);
 	}
+	return 0;
+}
+
+/* A boot link install repointed: back to its old target when it still points where install pointed it. */
+static int restore_boot_link(struct stune_ctx *ctx, const struct stune_pstep *s, bool force,
+			     struct stune_premove_result *res, bool *failed, bool *changed)
+{
+	struct stune_prm_row *w;
+	int r;
+	_cleanup_free_ char *cur = NULL;
+	(void)stune_root_readlink(ctx->root, s->path, &cur);
+	bool ours = cur && s->target && !strcmp(cur, s->target);
+	bool before = s->old_target ? cur && !strcmp(cur, s->old_target) : !cur;
+	enum stune_prm_outcome oc = before ? STUNE_PRM_ABSENT : STUNE_PRM_CHANGED;
+	if (!before && (ours || force)) {
+		r = s->old_target ? stune_root_symlink(ctx->root, s->path, s->old_target)
+				  : stune_root_unlink(ctx->root, s->path);
+		oc = r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RESTORED;
+	}
+	if (!(w = rm_row(res, s->kind, s->path, s->old_target, cur, oc)))
+		return -ENOMEM;
+	hook();
+	r = oc == STUNE_PRM_RESTORED ? rm_note(w, "points at %s again", s->old_target ? s->old_target : "nothing")
+	    : oc == STUNE_PRM_ABSENT ? rm_note(w, "already as before install")
+	    : oc == STUNE_PRM_FAILED ? rm_note(w, "putting back %s failed", s->old_target ? s->old_target : "(no link)")
+				     : rm_note(w,
+					       "points at %s now, not where install pointed it: left alone "
+					       "(--force puts back %s)",
+					       cur ? cur : "nothing", s->old_target ? s->old_target : "no link");
+	if (r < 0)
+		return -ENOMEM;
+	*failed |= oc == STUNE_PRM_FAILED;
+	*changed |= oc == STUNE_PRM_CHANGED;
+	return 0;
+}
+
+/* The package install put there: purged with apt-get when it is still the version install put there. */
+static int purge_kernel(struct stune_ctx *ctx, const struct stune_pstep *s, struct stune_premove_result *res,
+			bool *failed, bool *changed)
+{
+	struct stune_prm_row *w;
+	int r;
+	char pkg[256];
+	const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
+	if (!ver)
+		return 0;
+	_cleanup_free_ char *now = installed_version(ctx, pkg), *chroot_dir = NULL, *why = NULL;
+	enum stune_prm_outcome oc = !now ? STUNE_PRM_ABSENT : strcmp(now, ver) ? STUNE_PRM_CHANGED : STUNE_PRM_REMOVED;
+	/* An install killed inside apt-get may have left the package unpacked, not installed:
+	 * purge runs then too (for a package that is not there at all it does nothing). */
+	bool interrupted = oc == STUNE_PRM_ABSENT && s->state == STUNE_PSS_STARTED;
+	if (oc == STUNE_PRM_REMOVED || interrupted) {
+		const char *args[] = {"purge", pkg, NULL};
+		if ((r = apt_runner(ctx, &chroot_dir, &why)) < 0 || (r = run_apt(chroot_dir, "purge", args, &why)) < 0)
+			oc = STUNE_PRM_FAILED;
+		else {
+			free(now);
+			now = installed_version(ctx, pkg);
+			if (now)
+				oc = STUNE_PRM_FAILED;
+		}
+	}
+	if (!(w = rm_row(res, s->kind, s->path, s->target, now, oc)))
+		return -ENOMEM;
+	hook();
+	r = oc == STUNE_PRM_REMOVED ? rm_note(w, "%s purged with apt-get", pkg)
+	    : oc == STUNE_PRM_ABSENT
+		? rm_note(w, "%s is not installed (%s)", pkg,
+			  interrupted ? "install stopped inside apt-get: apt-get purge ran for what it left"
+				      : "purged since?")
+	    : oc == STUNE_PRM_CHANGED
+		? rm_note(w, "%s %s is installed, not the payload's %s: left alone", pkg, now, ver)
+		: rm_note(w, "%s", why ? why : "dpkg still lists it installed");
+	if (r < 0)
+		return -ENOMEM;
+	*failed |= oc == STUNE_PRM_FAILED;
+	*changed |= oc == STUNE_PRM_CHANGED;
+	return 0;
+}
+
+/*
+ * The kernel steps, undone: each boot link install repointed goes back to its old target when it
+ * still points where install pointed it (else it is left: CHANGED, unless force); the package is
+ * purged with apt-get when it is the version install put there. Refused before any change when
+ * the running kernel is the package's (force purges it anyway).
+ */
+static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool force, struct stune_premove_result *res,
+			 bool *failed, bool *changed, char **err)
+{
+	struct stune_prm_row *w;
+	int r;
+	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
+		return r;
 	for (size_t i = j->n; i-- > 0;) {
 		struct stune_pstep *s = &j->steps[i];
 		if ((s->kind != STUNE_PS_DEFAULT && s->kind != STUNE_PS_KERNEL) || s->state == STUNE_PSS_PENDING)
@@ -996,92 +1143,21 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 				return -ENOMEM;
 			continue;
 		}
-		if (s->kind == STUNE_PS_DEFAULT) {
-			_cleanup_free_ char *cur = NULL;
-			(void)stune_root_readlink(ctx->root, s->path, &cur);
-			bool ours = cur && s->target && !strcmp(cur, s->target);
-			bool before = s->old_target ? cur && !strcmp(cur, s->old_target) : !cur;
-			enum stune_prm_outcome oc = before ? STUNE_PRM_ABSENT : STUNE_PRM_CHANGED;
-			if (!before && (ours || force)) {
-				r = s->old_target ? stune_root_symlink(ctx->root, s->path, s->old_target)
-						  : stune_root_unlink(ctx->root, s->path);
-				oc = r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RESTORED;
-			}
-			if (!(w = rm_row(res, s->kind, s->path, s->old_target, cur, oc)))
-				return -ENOMEM;
-			hook();
-			r = oc == STUNE_PRM_RESTORED
-				? rm_note(w, "points at %s again", s->old_target ? s->old_target : "nothing")
-			    : oc == STUNE_PRM_ABSENT ? rm_note(w, "already as before install")
-			    : oc == STUNE_PRM_FAILED
-				? rm_note(w, "putting back %s failed", s->old_target ? s->old_target : "(no link)")
-				: rm_note(w,
-					  "points at %s now, not where install pointed it: left alone "
-					  "(--force puts back %s)",
-					  cur ? cur : "nothing", s->old_target ? s->old_target : "no link");
-			if (r < 0)
-				return -ENOMEM;
-			*failed |= oc == STUNE_PRM_FAILED;
-			*changed |= oc == STUNE_PRM_CHANGED;
-			continue;
-		}
-		char pkg[256];
-		const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
-		if (!ver)
-			continue;
-		_cleanup_free_ char *now = installed_version(ctx, pkg), *chroot_dir = NULL, *why = NULL;
-		enum stune_prm_outcome oc = !now	       ? STUNE_PRM_ABSENT
-					    : strcmp(now, ver) ? STUNE_PRM_CHANGED
-							       : STUNE_PRM_REMOVED;
-		/* An install killed inside apt-get may have left the package unpacked, not installed:
-		 * purge runs then too (for a package that is not there at all it does nothing). */
-		bool interrupted = oc == STUNE_PRM_ABSENT && s->state == STUNE_PSS_STARTED;
-		if (oc == STUNE_PRM_REMOVED || interrupted) {
-			const char *args[] = {"purge", pkg, NULL};
-			if ((r = apt_runner(ctx, &chroot_dir, &why)) < 0 ||
-			    (r = run_apt(chroot_dir, "purge", args, &why)) < 0)
-				oc = STUNE_PRM_FAILED;
-			else {
-				free(now);
-				now = installed_version(ctx, pkg);
-				if (now)
-					oc = STUNE_PRM_FAILED;
-			}
-		}
-		if (!(w = rm_row(res, s->kind, s->path, s->target, now, oc)))
-			return -ENOMEM;
-		hook();
-		r = oc == STUNE_PRM_REMOVED ? rm_note(w, "%s purged with apt-get", pkg)
-		    : oc == STUNE_PRM_ABSENT
-			? rm_note(w, "%s is not installed (%s)", pkg,
-				  interrupted ? "install stopped inside apt-get: apt-get purge ran for what it left"
-					      : "purged since?")
-		    : oc == STUNE_PRM_CHANGED
-			? rm_note(w, "%s %s is installed, not the payload's %s: left alone", pkg, now, ver)
-			: rm_note(w, "%s", why ? why : "dpkg still lists it installed");
+		r = s->kind == STUNE_PS_DEFAULT ? restore_boot_link(ctx, s, force, res, failed, changed)
+						: purge_kernel(ctx, s, res, failed, changed);
 		if (r < 0)
-			return -ENOMEM;
-		*failed |= oc == STUNE_PRM_FAILED;
-		*changed |= oc == STUNE_PRM_CHANGED;
+			return r;
 	}
 	return 0;
 }
 
-int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
-			 bool no_initramfs, struct stune_premove_result *res, char **err)
+/* Files: ours by hash (the temporary names too). */
+static int remove_files(struct stune_ctx *ctx, const struct stune_pjournal *j, bool force,
+			struct stune_premove_result *res, bool *failed, bool *changed, bool *touched)
 {
-	int r;
-	bool failed = false, changed = false, touched = false;
 	struct stune_prm_row *w;
-	memset(res, 0, sizeof(*res));
-
-	/* The kernel package first: the boot links back, then apt-get purge (it is not running). */
-	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed, err)) < 0)
-		return r;
-
-	/* Files: ours by hash (the temporary names too). */
 	for (size_t i = 0; i < j->n; i++) {
-		struct stune_pstep *s = &j->steps[i];
+		const struct stune_pstep *s = &j->steps[i];
 		if (s->kind != STUNE_PS_FILE)
 			continue;
 		char actual[STUNE_SHA256_HEX];
@@ -1090,21 +1166,28 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		if (!(w = rm_row(res, s->kind, s->path, s->sha256, actual, oc)))
 			return -ENOMEM;
 		if (oc == STUNE_PRM_REMOVED)
-			touched = true;
+			*touched = true;
 		hook();
 		if (oc == STUNE_PRM_CHANGED) {
-			changed = true;
+			*changed = true;
 			if (rm_note(w, "changed since install: left alone (--force removes it)") < 0)
 				return -ENOMEM;
 		} else if (oc == STUNE_PRM_FAILED) {
-			failed = true;
+			*failed = true;
 			if (rm_note(w, "%s", strerror(e)) < 0)
 				return -ENOMEM;
 		}
 	}
-	/* Directories install created, deepest first, when empty. */
+	return 0;
+}
+
+/* Directories install created, deepest first, when empty. */
+static int remove_dirs(struct stune_ctx *ctx, const struct stune_pjournal *j, struct stune_premove_result *res,
+		       bool *failed)
+{
+	struct stune_prm_row *w;
 	for (size_t i = j->n; i-- > 0;) {
-		struct stune_pstep *s = &j->steps[i];
+		const struct stune_pstep *s = &j->steps[i];
 		if (s->kind != STUNE_PS_MKDIR || s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED)
 			continue;
 		_cleanup_free_ char *dir = NULL;
@@ -1129,16 +1212,25 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		if (oc == STUNE_PRM_KEPT && rm_note(w, "not empty: left (it holds files scsitune did not write)") < 0)
 			return -ENOMEM;
 		if (oc == STUNE_PRM_FAILED) {
-			failed = true;
+			*failed = true;
 			if (rm_note(w, "%s", strerror(e)) < 0)
 				return -ENOMEM;
 		}
 	}
-	/*
-	 * depmod: whenever install may have changed the index, unless the index is still
-	 * the one from before install (a killed install that never reached depmod, and no
-	 * one ran it since): the tree is as before install again, and so is its index.
-	 */
+	return 0;
+}
+
+/*
+ * depmod: whenever install may have changed the index, unless the index is still
+ * the one from before install (a killed install that never reached depmod, and no
+ * one ran it since): the tree is as before install again, and so is its index.
+ * Then depmod's index against the one before install (res->index_same, ->index_note).
+ */
+static int remove_depmod(struct stune_ctx *ctx, const struct stune_pjournal *j, bool touched,
+			 struct stune_premove_result *res, bool *failed)
+{
+	struct stune_prm_row *w;
+	int r;
 	bool need_depmod = touched;
 	for (size_t i = 0; i < j->n; i++)
 		if ((j->steps[i].kind == STUNE_PS_DEPMOD || j->steps[i].kind == STUNE_PS_FILE) &&
@@ -1158,7 +1250,7 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 			return -ENOMEM;
 		hook();
 		if (r < 0) {
-			failed = true;
+			*failed = true;
 			if (rm_note(w, "%s", why ? why : strerror(-r)) < 0)
 				return -ENOMEM;
 		}
@@ -1183,94 +1275,129 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		   : stune_strdupf("depmod's %zu index files equal the ones before install", j->n_index);
 	if (!res->index_note)
 		return -ENOMEM;
+	return 0;
+}
 
-	/* The initrd. */
-	for (size_t i = 0; i < j->n; i++) {
-		struct stune_pstep *s = &j->steps[i];
-		if (s->kind != STUNE_PS_INITRD)
-			continue;
-		if (s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED || !s->old_sha256) {
-			if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
-			    rm_note(w, "install did not touch it") < 0)
-				return -ENOMEM;
-			continue;
-		}
-		char cur[STUNE_SHA256_HEX] = "";
-		int k = stune_sha256_root_file(ctx->root, s->path, cur);
-		if (k == 0 && !strcmp(cur, s->old_sha256)) {
-			/* The install was killed while update-initramfs ran, before it replaced the initrd. */
-			bool bak, new;
-			drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
-			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
-			    rm_note(w, "already the initrd from before install%s", leftovers_note(bak, new)) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		_cleanup_free_ char *kp = NULL;
-		_cleanup_free_ uint8_t *kept = NULL;
-		size_t kl = 0;
-		char ksha[STUNE_SHA256_HEX] = "";
-		if (stune_pjournal_kept_path(state_dir, &kp) < 0)
+/* The initrd from before install, put back from the kept copy kp (kept, kl). */
+static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
+				const char *kp, const uint8_t *kept, size_t kl, struct stune_premove_result *res,
+				bool *failed)
+{
+	struct stune_prm_row *w;
+	int r = restore_file(ctx, s->path, kept, kl, s->mode ? s->mode : 0644);
+	char after[STUNE_SHA256_HEX] = "";
+	if (r == 0)
+		r = stune_sha256_root_file(ctx->root, s->path, after);
+	if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, after,
+			 r == 0 && !strcmp(after, s->old_sha256) ? STUNE_PRM_RESTORED : STUNE_PRM_FAILED)))
+		return -ENOMEM;
+	hook();
+	if (w->outcome == STUNE_PRM_FAILED) {
+		*failed = true;
+		if (rm_note(w, "putting back the kept initrd: %s", r < 0 ? strerror(-r) : "SHA-256 differs") < 0)
 			return -ENOMEM;
-		bool have_kept = stune_read_host_file(kp, STUNE_INITRD_MAX, &kept, &kl) == 0;
-		if (have_kept)
-			stune_sha256_hex(kept, kl, ksha);
-		bool ours_now = k == 0 && (!s->sha256 || !strcmp(cur, s->sha256));
-		if (have_kept && !strcmp(ksha, s->old_sha256) && (ours_now || force || k == -ENOENT)) {
-			r = restore_file(ctx, s->path, kept, kl, s->mode ? s->mode : 0644);
-			char after[STUNE_SHA256_HEX] = "";
-			if (r == 0)
-				r = stune_sha256_root_file(ctx->root, s->path, after);
-			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, after,
-					 r == 0 && !strcmp(after, s->old_sha256) ? STUNE_PRM_RESTORED
-										 : STUNE_PRM_FAILED)))
-				return -ENOMEM;
-			hook();
-			if (w->outcome == STUNE_PRM_FAILED) {
-				failed = true;
-				if (rm_note(w, "putting back the kept initrd: %s",
-					    r < 0 ? strerror(-r) : "SHA-256 differs") < 0)
-					return -ENOMEM;
-			} else {
-				/* killed after update-initramfs replaced the initrd, before it removed its backup */
-				bool bak, new;
-				drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
-				if (rm_note(w, "the initrd from before install, put back from %s%s", kp,
-					    leftovers_note(bak, new)) < 0)
-					return -ENOMEM;
-			}
-			continue;
-		}
-		/* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
-		_cleanup_free_ char *chroot_dir = NULL, *why = NULL;
-		if (no_initramfs || stune_initramfs_runner(ctx, &chroot_dir, &why) < 0) {
-			if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_SKIPPED)) ||
-			    rm_note(w, "%s; it may still hold the payload: update-initramfs -u -k %s",
-				    no_initramfs ? "--no-initramfs" : why, j->release) < 0)
-				return -ENOMEM;
-			changed = true;
-			continue;
-		}
-		r = run_update_initramfs(ctx, j->release, chroot_dir, &why);
-		bool ours = false;
-		if (r == 0)
-			r = initrd_holds_ours(ctx, j, s->path, &ours);
-		char after[STUNE_SHA256_HEX] = "";
-		(void)stune_sha256_root_file(ctx->root, s->path, after);
-		if (!(w = rm_row(res, s->kind, s->path, NULL, after,
-				 r == 0 && !ours ? STUNE_PRM_REBUILT : STUNE_PRM_FAILED)))
-			return -ENOMEM;
-		hook();
-		if (w->outcome == STUNE_PRM_FAILED) {
-			failed = true;
-			if (rm_note(w, "%s",
-				    r < 0 ? (why ? why : strerror(-r)) : "the new initrd still holds the payload") < 0)
-				return -ENOMEM;
-		} else if (rm_note(w,
-				   "changed since install (%s): made again with update-initramfs, without the payload",
-				   have_kept ? "not the initrd install made" : "no kept copy") < 0)
+	} else {
+		/* killed after update-initramfs replaced the initrd, before it removed its backup */
+		bool bak, new;
+		drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
+		if (rm_note(w, "the initrd from before install, put back from %s%s", kp, leftovers_note(bak, new)) < 0)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
+static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
+			  const char *cur, bool have_kept, bool no_initramfs, struct stune_premove_result *res,
+			  bool *failed, bool *changed)
+{
+	struct stune_prm_row *w;
+	int r;
+	_cleanup_free_ char *chroot_dir = NULL, *why = NULL;
+	if (no_initramfs || stune_initramfs_runner(ctx, &chroot_dir, &why) < 0) {
+		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_SKIPPED)) ||
+		    rm_note(w, "%s; it may still hold the payload: update-initramfs -u -k %s",
+			    no_initramfs ? "--no-initramfs" : why, j->release) < 0)
+			return -ENOMEM;
+		*changed = true;
+		return 0;
+	}
+	r = run_update_initramfs(ctx, j->release, chroot_dir, &why);
+	bool ours = false;
+	if (r == 0)
+		r = initrd_holds_ours(ctx, j, s->path, &ours);
+	char after[STUNE_SHA256_HEX] = "";
+	(void)stune_sha256_root_file(ctx->root, s->path, after);
+	if (!(w = rm_row(res, s->kind, s->path, NULL, after, r == 0 && !ours ? STUNE_PRM_REBUILT : STUNE_PRM_FAILED)))
+		return -ENOMEM;
+	hook();
+	if (w->outcome == STUNE_PRM_FAILED) {
+		*failed = true;
+		if (rm_note(w, "%s", r < 0 ? (why ? why : strerror(-r)) : "the new initrd still holds the payload") < 0)
+			return -ENOMEM;
+	} else if (rm_note(w, "changed since install (%s): made again with update-initramfs, without the payload",
+			   have_kept ? "not the initrd install made" : "no kept copy") < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The initrd install updated (step s): as before install already, put back from the kept copy, or made again. */
+static int remove_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
+			 const char *state_dir, bool force, bool no_initramfs, struct stune_premove_result *res,
+			 bool *failed, bool *changed)
+{
+	struct stune_prm_row *w;
+	if (s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED || !s->old_sha256) {
+		if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+		    rm_note(w, "install did not touch it") < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	char cur[STUNE_SHA256_HEX] = "";
+	int k = stune_sha256_root_file(ctx->root, s->path, cur);
+	if (k == 0 && !strcmp(cur, s->old_sha256)) {
+		/* The install was killed while update-initramfs ran, before it replaced the initrd. */
+		bool bak, new;
+		drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
+		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
+		    rm_note(w, "already the initrd from before install%s", leftovers_note(bak, new)) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	_cleanup_free_ char *kp = NULL;
+	_cleanup_free_ uint8_t *kept = NULL;
+	size_t kl = 0;
+	char ksha[STUNE_SHA256_HEX] = "";
+	if (stune_pjournal_kept_path(state_dir, &kp) < 0)
+		return -ENOMEM;
+	bool have_kept = stune_read_host_file(kp, STUNE_INITRD_MAX, &kept, &kl) == 0;
+	if (have_kept)
+		stune_sha256_hex(kept, kl, ksha);
+	bool ours_now = k == 0 && (!s->sha256 || !strcmp(cur, s->sha256));
+	if (have_kept && !strcmp(ksha, s->old_sha256) && (ours_now || force || k == -ENOENT))
+		return put_back_kept_initrd(ctx, j, s, kp, kept, kl, res, failed);
+	return rebuild_initrd(ctx, j, s, cur, have_kept, no_initramfs, res, failed, changed);
+}
+
+int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
+			 bool no_initramfs, struct stune_premove_result *res, char **err)
+{
+	int r;
+	bool failed = false, changed = false, touched = false;
+	memset(res, 0, sizeof(*res));
+
+	/* The kernel package first: the boot links back, then apt-get purge (it is not running). */
+	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed, err)) < 0)
+		return r;
+	if ((r = remove_files(ctx, j, force, res, &failed, &changed, &touched)) < 0 ||
+	    (r = remove_dirs(ctx, j, res, &failed)) < 0 || (r = remove_depmod(ctx, j, touched, res, &failed)) < 0)
+		return r;
+	/* The initrd. */
+	for (size_t i = 0; i < j->n; i++)
+		if (j->steps[i].kind == STUNE_PS_INITRD &&
+		    (r = remove_initrd(ctx, j, &j->steps[i], state_dir, force, no_initramfs, res, &failed, &changed)) <
+			0)
+			return r;
 	if (failed)
 		return stune_errf(err, -EIO,
 				  "payload remove did not finish: the journal in %s/payload stays (run it again)",
