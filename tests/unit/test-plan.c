@@ -176,7 +176,8 @@ static char *bad(const char *text)
 		free(_e);             \
 	} while (0)
 
-static void test_profile(void)
+CASE(profile_parse, "a profile: its rules in order, each value with its line, the comments above as why, labels "
+		    "and classes")
 {
 	struct stune_profile *p = NULL;
 	char *err = NULL;
@@ -200,7 +201,12 @@ static void test_profile(void)
 		CHECK_STR(p->rules[2].label, "mpi3mr");
 	}
 	stune_profile_free(p);
+	free(err);
+}
 
+CASE(profile_bad_values, "unknown keys, bad values (with what is expected), a key set twice, a bad parameter name: "
+			 "refused at their line")
+{
 	CHECK_BAD("[queue]\nschedular = none\n", "t:2: unknown key 'schedular' in [queue]");
 	CHECK_BAD("[queue]\n\nrq_affinity = 3\n", "t:3: bad value '3' for rq_affinity in [queue] (expected 0, 1 or 2)");
 	CHECK_BAD("[queue]\nnr_requests = 2\n",
@@ -209,25 +215,23 @@ static void test_profile(void)
 	CHECK_BAD("[irq]\naffinity = everywhere\n",
 		  "t:2: bad value 'everywhere' for affinity in [irq] (expected keep, node-local or "
 		  "node-local-spread)");
+	CHECK_BAD("[queue]\nscheduler = none\nscheduler = none\n",
+		  "t:3: 'scheduler' set twice in [queue] (first at line 2)");
+	CHECK_BAD("[module:mpi3mr]\npoll queues = 1\n", "t:2: bad parameter name 'poll queues' in [module:mpi3mr]");
+}
+
+CASE(profile_bad_structure, "unknown or bad sections, a key outside one, syntax errors, misplaced includes, a line "
+			    "too long: refused at their line, the first error winning")
+{
 	CHECK_BAD("[disk]\nscheduler = none\n", "t:2: unknown section [disk]");
 	CHECK_BAD("[module]\nx = 1\n", "t:2: bad section name [module]");
 	CHECK_BAD("scheduler = none\n", "t:1: key 'scheduler' outside a section (only include= may come first)");
-	CHECK_BAD("[queue]\nscheduler = none\nscheduler = none\n",
-		  "t:3: 'scheduler' set twice in [queue] (first at line 2)");
 	CHECK_BAD("[queue\nscheduler = none\n", "t:1: syntax error: expected [section] or key = value");
 	CHECK_BAD("include = numa\n", "t:1: include 'numa': no profile directory to look in");
 	CHECK_BAD("[queue]\ninclude = numa\n", "t:2: include= must come before the first section");
-	CHECK_BAD("[module:mpi3mr]\npoll queues = 1\n", "t:2: bad parameter name 'poll queues' in [module:mpi3mr]");
 	/* The first error wins, even when a later line is a syntax error. */
 	CHECK_BAD("[queue]\nfoo = 1\n[bad\n", "t:2: unknown key 'foo' in [queue]");
 	CHECK_BAD("[queue]\nrq_affinity = 1\n[bad\nfoo = 1\n", "t:3: syntax error: expected [section] or key = value");
-	/* No scope: refused, with the fix in the message (a profile never tunes every HBA by default). */
-	CHECK_BAD("[queue]\nnomerges = 2\n",
-		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
-		  "('match_driver = *' for every HBA)");
-	CHECK_BAD("[hba]\n[irq]\naffinity = node-local\n",
-		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
-		  "('match_driver = *' for every HBA)");
 	char longline[400];
 	memset(longline, 'a', sizeof(longline));
 	memcpy(longline, "[queue]\n", 8);
@@ -235,6 +239,17 @@ static void test_profile(void)
 	char *e = bad(longline);
 	CHECK(e && strstr(e, "t:2: line too long"));
 	free(e);
+}
+
+CASE(profile_no_scope, "a profile without an [hba] scope is refused, with the fix in the message")
+{
+	/* No scope: refused, with the fix in the message (a profile never tunes every HBA by default). */
+	CHECK_BAD("[queue]\nnomerges = 2\n",
+		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		  "('match_driver = *' for every HBA)");
+	CHECK_BAD("[hba]\n[irq]\naffinity = node-local\n",
+		  "t: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "
+		  "('match_driver = *' for every HBA)");
 }
 
 static const char numa_like[] = "[hba]\n"
@@ -259,248 +274,314 @@ static const char numa_like[] = "[hba]\n"
 				"[module:mpt3sas]\n"
 				"smp_affinity_enable = 0\n";
 
-static void test_plan(void)
-{
+/* The host model, a profile and the plan built from them. */
+struct fixture {
 	struct host_model m;
-	struct stune_profile *p = NULL;
-	struct stune_plan *plan = NULL;
-	char *err = NULL;
+	struct stune_profile *p;
+	struct stune_plan *plan;
+	char *err;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	model_init(&f->m);
+}
+
+/* Load the profile (the first time) and build the plan anew from the model as it is now: whether there is one
+ * (checked). */
+static bool fixture_plan(struct fixture *f, const char *profile)
+{
+	if (!f->p && profile)
+		CHECK(load(profile, &f->p, &f->err) == 0);
+	stune_plan_free(f->plan);
+	f->plan = NULL;
+	CHECK(f->p && stune_plan_build(&f->m.t, f->p, &f->plan) == 0);
+	return f->plan != NULL;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	stune_plan_free(f->plan);
+	stune_profile_free(f->p);
+	free(f->err);
+	free(f->m.t.irqbalance.args);
+	model_free(&f->m);
+}
+
+/* The irqbalance row of numa_like's plan with Debian's file holding ARGS; NULL if none (the plan in f). */
+static const struct stune_change *irqbalance_row(struct fixture *f, const char *args)
+{
+	f->m.t.irqbalance.defaults = true;
+	free(f->m.t.irqbalance.args);
+	f->m.t.irqbalance.args = strdup(args);
+	fixture_plan(f, numa_like);
+	return f->plan ? find(f->plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+}
+
+CASE(plan_defaults_change, "a disk at kernel defaults: changes, values compared by meaning; io_poll without poll "
+			   "queues and queue_depth above can_queue not applicable")
+{
+	struct fixture f;
 	const struct stune_change *c;
+	fixture_init(&f);
+	if (fixture_plan(&f, numa_like)) {
+		/* sda: kernel defaults → changes; values compare by meaning. */
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/scheduler");
+		CHECK(c && c->state == STUNE_CHANGE);
+		CHECK_STR(c ? c->current : NULL, "mq-deadline");
+		CHECK_STR(c ? c->desired : NULL, "none");
+		CHECK_STR(c ? c->path : NULL, "sys/block/sda/queue/scheduler");
+		CHECK(c && c->source && c->source->line == 5);
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/rq_affinity");
+		CHECK(c && c->state == STUNE_CHANGE);
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/add_random");
+		CHECK(c && c->state == STUNE_ALREADY);
+		/* io_poll=1 without poll queues: not applicable. */
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/io_poll");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "poll"));
+		/* queue_depth above can_queue (4000): the kernel would say EINVAL. */
+		c = find(f.plan, "wwn-0x5000000000000001", "device/queue_depth");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE);
+	}
+	fixture_free(&f);
+}
 
-	model_init(&m);
-	CHECK(load(numa_like, &p, &err) == 0);
-	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
-	if (!plan)
-		goto out;
+CASE(plan_already_untouched, "a disk already right: already; an unreadable attribute not applicable; a rotational "
+			     "disk outside the rule untouched")
+{
+	struct fixture f;
+	const struct stune_change *c;
+	fixture_init(&f);
+	if (fixture_plan(&f, numa_like)) {
+		/* sdb: already right → ALREADY; unreadable attribute → NOT_APPLICABLE. */
+		c = find(f.plan, "wwn-0x5000000000000002", "queue/scheduler");
+		CHECK(c && c->state == STUNE_ALREADY);
+		c = find(f.plan, "wwn-0x5000000000000002", "queue/nomerges");
+		CHECK(c && c->state == STUNE_ALREADY);
+		c = find(f.plan, "wwn-0x5000000000000002", "queue/read_ahead_kb");
+		CHECK(c && c->state == STUNE_ALREADY);
+		c = find(f.plan, "wwn-0x5000000000000002", "queue/rq_affinity");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->current == NULL);
 
-	/* sda: kernel defaults → changes; values compare by meaning. */
-	c = find(plan, "wwn-0x5000000000000001", "queue/scheduler");
-	CHECK(c && c->state == STUNE_CHANGE);
-	CHECK_STR(c ? c->current : NULL, "mq-deadline");
-	CHECK_STR(c ? c->desired : NULL, "none");
-	CHECK_STR(c ? c->path : NULL, "sys/block/sda/queue/scheduler");
-	CHECK(c && c->source && c->source->line == 5);
-	c = find(plan, "wwn-0x5000000000000001", "queue/rq_affinity");
-	CHECK(c && c->state == STUNE_CHANGE);
-	c = find(plan, "wwn-0x5000000000000001", "queue/add_random");
-	CHECK(c && c->state == STUNE_ALREADY);
-	/* io_poll=1 without poll queues: not applicable. */
-	c = find(plan, "wwn-0x5000000000000001", "queue/io_poll");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "poll"));
-	/* queue_depth above can_queue (4000): the kernel would say EINVAL. */
-	c = find(plan, "wwn-0x5000000000000001", "device/queue_depth");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE);
+		/* sdc: rotational, so [queue] (match_rotational = 0) does not touch it; not mpi3mr either. */
+		CHECK(find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler") == NULL);
+		CHECK(find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "device/queue_depth") == NULL);
+	}
+	fixture_free(&f);
+}
 
-	/* sdb: already right → ALREADY; unreadable attribute → NOT_APPLICABLE. */
-	c = find(plan, "wwn-0x5000000000000002", "queue/scheduler");
-	CHECK(c && c->state == STUNE_ALREADY);
-	c = find(plan, "wwn-0x5000000000000002", "queue/nomerges");
-	CHECK(c && c->state == STUNE_ALREADY);
-	c = find(plan, "wwn-0x5000000000000002", "queue/read_ahead_kb");
-	CHECK(c && c->state == STUNE_ALREADY);
-	c = find(plan, "wwn-0x5000000000000002", "queue/rq_affinity");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->current == NULL);
+CASE(plan_irqs, "IRQs: managed ones not settable (the note says what instead), movable ones spread over the node, "
+		"none placed without locality or when unclassified")
+{
+	struct fixture f;
+	const struct stune_change *c;
+	fixture_init(&f);
+	if (fixture_plan(&f, numa_like)) {
+		/* IRQs: managed → NOT_SETTABLE, never a desired value, and the note says what instead. */
+		c = find(f.plan, "irq:41", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_NOT_SETTABLE && c->desired == NULL);
+		CHECK(c && c->note && strstr(c->note, "EIO") && strstr(c->note, "rq_affinity=2") &&
+		      strstr(c->note, "node 1"));
+		CHECK_STR(c ? c->current : NULL, "0");
+		/* Movable IRQs spread over node 1's CPUs in turn: msix0 → 4, msix9 → 5 (already there). */
+		c = find(f.plan, "irq:40", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_CHANGE);
+		CHECK_STR(c ? c->desired : NULL, "4");
+		CHECK_STR(c ? c->current : NULL, "0-7");
+		CHECK_STR(c ? c->path : NULL, "proc/irq/40/smp_affinity_list");
+		c = find(f.plan, "irq:42", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_ALREADY);
+		/* numa_node -1: no node-local placement. */
+		c = find(f.plan, "irq:50", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->desired == NULL && c->note && strstr(c->note, "-1"));
+		/* Unclassified: not written. */
+		c = find(f.plan, "irq:51", "smp_affinity_list");
+		CHECK(c && c->state == STUNE_NOT_SETTABLE);
+	}
+	fixture_free(&f);
+}
 
-	/* sdc: rotational, so [queue] (match_rotational = 0) does not touch it; not mpi3mr either. */
-	CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler") == NULL);
-	CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "device/queue_depth") == NULL);
+CASE(plan_modules_counts, "irqbalance without its file and driver parameters: not applicable or not settable; the "
+			  "counts add up to the rows")
+{
+	struct fixture f;
+	const struct stune_change *c;
+	fixture_init(&f);
+	if (fixture_plan(&f, numa_like)) {
+		/* irqbalance: banned from the IRQs the plan places (changed or already there);
+		 * no /etc/default/irqbalance here: not applicable, the bans in desired. */
+		c = find(f.plan, "irqbalance", "IRQBALANCE_ARGS");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not installed"));
+		CHECK_STR(c ? c->desired : NULL, "--banirq=40 --banirq=42");
 
-	/* IRQs: managed → NOT_SETTABLE, never a desired value, and the note says what instead. */
-	c = find(plan, "irq:41", "smp_affinity_list");
-	CHECK(c && c->state == STUNE_NOT_SETTABLE && c->desired == NULL);
-	CHECK(c && c->note && strstr(c->note, "EIO") && strstr(c->note, "rq_affinity=2") && strstr(c->note, "node 1"));
-	CHECK_STR(c ? c->current : NULL, "0");
-	/* Movable IRQs spread over node 1's CPUs in turn: msix0 → 4, msix9 → 5 (already there). */
-	c = find(plan, "irq:40", "smp_affinity_list");
-	CHECK(c && c->state == STUNE_CHANGE);
-	CHECK_STR(c ? c->desired : NULL, "4");
-	CHECK_STR(c ? c->current : NULL, "0-7");
-	CHECK_STR(c ? c->path : NULL, "proc/irq/40/smp_affinity_list");
-	c = find(plan, "irq:42", "smp_affinity_list");
-	CHECK(c && c->state == STUNE_ALREADY);
-	/* numa_node -1: no node-local placement. */
-	c = find(plan, "irq:50", "smp_affinity_list");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->desired == NULL && c->note && strstr(c->note, "-1"));
-	/* Unclassified: not written. */
-	c = find(plan, "irq:51", "smp_affinity_list");
-	CHECK(c && c->state == STUNE_NOT_SETTABLE);
+		/* Driver parameters: load-time, not settable at runtime; not applicable without the driver. */
+		c = find(f.plan, "module:mpi3mr", "parameters/poll_queues");
+		CHECK(c && c->state == STUNE_NOT_SETTABLE);
+		c = find(f.plan, "module:mpt3sas", "parameters/smp_affinity_enable");
+		CHECK(c && c->state == STUNE_NOT_APPLICABLE);
 
-	/* irqbalance: banned from the IRQs the plan places (changed or already there);
-	 * no /etc/default/irqbalance here: not applicable, the bans in desired. */
-	c = find(plan, "irqbalance", "IRQBALANCE_ARGS");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not installed"));
-	CHECK_STR(c ? c->desired : NULL, "--banirq=40 --banirq=42");
+		size_t counts[4];
+		stune_plan_count(f.plan, counts);
+		CHECK(counts[STUNE_CHANGE] + counts[STUNE_ALREADY] + counts[STUNE_NOT_SETTABLE] +
+			  counts[STUNE_NOT_APPLICABLE] ==
+		      f.plan->n_changes);
+	}
+	fixture_free(&f);
+}
 
-	/* Driver parameters: load-time, not settable at runtime; not applicable without the driver. */
-	c = find(plan, "module:mpi3mr", "parameters/poll_queues");
-	CHECK(c && c->state == STUNE_NOT_SETTABLE);
-	c = find(plan, "module:mpt3sas", "parameters/smp_affinity_enable");
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE);
-
-	size_t counts[4];
-	stune_plan_count(plan, counts);
-	CHECK(counts[STUNE_CHANGE] + counts[STUNE_ALREADY] + counts[STUNE_NOT_SETTABLE] +
-		  counts[STUNE_NOT_APPLICABLE] ==
-	      plan->n_changes);
-	stune_plan_free(plan);
-	plan = NULL;
-
+CASE(irqbalance_append, "with Debian's file: the missing bans appended to the site's options, in effect once there")
+{
+	struct fixture f;
+	fixture_init(&f);
 	/* With Debian's file: the missing bans are appended to the site's options... */
-	m.t.irqbalance.defaults = true;
-	m.t.irqbalance.args = strdup("--hintpolicy=ignore --banirq=42");
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	const struct stune_change *c = irqbalance_row(&f, "--hintpolicy=ignore --banirq=42");
 	CHECK(c && c->state == STUNE_CHANGE && c->note && strstr(c->note, "not running"));
 	CHECK_STR(c ? c->current : NULL, "--hintpolicy=ignore --banirq=42");
 	CHECK_STR(c ? c->desired : NULL, "--hintpolicy=ignore --banirq=42 --banirq=40");
 	CHECK(c && stune_change_in_effect(c, "# x\nIRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=42 --banirq=40\""));
 	CHECK(c && !stune_change_in_effect(c, "IRQBALANCE_ARGS=\"--hintpolicy=ignore --banirq=42\""));
-	stune_plan_free(plan);
-	plan = NULL;
+	fixture_free(&f);
+}
+
+CASE(irqbalance_already_restart, "with Debian's file: all bans there (either spelling) is already; running under "
+				 "systemd, the note says it is restarted")
+{
+	struct fixture f;
+	fixture_init(&f);
 	/* ...all there: in effect; running under systemd: the note says it is restarted. */
-	free(m.t.irqbalance.args);
-	m.t.irqbalance.args = strdup("-i 40 --banirq 42");
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	const struct stune_change *c = irqbalance_row(&f, "-i 40 --banirq 42");
 	CHECK(c && c->state == STUNE_ALREADY);
-	stune_plan_free(plan);
-	plan = NULL;
-	free(m.t.irqbalance.args);
-	m.t.irqbalance.args = strdup("--foreground");
-	m.t.irqbalance.pid = 812;
-	m.t.irqbalance.systemd = true;
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	f.m.t.irqbalance.pid = 812;
+	f.m.t.irqbalance.systemd = true;
+	c = irqbalance_row(&f, "--foreground");
 	CHECK(c && c->state == STUNE_CHANGE && c->note && strstr(c->note, "pid 812") && strstr(c->note, "restarted"));
-	stune_plan_free(plan);
-	plan = NULL;
+	fixture_free(&f);
+}
+
+CASE(irqbalance_dangling_option, "with Debian's file: options ending in one that takes a value, without it, are "
+				 "not touched (the note says why); a look-alike option is")
+{
+	struct fixture f;
+	fixture_init(&f);
+	/* Running under systemd, as when fuzz-irqbalance found it. */
+	f.m.t.irqbalance.pid = 812;
+	f.m.t.irqbalance.systemd = true;
 	/* Options ending in one that takes a value, without it: a ban appended would be its value
 	 * (found by fuzz-irqbalance): not touched, the note says why. */
-	free(m.t.irqbalance.args);
-	m.t.irqbalance.args = strdup("--hintpolicy=ignore --banirq ");
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	const struct stune_change *c = irqbalance_row(&f, "--hintpolicy=ignore --banirq ");
 	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note &&
 	      strstr(c->note, "ends in --banirq without its value"));
 	CHECK_STR(c ? c->current : NULL, "--hintpolicy=ignore --banirq ");
-	stune_plan_free(plan);
-	plan = NULL;
-	free(m.t.irqbalance.args);
-	m.t.irqbalance.args = strdup("--foreground -i");
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	c = irqbalance_row(&f, "--foreground -i");
 	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "ends in -i without"));
-	stune_plan_free(plan);
-	plan = NULL;
-	free(m.t.irqbalance.args);
-	m.t.irqbalance.args = strdup("--foreground --oneshot-ish-banirq");
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
+	c = irqbalance_row(&f, "--foreground --oneshot-ish-banirq");
 	CHECK(c && c->state == STUNE_CHANGE);
-	stune_plan_free(plan);
-	plan = NULL;
-	/* A value systemd would not expand the way a shell does: not touched. */
-	m.t.irqbalance.args_err = -EINVAL;
-	CHECK(stune_plan_build(&m.t, p, &plan) == 0);
-	c = plan ? find(plan, "irqbalance", "IRQBALANCE_ARGS") : NULL;
-	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not a plain value"));
-	stune_plan_free(plan);
-	plan = NULL;
-	free(m.t.irqbalance.args);
-	m.t.irqbalance = (struct stune_irqbalance){0};
-	stune_profile_free(p);
-	p = NULL;
+	fixture_free(&f);
+}
 
+CASE(irqbalance_not_plain, "with Debian's file: a value systemd would not expand the way a shell does is not touched")
+{
+	struct fixture f;
+	fixture_init(&f);
+	/* A value systemd would not expand the way a shell does: not touched. */
+	f.m.t.irqbalance.pid = 812;
+	f.m.t.irqbalance.systemd = true;
+	f.m.t.irqbalance.args_err = -EINVAL;
+	const struct stune_change *c = irqbalance_row(&f, "--foreground --oneshot-ish-banirq");
+	CHECK(c && c->state == STUNE_NOT_APPLICABLE && c->note && strstr(c->note, "not a plain value"));
+	fixture_free(&f);
+}
+
+CASE(kernel_default, "kernel-default: the scheduler and nr_requests computed per disk from shared tags and queue "
+		     "count, the scheduler first")
+{
+	struct fixture f;
+	const struct stune_change *c;
+	fixture_init(&f);
 	/* kernel-default: computed per disk from shared tags and queue count. */
-	CHECK(load("[hba]\nmatch_driver = megaraid_sas mpi3mr\n[queue]\nscheduler = kernel-default\n"
-		   "nr_requests = kernel-default\n",
-		   &p, &err) == 0);
-	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
-	if (plan) {
+	if (fixture_plan(&f, "[hba]\nmatch_driver = megaraid_sas mpi3mr\n[queue]\nscheduler = kernel-default\n"
+			     "nr_requests = kernel-default\n")) {
 		/* sda: shared tags → mq-deadline (already); nr_requests 2 * min(4000, 128). */
-		c = find(plan, "wwn-0x5000000000000001", "queue/scheduler");
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/scheduler");
 		CHECK(c && c->state == STUNE_ALREADY);
-		c = find(plan, "wwn-0x5000000000000001", "queue/nr_requests");
+		c = find(f.plan, "wwn-0x5000000000000001", "queue/nr_requests");
 		CHECK_STR(c ? c->desired : NULL, "256");
 		CHECK(c && c->state == STUNE_ALREADY);
 		/* sdb: none → mq-deadline, and nr_requests follows the new scheduler. */
-		c = find(plan, "wwn-0x5000000000000002", "queue/scheduler");
+		c = find(f.plan, "wwn-0x5000000000000002", "queue/scheduler");
 		CHECK(c && c->state == STUNE_CHANGE);
 		CHECK_STR(c ? c->desired : NULL, "mq-deadline");
-		CHECK(c + 1 == find(plan, "wwn-0x5000000000000002", "queue/nr_requests")); /* scheduler first */
+		CHECK(c && c + 1 == find(f.plan, "wwn-0x5000000000000002", "queue/nr_requests")); /* scheduler first */
 		/* sdc: one hardware queue → mq-deadline; nr_requests 2 * min(100, 128). */
-		c = find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler");
+		c = find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/scheduler");
 		CHECK_STR(c ? c->desired : NULL, "mq-deadline");
-		c = find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nr_requests");
+		c = find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nr_requests");
 		CHECK_STR(c ? c->desired : NULL, "200");
 		CHECK(c && c->state == STUNE_CHANGE);
 		/* No IRQ policy, no irqbalance rows. */
-		CHECK(find(plan, "irq:40", "smp_affinity_list") == NULL);
-		CHECK(find(plan, "irqbalance", "IRQBALANCE_ARGS") == NULL);
-		stune_plan_free(plan);
-		plan = NULL;
+		CHECK(find(f.plan, "irq:40", "smp_affinity_list") == NULL);
+		CHECK(find(f.plan, "irqbalance", "IRQBALANCE_ARGS") == NULL);
 	}
-	stune_profile_free(p);
-	p = NULL;
+	fixture_free(&f);
+}
 
+CASE(hba_scope_driver, "[hba] match_driver selects the HBAs, the plan says per HBA whether in scope and why; "
+		       "node-local gives the whole node")
+{
+	struct fixture f;
+	const struct stune_change *c;
+	fixture_init(&f);
 	/* [hba] selects: only mpi3mr; node-local gives the whole node. */
-	CHECK(load("[hba]\nmatch_driver = mpi3mr\n[queue]\nnomerges = 1\n[irq]\naffinity = node-local\n", &p, &err) ==
-	      0);
-	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
-	if (plan) {
-		CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") == NULL);
-		CHECK(find(plan, "irq:50", "smp_affinity_list") == NULL);
-		c = find(plan, "irq:40", "smp_affinity_list");
+	if (fixture_plan(&f, "[hba]\nmatch_driver = mpi3mr\n[queue]\nnomerges = 1\n[irq]\naffinity = node-local\n")) {
+		CHECK(find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") == NULL);
+		CHECK(find(f.plan, "irq:50", "smp_affinity_list") == NULL);
+		c = find(f.plan, "irq:40", "smp_affinity_list");
 		CHECK_STR(c ? c->desired : NULL, "4-7");
-		c = find(plan, "irq:42", "smp_affinity_list");
+		c = find(f.plan, "irq:42", "smp_affinity_list");
 		CHECK(c && c->state == STUNE_CHANGE);
 		/* The plan says per HBA whether it is in scope, and why. */
-		CHECK(plan->n_hbas == 2);
-		if (plan->n_hbas == 2) {
-			CHECK(plan->hbas[0].index == 0 && plan->hbas[0].in_scope);
-			CHECK_STR(plan->hbas[0].why, "driver mpi3mr in match_driver (t:2)");
-			CHECK(plan->hbas[1].index == 1 && !plan->hbas[1].in_scope);
-			CHECK_STR(plan->hbas[1].why, "driver megaraid_sas: not in match_driver = mpi3mr (t:2)");
+		CHECK(f.plan->n_hbas == 2);
+		if (f.plan->n_hbas == 2) {
+			CHECK(f.plan->hbas[0].index == 0 && f.plan->hbas[0].in_scope);
+			CHECK_STR(f.plan->hbas[0].why, "driver mpi3mr in match_driver (t:2)");
+			CHECK(f.plan->hbas[1].index == 1 && !f.plan->hbas[1].in_scope);
+			CHECK_STR(f.plan->hbas[1].why, "driver megaraid_sas: not in match_driver = mpi3mr (t:2)");
 		}
-		stune_plan_free(plan);
-		plan = NULL;
 	}
-	stune_profile_free(p);
-	p = NULL;
+	fixture_free(&f);
+}
 
+CASE(hba_scope_pci, "[hba] match_pci narrows the scope further, saying why an HBA is out")
+{
+	struct fixture f;
+	fixture_init(&f);
 	/* match_pci narrows it further; an HBA without a PCI address cannot match. */
-	CHECK(load("[hba]\nmatch_driver = *\nmatch_pci = 0000:02:00.0\n[queue]\nnomerges = 1\n", &p, &err) == 0);
-	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
-	if (plan && plan->n_hbas == 2) {
-		CHECK(!plan->hbas[0].in_scope);
-		CHECK_STR(plan->hbas[0].why, "0000:41:00.0: not in match_pci = 0000:02:00.0 (t:3)");
-		CHECK(plan->hbas[1].in_scope);
-		CHECK(find(plan, "wwn-0x5000000000000001", "queue/nomerges") == NULL);
-		CHECK(find(plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") != NULL);
+	fixture_plan(&f, "[hba]\nmatch_driver = *\nmatch_pci = 0000:02:00.0\n[queue]\nnomerges = 1\n");
+	CHECK(f.plan && f.plan->n_hbas == 2);
+	if (f.plan && f.plan->n_hbas == 2) {
+		CHECK(!f.plan->hbas[0].in_scope);
+		CHECK_STR(f.plan->hbas[0].why, "0000:41:00.0: not in match_pci = 0000:02:00.0 (t:3)");
+		CHECK(f.plan->hbas[1].in_scope);
+		CHECK(find(f.plan, "wwn-0x5000000000000001", "queue/nomerges") == NULL);
+		CHECK(find(f.plan, "path-pci-0000:02:00.0-scsi-0:0:0:0", "queue/nomerges") != NULL);
 	}
-out:
-	stune_plan_free(plan);
-	stune_profile_free(p);
-	free(err);
-	model_free(&m);
+	fixture_free(&f);
 }
 
 /* --persist's generators: udev rules per tuned disk, modprobe options, the boot unit. */
-static void test_persist(void)
-{
-	struct host_model m;
-	struct stune_profile *p = NULL;
-	struct stune_plan *plan = NULL;
-	char *err = NULL, *text = NULL;
 
-	model_init(&m);
-	m.disks[0].key_source = "ID_WWN";
-	m.disks[0].wwn = "0x5000000000000001";
+CASE(persist_udev, "--persist's udev rules: one per tuned disk with a stable key, named by the key, not the kernel "
+		   "name")
+{
+	struct fixture f;
+	char *text = NULL;
+	fixture_init(&f);
+	f.m.disks[0].key_source = "ID_WWN";
+	f.m.disks[0].wwn = "0x5000000000000001";
 	/* sdb keeps no stable key the rule could match on (no wwn, hctl): no rule. */
-	CHECK(load(numa_like, &p, &err) == 0);
-	CHECK(p && stune_plan_build(&m.t, p, &plan) == 0);
-	if (plan) {
-		CHECK(stune_persist_udev_rules(plan, &m.t, &text) == 0 && text);
+	if (fixture_plan(&f, numa_like)) {
+		CHECK(stune_persist_udev_rules(f.plan, &f.m.t, &text) == 0 && text);
 		CHECK(text && strstr(text, "\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
 					   "ENV{ID_WWN}==\"0x5000000000000001\", ATTR{queue/scheduler}=\"none\", "
 					   "ATTR{queue/rq_affinity}=\"2\""));
@@ -509,34 +590,54 @@ static void test_persist(void)
 		/* No kernel name: sda's rule is named by its key (sdX names change between boots). */
 		CHECK(text && !strstr(text, "sda") && strstr(text, "\n# wwn-0x5000000000000001\nACTION=="));
 		free(text);
-		text = NULL;
-		/* The same disks enumerated under swapped names (as after a reboot): the same text, the
-		 * rules in the order of their keys. */
-		char *first = NULL, *second = NULL;
-		m.disks[1].key_source = "ID_WWN";
-		m.disks[1].wwn = "0x5000000000000002";
-		m.disks[1].scheduler = "mq-deadline"; /* a row to write, so a rule */
-		stune_plan_free(plan);
-		plan = NULL;
-		CHECK(stune_plan_build(&m.t, p, &plan) == 0 && stune_persist_udev_rules(plan, &m.t, &first) == 0);
-		struct stune_disk swap = m.disks[0];
-		m.disks[0] = m.disks[1];
-		m.disks[1] = swap;
-		m.disks[0].name = "sda";
-		m.disks[1].name = "sdb";
-		stune_plan_free(plan);
-		plan = NULL;
-		CHECK(stune_plan_build(&m.t, p, &plan) == 0 && stune_persist_udev_rules(plan, &m.t, &second) == 0);
-		CHECK(first && second && !strcmp(first, second));
-		CHECK(first && strstr(first, "0x5000000000000001") &&
-		      strstr(first, "0x5000000000000001") < strstr(first, "0x5000000000000002"));
-		free(first);
-		free(second);
-		CHECK(plan && stune_persist_modprobe(plan, &text) == 0);
-		CHECK(text && strstr(text, "\noptions mpi3mr poll_queues=2") && !strstr(text, "mpt3sas"));
-		free(text);
-		text = NULL;
 	}
+	fixture_free(&f);
+}
+
+CASE(persist_udev_stable, "--persist's udev rules: the same disks under swapped names give the same text, the rules "
+			  "in the order of their keys")
+{
+	struct fixture f;
+	char *first = NULL, *second = NULL;
+	fixture_init(&f);
+	f.m.disks[0].key_source = "ID_WWN";
+	f.m.disks[0].wwn = "0x5000000000000001";
+	/* The same disks enumerated under swapped names (as after a reboot): the same text, the
+	 * rules in the order of their keys. */
+	f.m.disks[1].key_source = "ID_WWN";
+	f.m.disks[1].wwn = "0x5000000000000002";
+	f.m.disks[1].scheduler = "mq-deadline"; /* a row to write, so a rule */
+	CHECK(fixture_plan(&f, numa_like) && stune_persist_udev_rules(f.plan, &f.m.t, &first) == 0);
+	struct stune_disk swap = f.m.disks[0];
+	f.m.disks[0] = f.m.disks[1];
+	f.m.disks[1] = swap;
+	f.m.disks[0].name = "sda";
+	f.m.disks[1].name = "sdb";
+	CHECK(fixture_plan(&f, numa_like) && stune_persist_udev_rules(f.plan, &f.m.t, &second) == 0);
+	CHECK(first && second && !strcmp(first, second));
+	CHECK(first && strstr(first, "0x5000000000000001") &&
+	      strstr(first, "0x5000000000000001") < strstr(first, "0x5000000000000002"));
+	free(first);
+	free(second);
+	fixture_free(&f);
+}
+
+CASE(persist_modprobe, "--persist's modprobe options: the parameters of the drivers there, none of those absent")
+{
+	struct fixture f;
+	char *text = NULL;
+	fixture_init(&f);
+	fixture_plan(&f, numa_like);
+	CHECK(f.plan && stune_persist_modprobe(f.plan, &text) == 0);
+	CHECK(text && strstr(text, "\noptions mpi3mr poll_queues=2") && !strstr(text, "mpt3sas"));
+	free(text);
+	fixture_free(&f);
+}
+
+CASE(persist_unit, "--persist's boot unit: ExecStart quoted, the profile by path or installed name, before "
+		   "irqbalance, after udev-settle with why; a quote in a path refused")
+{
+	char *text = NULL;
 	CHECK(stune_persist_unit("/usr/sbin/scsitune", "/p/numa", "/p", &text) == 0);
 	CHECK(text &&
 	      strstr(text, "\nExecStart=\"/usr/sbin/scsitune\" apply --profile \"/p/numa\" --profile-dir \"/p\" "
@@ -553,16 +654,10 @@ static void test_persist(void)
 	free(text);
 	text = NULL;
 	CHECK(stune_persist_unit("/usr/sbin/scsitune", "/p/a\"b", "/p", &text) == -EINVAL && !text);
-	stune_plan_free(plan);
-	stune_profile_free(p);
-	free(err);
-	model_free(&m);
+	free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_profile();
-	test_plan();
-	test_persist();
-	TAP_END();
+	return tap_main(argc, argv);
 }

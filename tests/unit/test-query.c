@@ -66,41 +66,72 @@ static bool near(double a, double b)
 	return fabs(a - b) < 1e-9;
 }
 
-static void test_export(void)
+/* The export answer parsed for the hosts asked for (all when none); NULL when refused (checked). */
+static struct stune_fleet *export_fleet(char *const *hosts, size_t n)
 {
-	struct stune_query q = query(NULL, 0);
+	struct stune_query q = query(hosts, n);
 	struct stune_fleet *f = NULL;
 	char *err = NULL;
 	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_EXPORT, export_answer, strlen(export_answer), &f, &err) == 0);
-	if (!f) {
-		fprintf(stderr, "export: %s\n", err);
-		tap_failures++;
+	CHECK_MSG(f, "export: %s", err ? err : "(null)");
+	free(err);
+	return f;
+}
+
+CASE(export_newest_set, "the export answer: two hosts, the newest set per host and phase, a duplicate counted once")
+{
+	struct stune_fleet *f = export_fleet(NULL, 0);
+	if (!f)
 		return;
-	}
 	CHECK(f->n_hosts == 2 && f->n_series == 9);
 	CHECK(f->n_duplicates == 1 && f->n_points == 9);
-	const struct stune_qhost *h1 = host(f, "h1"), *h2 = host(f, "h2");
+	const struct stune_qhost *h1 = host(f, "h1");
 	CHECK(h1 && h1->status == STUNE_QHOST_COMPARED && h1->cohort == 1);
 	CHECK(h1 && h1->ref.n == 3 && !strcmp(h1->ref.set, "20261201T100000Z"));
+	CHECK(h1 && h1->cur.kiops[0] == 7000 && h1->cur.kiops[1] == 7700 && h1->cur.kiops[2] == 7350);
+	stune_fleet_free(f);
+}
+
+CASE(export_stats, "the export answer's statistics: the same as stats/stats.c's on the same runs, per host and fleet")
+{
+	struct stune_fleet *f = export_fleet(NULL, 0);
+	if (!f)
+		return;
+	const struct stune_qhost *h1 = host(f, "h1");
 	/* The same statistics as stats/stats.c on the same runs (the seed table's). */
 	double base[] = {4200, 6700, 6500}, tuned[] = {7000, 7700, 7350};
 	struct stune_stats sb, st;
 	struct stune_stats_cmp c;
-	stune_stats_compute(base, 3, &sb);
-	stune_stats_compute(tuned, 3, &st);
-	stune_stats_compare(&sb, &st, &c);
+	CHECK(stune_stats_compute(base, 3, &sb) == 0);
+	CHECK(stune_stats_compute(tuned, 3, &st) == 0);
+	CHECK(stune_stats_compare(&sb, &st, &c) == 0);
 	CHECK(h1 && near(h1->ref.stats.avg, sb.avg) && near(h1->ref.stats.spread, sb.spread) &&
 	      near(h1->ref.stats.cov, sb.cov));
 	CHECK(h1 && near(h1->cur.stats.avg, st.avg) && near(h1->cmp.avg_change, c.avg_change) &&
 	      near(h1->cmp.spread_change, c.spread_change));
-	CHECK(h1 && h1->cur.kiops[0] == 7000 && h1->cur.kiops[1] == 7700 && h1->cur.kiops[2] == 7350);
+	CHECK(f->has_cmp && near(f->cmp.avg_change, c.avg_change) && near(f->cur.avg, st.avg));
+	stune_fleet_free(f);
+}
+
+CASE(export_drifted_apart, "a drifted host is apart, never averaged in: the selection and the cohort hold h1 only")
+{
+	struct stune_fleet *f = export_fleet(NULL, 0);
+	if (!f)
+		return;
+	const struct stune_qhost *h2 = host(f, "h2");
 	CHECK(h2 && h2->status == STUNE_QHOST_APART && h2->apart == STUNE_QAPART_DRIFTED && h2->cohort == 0);
 	/* The selection and the cohort hold h1 only: a drifted host is never averaged in. */
 	CHECK(f->n_compared == 1 && f->n_drifted == 1 && f->n_cohorts == 1 && f->cohorts[0].n_hosts == 1);
-	CHECK(f->has_cmp && near(f->cmp.avg_change, c.avg_change) && near(f->cur.avg, st.avg));
-	CHECK(f->cohorts[0].kernel && !strcmp(f->cohorts[0].kernel, "6.1.0-57-amd64"));
+	CHECK(f->n_cohorts >= 1 && f->cohorts[0].kernel && !strcmp(f->cohorts[0].kernel, "6.1.0-57-amd64"));
+	stune_fleet_free(f);
+}
 
-	/* Gates on it. */
+CASE(gate_verdicts, "gates on the export answer: each condition's verdict (changes, values, selection, host counts)")
+{
+	struct stune_fleet *f = export_fleet(NULL, 0);
+	char *err = NULL;
+	if (!f)
+		return;
 	struct {
 		const char *expr;
 		bool pass;
@@ -125,45 +156,42 @@ static void test_export(void)
 		free(err);
 		err = NULL;
 		CHECK(stune_gate_parse(gates[i].expr, true, &g, &err) == 0);
-		if (!g) {
-			fprintf(stderr, "gate %s: %s\n", gates[i].expr, err);
-			tap_failures++;
+		CHECK_MSG(g, "gate %s: %s", gates[i].expr, err ? err : "(null)");
+		if (!g)
 			continue;
-		}
 		CHECK(stune_gate_eval(g, f, &r) == 0);
-		if (r && r->passed != gates[i].pass) {
-			fprintf(stderr, "gate %s: %s, want %s\n", gates[i].expr, r->passed ? "passed" : "failed",
-				gates[i].pass ? "passed" : "failed");
-			tap_failures++;
-		}
+		CHECK_MSG(r && r->passed == gates[i].pass, "gate %s: %s, want %s", gates[i].expr,
+			  !r	      ? "no result"
+			  : r->passed ? "passed"
+				      : "failed",
+			  gates[i].pass ? "passed" : "failed");
 		stune_gate_result_free(r);
 		stune_gate_free(g);
 	}
-
-	/* Asked for h1 and h3: h3 is missing, and the implicit missing=0 fails the gate. */
-	char *asked[] = {"h3", "h1", NULL};
-	struct stune_query q2 = query(asked, 2);
-	struct stune_fleet *f2 = NULL;
-	free(err);
-	err = NULL;
-	CHECK(stune_fleet_from_answer(&q2, STUNE_QUERY_EXPORT, export_answer, strlen(export_answer), &f2, &err) == 0);
-	if (f2) {
-		CHECK(f2->n_hosts == 2 && !strcmp(f2->hosts[0].name, "h3") &&
-		      f2->hosts[0].status == STUNE_QHOST_MISSING);
-		CHECK(f2->n_compared == 1 && f2->n_missing == 1);
-		struct stune_gate *g = NULL;
-		struct stune_gate_result *r = NULL;
-		CHECK(stune_gate_parse("kiops>=+5%", true, &g, &err) == 0 && g && g->n == 3);
-		CHECK(g && stune_gate_eval(g, f2, &r) == 0 && r && !r->passed && r->o[0].passed && !r->o[1].passed);
-		stune_gate_result_free(r);
-		stune_gate_free(g);
-	}
-	stune_fleet_free(f2);
 	stune_fleet_free(f);
 	free(err);
 }
 
-static void test_prometheus_influx(void)
+CASE(missing_host, "asked for h1 and h3: h3 is missing, and the implicit missing=0 fails the gate")
+{
+	char *asked[] = {"h3", "h1", NULL};
+	struct stune_fleet *f2 = export_fleet(asked, 2);
+	char *err = NULL;
+	if (!f2)
+		return;
+	CHECK(f2->n_hosts == 2 && !strcmp(f2->hosts[0].name, "h3") && f2->hosts[0].status == STUNE_QHOST_MISSING);
+	CHECK(f2->n_compared == 1 && f2->n_missing == 1);
+	struct stune_gate *g = NULL;
+	struct stune_gate_result *r = NULL;
+	CHECK(stune_gate_parse("kiops>=+5%", true, &g, &err) == 0 && g && g->n == 3);
+	CHECK(g && stune_gate_eval(g, f2, &r) == 0 && r && !r->passed && r->o[0].passed && !r->o[1].passed);
+	stune_gate_result_free(r);
+	stune_gate_free(g);
+	stune_fleet_free(f2);
+	free(err);
+}
+
+CASE(prometheus_answer, "a Prometheus matrix answer: fractional seconds kept as ms, the statistics computed")
 {
 	static const char prom[] =
 	    "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
@@ -171,6 +199,18 @@ static void test_prometheus_influx(void)
 	    "\"values\":[[1796122800,\"7000\"],[1796122802.5,\"7700\"]]},"
 	    "{\"metric\":{\"host\":\"h1\",\"phase\":\"baseline\",\"set\":\"S1\"},\"values\":[[1796119200,\"6000\"]]}]}"
 	    "}";
+	struct stune_query q = query(NULL, 0);
+	struct stune_fleet *f = NULL;
+	char *err = NULL;
+	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_PROMETHEUS, prom, strlen(prom), &f, &err) == 0);
+	CHECK(f && f->n_hosts == 1 && f->hosts[0].cur.n == 2 && f->hosts[0].cur.ts_ms[1] == 1796122802500);
+	CHECK(f && near(f->hosts[0].cur.stats.avg, 7350) && f->hosts[0].status == STUNE_QHOST_COMPARED);
+	stune_fleet_free(f);
+	free(err);
+}
+
+CASE(influxql_answer, "an InfluxDB 1.x answer: ms times, a fractional KIOPS kept, an empty tag is no tag")
+{
 	static const char influx[] =
 	    "{\"results\":[{\"statement_id\":0,\"series\":[{\"name\":\"scsitune_fio\",\"tags\":{\"host\":\"h1\","
 	    "\"phase\":\"tuned\",\"set\":\"S2\",\"payload\":\"\"},\"columns\":[\"time\",\"kiops\"],"
@@ -180,11 +220,6 @@ static void test_prometheus_influx(void)
 	struct stune_query q = query(NULL, 0);
 	struct stune_fleet *f = NULL;
 	char *err = NULL;
-	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_PROMETHEUS, prom, strlen(prom), &f, &err) == 0);
-	CHECK(f && f->n_hosts == 1 && f->hosts[0].cur.n == 2 && f->hosts[0].cur.ts_ms[1] == 1796122802500);
-	CHECK(f && near(f->hosts[0].cur.stats.avg, 7350) && f->hosts[0].status == STUNE_QHOST_COMPARED);
-	stune_fleet_free(f);
-	f = NULL;
 	CHECK(stune_fleet_from_answer(&q, STUNE_QUERY_INFLUXQL, influx, strlen(influx), &f, &err) == 0);
 	CHECK(f && f->n_hosts == 1 && f->hosts[0].cur.n == 2 && near(f->hosts[0].cur.kiops[1], 7700.5));
 	CHECK(f && f->hosts[0].cur.labels[STUNE_QL_PAYLOAD] == NULL); /* an empty tag is no tag */
@@ -193,72 +228,90 @@ static void test_prometheus_influx(void)
 }
 
 /* Each bad answer: refused (never a view), and the message says why. */
-static void test_bad_answers(void)
+struct bad_answer {
+	enum stune_query_api api;
+	const char *body, *want;
+	int r;
+};
+
+static const struct bad_answer bad_export[] = {
+    {STUNE_QUERY_EXPORT, "", "no point", -ENODATA},
+    {STUNE_QUERY_EXPORT, "\n\n", "no point", -ENODATA},
+    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1],\"timest",
+     "line 1: truncated JSON", -EBADMSG},
+    {STUNE_QUERY_EXPORT, "<html>502 Bad Gateway</html>\n", "line 1: not JSON", -EBADMSG},
+    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1,2],\"timestamps\":[1]}",
+     "not two arrays of one length", -EBADMSG},
+    {STUNE_QUERY_EXPORT, "{\"metric\":{\"phase\":\"tuned\"},\"values\":[1],\"timestamps\":[1]}",
+     "without a host or phase tag", -EBADMSG},
+    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[\"x\"],\"timestamps\":[1]}",
+     "sample 1 is not a finite number", -EBADMSG},
+    {STUNE_QUERY_EXPORT,
+     "{\"metric\":{\"__name__\":\"scsitune_fio_iops\",\"host\":\"h\",\"phase\":\"tuned\"},\"values\":[1],"
+     "\"timestamps\":[1]}",
+     "not scsitune_fio_kiops", -EBADMSG},
+    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"other\"},\"values\":[1],\"timestamps\":[1]}\n",
+     "no point of phase tuned or baseline", -ENODATA},
+};
+
+static const struct bad_answer bad_prometheus[] = {
+    {STUNE_QUERY_PROMETHEUS, "", "empty answer", -EBADMSG},
+    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"error\",\"error\":\"bad query\"}", "status error: bad query", -EBADMSG},
+    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+     "not matrix", -EBADMSG},
+    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", "no point",
+     -ENODATA},
+    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[", "truncated",
+     -EBADMSG},
+};
+
+static const struct bad_answer bad_influxql[] = {
+    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0}]}", "no point", -ENODATA},
+    {STUNE_QUERY_INFLUXQL, "{\"error\":\"database not found: x\"}", "database not found", -EBADMSG},
+    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"error\":\"boom\"}]}", "results[0]: error: boom",
+     -EBADMSG},
+    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"partial\":true,\"series\":[]}]}", "partial", -EBADMSG},
+    {STUNE_QUERY_INFLUXQL,
+     "{\"results\":[{\"series\":[{\"tags\":{\"host\":\"h\",\"phase\":\"tuned\"},\"columns\":[\"time\","
+     "\"kiops\"],"
+     "\"values\":[[1,null]]}]}]}",
+     "row 1 is not [time in ms, kiops]", -EBADMSG},
+    {STUNE_QUERY_INFLUXQL, "{\"results\":[]} trailing", "text after", -EBADMSG},
+};
+
+static void check_bad(const struct bad_answer *bad, size_t n)
 {
-	struct {
-		enum stune_query_api api;
-		const char *body, *want;
-		int r;
-	} bad[] = {
-	    {STUNE_QUERY_EXPORT, "", "no point", -ENODATA},
-	    {STUNE_QUERY_EXPORT, "\n\n", "no point", -ENODATA},
-	    {STUNE_QUERY_EXPORT, "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1],\"timest",
-	     "line 1: truncated JSON", -EBADMSG},
-	    {STUNE_QUERY_EXPORT, "<html>502 Bad Gateway</html>\n", "line 1: not JSON", -EBADMSG},
-	    {STUNE_QUERY_EXPORT,
-	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[1,2],\"timestamps\":[1]}",
-	     "not two arrays of one length", -EBADMSG},
-	    {STUNE_QUERY_EXPORT, "{\"metric\":{\"phase\":\"tuned\"},\"values\":[1],\"timestamps\":[1]}",
-	     "without a host or phase tag", -EBADMSG},
-	    {STUNE_QUERY_EXPORT,
-	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"tuned\"},\"values\":[\"x\"],\"timestamps\":[1]}",
-	     "sample 1 is not a finite number", -EBADMSG},
-	    {STUNE_QUERY_EXPORT,
-	     "{\"metric\":{\"__name__\":\"scsitune_fio_iops\",\"host\":\"h\",\"phase\":\"tuned\"},\"values\":[1],"
-	     "\"timestamps\":[1]}",
-	     "not scsitune_fio_kiops", -EBADMSG},
-	    {STUNE_QUERY_EXPORT,
-	     "{\"metric\":{\"host\":\"h1\",\"phase\":\"other\"},\"values\":[1],\"timestamps\":[1]}\n",
-	     "no point of phase tuned or baseline", -ENODATA},
-	    {STUNE_QUERY_PROMETHEUS, "", "empty answer", -EBADMSG},
-	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"error\",\"error\":\"bad query\"}", "status error: bad query",
-	     -EBADMSG},
-	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
-	     "not matrix", -EBADMSG},
-	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}",
-	     "no point", -ENODATA},
-	    {STUNE_QUERY_PROMETHEUS, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[",
-	     "truncated", -EBADMSG},
-	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0}]}", "no point", -ENODATA},
-	    {STUNE_QUERY_INFLUXQL, "{\"error\":\"database not found: x\"}", "database not found", -EBADMSG},
-	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"error\":\"boom\"}]}", "results[0]: error: boom",
-	     -EBADMSG},
-	    {STUNE_QUERY_INFLUXQL, "{\"results\":[{\"statement_id\":0,\"partial\":true,\"series\":[]}]}", "partial",
-	     -EBADMSG},
-	    {STUNE_QUERY_INFLUXQL,
-	     "{\"results\":[{\"series\":[{\"tags\":{\"host\":\"h\",\"phase\":\"tuned\"},\"columns\":[\"time\","
-	     "\"kiops\"],"
-	     "\"values\":[[1,null]]}]}]}",
-	     "row 1 is not [time in ms, kiops]", -EBADMSG},
-	    {STUNE_QUERY_INFLUXQL, "{\"results\":[]} trailing", "text after", -EBADMSG},
-	};
 	struct stune_query q = query(NULL, 0);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct stune_fleet *f = NULL;
 		char *err = NULL;
 		int r = stune_fleet_from_answer(&q, bad[i].api, bad[i].body, strlen(bad[i].body), &f, &err);
-		if (r != bad[i].r || f || !err || !strstr(err, bad[i].want)) {
-			fprintf(stderr, "bad answer %zu: r=%d want %d, err '%s' want '%s'\n", i, r, bad[i].r,
-				err ? err : "(null)", bad[i].want);
-			tap_failures++;
-		}
-		tap_checks++;
+		CHECK_MSG(r == bad[i].r && !f && err && strstr(err, bad[i].want),
+			  "bad answer %zu: r=%d want %d, err '%s' want '%s'", i, r, bad[i].r, err ? err : "(null)",
+			  bad[i].want);
 		stune_fleet_free(f);
 		free(err);
 	}
 }
 
-static void test_gate_grammar(void)
+CASE(bad_export, "bad export answers (empty, truncated, not JSON, uneven arrays, no tags, not numbers, another "
+		 "metric or phase): refused with why")
+{
+	check_bad(bad_export, sizeof(bad_export) / sizeof(bad_export[0]));
+}
+
+CASE(bad_prometheus, "bad Prometheus answers (empty, status error, not a matrix, no result, truncated): refused "
+		     "with why")
+{
+	check_bad(bad_prometheus, sizeof(bad_prometheus) / sizeof(bad_prometheus[0]));
+}
+
+CASE(bad_influxql, "bad InfluxDB answers (no series, an error, partial, a bad row, text after): refused with why")
+{
+	check_bad(bad_influxql, sizeof(bad_influxql) / sizeof(bad_influxql[0]));
+}
+
+CASE(gate_grammar_refused, "--gate's grammar: each malformed condition refused, the message says what is wrong")
 {
 	const char *bad[][2] = {
 	    {"", "empty condition"},
@@ -278,15 +331,15 @@ static void test_gate_grammar(void)
 		struct stune_gate *g = NULL;
 		char *err = NULL;
 		int r = stune_gate_parse(bad[i][0], true, &g, &err);
-		if (r != -EINVAL || g || !err || !strstr(err, bad[i][1])) {
-			fprintf(stderr, "gate '%s': r=%d err '%s', want '%s'\n", bad[i][0], r, err ? err : "(null)",
-				bad[i][1]);
-			tap_failures++;
-		}
-		tap_checks++;
+		CHECK_MSG(r == -EINVAL && !g && err && strstr(err, bad[i][1]), "gate '%s': r=%d err '%s', want '%s'",
+			  bad[i][0], r, err ? err : "(null)", bad[i][1]);
 		stune_gate_free(g);
 		free(err);
 	}
+}
+
+CASE(gate_grammar, "--gate: a change needs --compare; spaces trimmed, values read, the implicit conditions added")
+{
 	struct stune_gate *g = NULL;
 	char *err = NULL;
 	CHECK(stune_gate_parse("kiops>=+5%", false, &g, &err) == -EINVAL && err && strstr(err, "needs --compare"));
@@ -300,48 +353,60 @@ static void test_gate_grammar(void)
 	free(err);
 }
 
-static void test_request(void)
+CASE(request_forms, "the request each API gets: the export match, the InfluxQL hosts, the Prometheus range")
 {
 	char *hosts[] = {"db.01", "we\"ird", NULL};
 	struct stune_query q = query(hosts, 2);
-	char *form = NULL, *url = NULL, *err = NULL;
-	enum stune_query_api api;
+	char *form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_EXPORT, &form) == 0);
 	/* scsitune_fio_kiops{phase=~"tuned|baseline",host=~"db\\.01|we\"ird"} */
 	CHECK_STR(form,
 		  "match%5B%5D=scsitune_fio_kiops%7Bphase%3D~%22tuned%7Cbaseline%22%2Chost%3D~%22db%5C%5C.01%7Cwe%5C%"
 		  "22ird%22%7D&start=1793000000.000&end=1797000000.000");
 	free(form);
+	form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_INFLUXQL, &form) == 0);
 	CHECK(form &&
 	      strstr(form,
 		     "%22host%22%20%3D%20%27db.01%27%20OR%20%22host%22%20%3D%20%27we%22ird%27%29%20GROUP%20BY%20%2A"));
 	free(form);
+	form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_PROMETHEUS, &form) == 0);
 	CHECK(form && strstr(form, "%5B4000000s%5D&time=1797000000.000"));
 	free(form);
+}
 
+CASE(query_url, "the API told by the URL: export, Prometheus, InfluxDB with its db and ms; others refused with why")
+{
+	char *url = NULL, *err = NULL;
+	enum stune_query_api api;
 	CHECK(stune_query_url("http://vm:8428", STUNE_QUERY_AUTO, &url, &api, &err) == 0 && api == STUNE_QUERY_EXPORT);
 	CHECK_STR(url, "http://vm:8428/api/v1/export");
 	free(url);
+	url = NULL;
 	CHECK(stune_query_url("https://vm/select/0/prometheus/api/v1/query", STUNE_QUERY_AUTO, &url, &api, &err) == 0 &&
 	      api == STUNE_QUERY_PROMETHEUS);
 	free(url);
+	url = NULL;
 	CHECK(stune_query_url("http://ix:8086/query?db=s", STUNE_QUERY_AUTO, &url, &api, &err) == 0 &&
 	      api == STUNE_QUERY_INFLUXQL);
 	CHECK_STR(url, "http://ix:8086/query?db=s&epoch=ms");
 	free(url);
-	CHECK(stune_query_url("http://ix:8086/query", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL &&
+	url = NULL;
+	CHECK(stune_query_url("http://ix:8086/query", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL && err &&
 	      strstr(err, "?db="));
 	free(err);
 	err = NULL;
-	CHECK(stune_query_url("http://x/other", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL &&
+	CHECK(stune_query_url("http://x/other", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL && err &&
 	      strstr(err, "--query-api"));
 	free(err);
 	err = NULL;
 	CHECK(stune_query_url("ftp://x/", STUNE_QUERY_AUTO, &url, &api, &err) == -EINVAL);
 	free(err);
+}
 
+CASE(since_and_hosts, "--since: a positive count and one unit, at most ten years; a host name not empty, no blanks")
+{
 	int64_t ms;
 	CHECK(stune_query_parse_since("7d", &ms) == 0 && ms == 7 * 86400000LL);
 	CHECK(stune_query_parse_since("90s", &ms) == 0 && ms == 90000);
@@ -352,12 +417,7 @@ static void test_request(void)
 	      !stune_query_host_valid("") && !stune_query_host_valid("a\tb"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_export();
-	test_prometheus_influx();
-	test_bad_answers();
-	test_gate_grammar();
-	test_request();
-	TAP_END();
+	return tap_main(argc, argv);
 }

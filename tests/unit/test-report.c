@@ -3,7 +3,7 @@
  * The report engine without a command line (cli/lib/report/session.c,
  * provenance.c): ingest of real fio outputs, statistics, save and --compare
  * by phase, the spool and a flush that cannot get through, the provenance
- * helpers on a small model. argv[1]: tests/report/fio.
+ * helpers on a small model. tap_arg(0): tests/report/fio.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,23 +21,25 @@
 #include "net/http.h"
 #include "tap.h"
 
-static int n_bad;
-static char last_bad[512];
+/* What the callbacks were told: the ingest's complaints (the last one) and the flush's retries. */
+struct seen {
+	int n_bad, n_retry;
+	char last_bad[512];
+};
 
 static void on_bad(void *data, const char *msg)
 {
-	(void)data;
-	n_bad++;
-	snprintf(last_bad, sizeof(last_bad), "%s", msg);
+	struct seen *seen = data;
+	seen->n_bad++;
+	snprintf(seen->last_bad, sizeof(seen->last_bad), "%s", msg);
 }
 
-static int n_retry;
 static void on_retry(void *data, const char *msg, unsigned s)
 {
-	(void)data;
+	struct seen *seen = data;
 	(void)msg;
 	(void)s;
-	n_retry++;
+	seen->n_retry++;
 }
 
 static char *path_in(const char *dir, const char *name)
@@ -48,22 +50,62 @@ static char *path_in(const char *dir, const char *name)
 	return p;
 }
 
-static void test_ingest_stats_compare(struct stune_ctx *ctx, const char *fio, const char *state)
+/* NAME in the fio directory (tap_arg(0)). */
+static char *fio_file(const char *name)
 {
-	_cleanup_free_ char *a = path_in(fio, "fio-3.33-randread-2jobs-json.json");
-	_cleanup_free_ char *b = path_in(fio, "fio-3.33-randread-2jobs-jsonplus.json");
-	_cleanup_free_ char *bad = path_in(fio, "SOURCES.md");
-	char *files[] = {a, b};
+	return path_in(tap_arg(0), name);
+}
 
-	struct stune_report_set s = {.phase = "base"};
-	CHECK(stune_report_ingest(ctx, files, 2, &s, on_bad, NULL) == 0);
-	CHECK(n_bad == 0 && s.n_runs == 2);
-	CHECK(stune_report_set_stats(&s) == 0);
+/* The engine's context over a tree that is not this host (the fio directory):
+ * parsing needs only its log. NULL when it cannot be made (checked). */
+static struct stune_ctx *fio_ctx(void)
+{
+	struct stune_ctx *ctx = NULL;
+	CHECK(stune_ctx_new(tap_arg(0), &ctx) == 0);
+	return ctx;
+}
+
+/* The two runs of the same job (json, json+) ingested into *s under phase base, with their statistics. */
+static void ingest_two(struct stune_ctx *ctx, struct stune_report_set *s, struct seen *seen)
+{
+	_cleanup_free_ char *a = fio_file("fio-3.33-randread-2jobs-json.json");
+	_cleanup_free_ char *b = fio_file("fio-3.33-randread-2jobs-jsonplus.json");
+	char *files[] = {a, b};
+	*s = (struct stune_report_set){.phase = "base"};
+	CHECK(stune_report_ingest(ctx, files, 2, s, on_bad, seen) == 0);
+	CHECK(seen->n_bad == 0 && s->n_runs == 2);
+	CHECK(stune_report_set_stats(s) == 0);
+}
+
+CASE(ingest_stats, "two fio outputs ingested: their KIOPS, the statistics over them, the start")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	struct stune_report_set s;
+	if (!ctx)
+		return;
+	ingest_two(ctx, &s, &seen);
 	CHECK(s.stats.n == 2);
-	CHECK(s.kiops[0] == s.runs[0]->iops / 1000.0 && s.kiops[1] == s.runs[1]->iops / 1000.0);
+	CHECK(s.n_runs == 2 && s.kiops[0] == s.runs[0]->iops / 1000.0 && s.kiops[1] == s.runs[1]->iops / 1000.0);
 	CHECK(s.stats.min <= s.stats.avg && s.stats.avg <= s.stats.max);
 	CHECK(stune_report_set_start_ms(&s) > 0);
+	stune_report_set_clear(&s);
+	CHECK(s.runs == NULL && s.n_runs == 0);
+}
 
+CASE(save_reference, "saved under its phase, found again by the phase's name: the same runs compare as no change")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	struct stune_report_set s;
+	const char *state = tap_tmpdir();
+	if (!ctx)
+		return;
+	ingest_two(ctx, &s, &seen);
+	if (s.n_runs != 2) {
+		stune_report_set_clear(&s);
+		return;
+	}
 	/* Saved under its phase (a minimal document with the runs' KIOPS), found again
 	 * by the phase's name: the same runs compare as no change. */
 	_cleanup_free_ char *saved = NULL, *doc = NULL;
@@ -82,23 +124,38 @@ static void test_ingest_stats_compare(struct stune_ctx *ctx, const char *fio, co
 	CHECK(cmp.n_mismatch == 0);
 	stune_report_compare_clear(&cmp);
 	stune_saved_set_free(ref);
-	ref = NULL;
 	stune_report_set_clear(&s);
-	CHECK(s.runs == NULL && s.n_runs == 0);
+}
 
-	/* A file that is not fio output: one message naming it, the rest still read. */
+CASE(not_fio_output, "a file that is not fio output: one message naming it, the rest still read")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	if (!ctx)
+		return;
+	_cleanup_free_ char *a = fio_file("fio-3.33-randread-2jobs-json.json");
+	_cleanup_free_ char *bad = fio_file("SOURCES.md");
 	char *mixed[] = {a, bad};
 	struct stune_report_set m = {0};
-	CHECK(stune_report_ingest(ctx, mixed, 2, &m, on_bad, NULL) == -EINVAL);
-	CHECK(n_bad == 1 && strstr(last_bad, "SOURCES.md") != NULL);
-	CHECK(m.runs[0] != NULL && m.runs[1] == NULL);
+	CHECK(stune_report_ingest(ctx, mixed, 2, &m, on_bad, &seen) == -EINVAL);
+	CHECK(seen.n_bad == 1 && strstr(seen.last_bad, "SOURCES.md") != NULL);
+	CHECK(m.runs && m.runs[0] != NULL && m.runs[1] == NULL);
 	stune_report_set_clear(&m);
+}
 
-	/* --compare of a phase never saved: -ENOENT, the message names the phase and directory. */
-	struct stune_report_set c = {0};
-	free(err);
-	err = NULL;
-	CHECK(stune_report_ingest(ctx, files, 2, &c, on_bad, NULL) == 0 && stune_report_set_stats(&c) == 0);
+CASE(compare_unsaved, "--compare of a phase never saved: -ENOENT, the message names the phase and directory; "
+		      "a path is a file, a bare name a phase")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	struct stune_report_set c;
+	const char *state = tap_tmpdir();
+	if (!ctx)
+		return;
+	ingest_two(ctx, &c, &seen);
+	struct stune_saved_set *ref = NULL;
+	struct stune_report_compare cmp;
+	_cleanup_free_ char *err = NULL;
 	CHECK(stune_report_reference(state, "nosuch", &c, &ref, &cmp, &err) == -ENOENT);
 	CHECK(err && strstr(err, "no saved result set for phase 'nosuch'") && strstr(err, state));
 	stune_report_compare_clear(&cmp);
@@ -108,68 +165,111 @@ static void test_ingest_stats_compare(struct stune_ctx *ctx, const char *fio, co
 	      !stune_report_is_file_arg("base"));
 }
 
-static void test_spool_flush(struct stune_ctx *ctx, const char *fio, const char *state)
+CASE(spool_flush, "spooled, then a flush nobody answers: retried twice, the batch kept (exit 3's case)")
 {
-	_cleanup_free_ char *a = path_in(fio, "fio-3.33-randread-2jobs-json.json");
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	const char *state = tap_tmpdir();
+	if (!ctx)
+		return;
+	_cleanup_free_ char *a = fio_file("fio-3.33-randread-2jobs-json.json");
 	char *files[] = {a};
 	struct stune_report_set s = {.phase = "tuned"};
-	CHECK(stune_report_ingest(ctx, files, 1, &s, on_bad, NULL) == 0);
+	CHECK(stune_report_ingest(ctx, files, 1, &s, on_bad, &seen) == 0);
 	_cleanup_free_ char *spooled = NULL;
 	CHECK(stune_report_spool(state, &s, 1700000000000LL, &spooled) == 0 && spooled);
-	CHECK(access(spooled, R_OK) == 0);
+	CHECK(spooled && access(spooled, R_OK) == 0);
 
 	/* Nothing listens on port 1: retried twice, kept, exit 3's case. */
 	struct stune_upload u = {.url = "http://127.0.0.1:1/write", .timeout_s = 2};
-	struct stune_flush_cb cb = {.retry = on_retry};
+	struct stune_flush_cb cb = {.retry = on_retry, .data = &seen};
 	struct stune_flush_result res;
 	CHECK(stune_report_flush(state, &u, &cb, &res) == -EAGAIN);
 	CHECK(res.batches == 1 && res.sent == 0 && res.retryable && res.err);
-	CHECK(n_retry == 2);
-	CHECK(access(spooled, R_OK) == 0);
+	CHECK(seen.n_retry == 2);
+	CHECK(spooled && access(spooled, R_OK) == 0);
 	stune_flush_result_clear(&res);
 	stune_report_set_clear(&s);
 }
 
-static void test_provenance(struct stune_ctx *ctx, const char *state)
-{
-	struct stune_hba hbas[2] = {{.kind = STUNE_HBA_OTHER, .numa_node = STUNE_NUM(-1)},
-				    {.kind = STUNE_HBA_MPI3MR, .numa_node = STUNE_NUM(1)}};
-	struct stune_host hosts[2] = {{.hba = 0}, {.hba = 1}};
-	struct stune_disk disks[3] = {
-	    {.name = "sda", .host = 0}, {.name = "sdb", .host = 1}, {.name = "sdc", .host = 1}};
-	struct stune_topology t = {
-	    .hbas = hbas, .n_hbas = 2, .hosts = hosts, .n_hosts = 2, .disks = disks, .n_disks = 3};
+/* A small model: an HBA without locality (sda), an mpi3mr one on node 1 (sdb, sdc). */
+struct model {
+	struct stune_hba hbas[2];
+	struct stune_host hosts[2];
+	struct stune_disk disks[3];
+	struct stune_topology t;
+};
 
+static void model_init(struct model *m)
+{
+	*m = (struct model){
+	    .hbas = {{.kind = STUNE_HBA_OTHER, .numa_node = STUNE_NUM(-1)},
+		     {.kind = STUNE_HBA_MPI3MR, .numa_node = STUNE_NUM(1)}},
+	    .hosts = {{.hba = 0}, {.hba = 1}},
+	    .disks = {{.name = "sda", .host = 0}, {.name = "sdb", .host = 1}, {.name = "sdc", .host = 1}},
+	};
+	m->t = (struct stune_topology){
+	    .hbas = m->hbas, .n_hbas = 2, .hosts = m->hosts, .n_hosts = 2, .disks = m->disks, .n_disks = 3};
+}
+
+CASE(model_devices, "the mpi3mr HBAs' disks are the default devices; under a sysroot a base name names the tree's disk")
+{
+	struct model m;
+	model_init(&m);
 	char **devs = NULL;
 	size_t n = 0;
-	CHECK(stune_mpi3mr_devices(&t, &devs, &n) == 0 && n == 2);
+	CHECK(stune_mpi3mr_devices(&m.t, &devs, &n) == 0 && n == 2);
 	CHECK(devs && !strcmp(devs[0], "/dev/sdb") && !strcmp(devs[1], "/dev/sdc") && !devs[2]);
 	stune_strv_free(devs);
 
 	/* Under a sysroot the base name names the tree's disk. */
-	CHECK(stune_device_hba(&t, "/dev/sdb", true) == &hbas[1]);
-	CHECK(stune_device_hba(&t, "/dev/sda", true) == &hbas[0]);
-	CHECK(stune_device_hba(&t, "/dev/nosuch", true) == NULL);
+	CHECK(stune_device_hba(&m.t, "/dev/sdb", true) == &m.hbas[1]);
+	CHECK(stune_device_hba(&m.t, "/dev/sda", true) == &m.hbas[0]);
+	CHECK(stune_device_hba(&m.t, "/dev/nosuch", true) == NULL);
+}
 
-	/* No journal: none applied. */
+CASE(provenance_no_journal, "provenance without a journal: none applied, no profile")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct model m;
+	if (!ctx)
+		return;
+	model_init(&m);
 	struct stune_provenance p = {0};
 	struct stune_journal *j = NULL;
-	stune_provenance_profile(ctx, state, &t, "/nonexistent", &p, &j);
+	stune_provenance_profile(ctx, tap_tmpdir(), &m.t, "/nonexistent", &p, &j);
 	CHECK(j == NULL);
 	CHECK_STR(p.profile_verify_state, "none-applied");
 	CHECK(p.profile == NULL);
+}
 
-	/* Binding: an HBA without locality is not bound, and says why. */
+CASE(provenance_bind, "binding: an HBA without locality, or any under a sysroot, is not bound, and says why")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct model m;
+	if (!ctx)
+		return;
+	model_init(&m);
+	struct stune_provenance p = {0};
 	struct stune_bind_opts bo = {0};
 	char *cpus = NULL, *note = NULL, *err = NULL;
-	CHECK(stune_provenance_bind(ctx, &p, &hbas[0], &bo, NULL, &cpus, &note, &err) == 0);
+	CHECK(stune_provenance_bind(ctx, &p, &m.hbas[0], &bo, NULL, &cpus, &note, &err) == 0);
 	CHECK(p.bound_node == -1 && p.binding_note && strstr(p.binding_note, "numa_node is -1"));
 	bo.sysroot = true;
-	CHECK(stune_provenance_bind(ctx, &p, &hbas[1], &bo, NULL, &cpus, &note, &err) == 0);
-	CHECK(p.bound_node == -1 && strstr(p.binding_note, "--sysroot"));
+	CHECK(stune_provenance_bind(ctx, &p, &m.hbas[1], &bo, NULL, &cpus, &note, &err) == 0);
+	CHECK(p.bound_node == -1 && p.binding_note && strstr(p.binding_note, "--sysroot"));
 	CHECK(!cpus && !note && !err);
+	free(cpus);
+	free(note);
+	free(err);
+}
 
-	stune_provenance_host(&p, &t, &hbas[1], true, "here");
+CASE(provenance_host, "provenance of the host: the HBA's locality; a tree that names no host is this machine")
+{
+	struct model m;
+	model_init(&m);
+	struct stune_provenance p = {0};
+	stune_provenance_host(&p, &m.t, &m.hbas[1], true, "here");
 	CHECK(p.have_hba && p.hba_numa_node.v == 1);
 	CHECK_STR(p.host, "here"); /* the tree names no host: this machine's */
 }
@@ -212,7 +312,8 @@ static char *copy_to(const char *src, const char *dir, const char *name)
 	return dst;
 }
 
-static void test_comparable(struct stune_ctx *ctx, const char *fio, const char *state)
+CASE(sig_diff, "job signatures: sizes in bytes, defaults and aliases the same job; each difference named, the "
+	       "first run's first; the version only where both are known")
 {
 	char **d = NULL;
 	/* Sizes in bytes, unset is fio's default, aliases: the same job. */
@@ -237,44 +338,68 @@ static void test_comparable(struct stune_ctx *ctx, const char *fio, const char *
 	/* The fio version compared only where both are known. */
 	CHECK(sig_diffs(NULL, "rw=read", "fio-3.33", "rw=read", &d) == 0);
 	stune_strv_free(d);
+}
 
-	_cleanup_free_ char *two = path_in(fio, "fio-3.33-randread-2jobs-json.json");
-	_cleanup_free_ char *two_plus = path_in(fio, "fio-3.33-randread-2jobs-jsonplus.json");
-	_cleanup_free_ char *one = path_in(fio, "fio-3.33-randread-1job-jsonplus.json");
-	_cleanup_free_ char *sw = path_in(fio, "fio-3.33-stonewall-2groups-json.json");
-	_cleanup_free_ char *copy = copy_to(two, state, "copy.json");
+CASE(ingest_mismatch, "the same job in json and json+ is comparable; numjobs 2 vs 1 is ingested with a mismatch "
+		      "naming both files")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	if (!ctx)
+		return;
+	_cleanup_free_ char *two = fio_file("fio-3.33-randread-2jobs-json.json");
+	_cleanup_free_ char *two_plus = fio_file("fio-3.33-randread-2jobs-jsonplus.json");
+	_cleanup_free_ char *one = fio_file("fio-3.33-randread-1job-jsonplus.json");
 
 	/* The same numjobs=2 job in json and json+: comparable. */
 	char *same[] = {two, two_plus};
 	struct stune_report_set s = {0};
-	CHECK(stune_report_ingest(ctx, same, 2, &s, on_bad, NULL) == 0 && s.n_mismatch == 0);
+	CHECK(stune_report_ingest(ctx, same, 2, &s, on_bad, &seen) == 0 && s.n_mismatch == 0);
 	stune_report_set_clear(&s);
 
 	/* numjobs 2 vs 1: ingested (a warning, not an error), the mismatch names both files. */
 	char *diff[] = {two, one};
-	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, NULL) == 0 && s.n_mismatch == 1);
+	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, &seen) == 0 && s.n_mismatch == 1);
 	if (s.n_mismatch == 1)
 		CHECK(strstr(s.mismatch[0], "run 2 (") && strstr(s.mismatch[0], "1job-jsonplus.json") &&
 		      strstr(s.mismatch[0], "2jobs-json.json") && strstr(s.mismatch[0], "numjobs 2 vs 1"));
 	stune_report_set_clear(&s);
 	CHECK(s.mismatch == NULL && s.n_mismatch == 0);
+}
 
-	/* The same content under two names: refused, naming both. */
-	int bad0 = n_bad;
+CASE(ingest_duplicate, "the same content under two names: refused, naming both")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	if (!ctx)
+		return;
+	_cleanup_free_ char *two = fio_file("fio-3.33-randread-2jobs-json.json");
+	_cleanup_free_ char *copy = copy_to(two, tap_tmpdir(), "copy.json");
+	struct stune_report_set s = {0};
+	int bad0 = seen.n_bad;
 	char *dup[] = {two, copy};
-	CHECK(stune_report_ingest(ctx, dup, 2, &s, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
-	CHECK(strstr(last_bad, copy) && strstr(last_bad, two) && strstr(last_bad, "the same run as"));
+	CHECK(stune_report_ingest(ctx, dup, 2, &s, on_bad, &seen) == -EINVAL && seen.n_bad == bad0 + 1);
+	CHECK(strstr(seen.last_bad, copy) && strstr(seen.last_bad, two) && strstr(seen.last_bad, "the same run as"));
 	stune_report_set_clear(&s);
+}
 
-	/* Two stonewall groups (real fio 3.33): refused whole, naming the groups; one group kept. */
+CASE(stonewall_groups, "two stonewall groups (real fio 3.33): refused whole, naming the groups; one group kept; "
+		       "a group not there refused")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	if (!ctx)
+		return;
+	_cleanup_free_ char *sw = fio_file("fio-3.33-stonewall-2groups-json.json");
 	char *swf[] = {sw};
-	bad0 = n_bad;
-	CHECK(stune_report_ingest(ctx, swf, 1, &s, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
-	CHECK(strstr(last_bad, "2 fio groups") && strstr(last_bad, "0 (randread), 1 (randwrite)") &&
-	      strstr(last_bad, "--group N"));
+	struct stune_report_set s = {0};
+	int bad0 = seen.n_bad;
+	CHECK(stune_report_ingest(ctx, swf, 1, &s, on_bad, &seen) == -EINVAL && seen.n_bad == bad0 + 1);
+	CHECK(strstr(seen.last_bad, "2 fio groups") && strstr(seen.last_bad, "0 (randread), 1 (randwrite)") &&
+	      strstr(seen.last_bad, "--group N"));
 	stune_report_set_clear(&s);
 	struct stune_report_set g = {.group_set = true, .group = 1};
-	CHECK(stune_report_ingest(ctx, swf, 1, &g, on_bad, NULL) == 0 && g.n_runs == 1);
+	CHECK(stune_report_ingest(ctx, swf, 1, &g, on_bad, &seen) == 0 && g.n_runs == 1);
 	if (g.n_runs == 1 && g.runs[0]) {
 		const struct stune_fio_run *r = g.runs[0];
 		CHECK(r->n_jobs == 1 && r->group == 1 && r->n_groups == 1);
@@ -284,15 +409,23 @@ static void test_comparable(struct stune_ctx *ctx, const char *fio, const char *
 	}
 	stune_report_set_clear(&g);
 	struct stune_report_set g5 = {.group_set = true, .group = 5};
-	bad0 = n_bad;
-	CHECK(stune_report_ingest(ctx, swf, 1, &g5, on_bad, NULL) == -EINVAL && n_bad == bad0 + 1);
-	CHECK(strstr(last_bad, "no fio group 5") && strstr(last_bad, "0 (randread), 1 (randwrite)"));
+	bad0 = seen.n_bad;
+	CHECK(stune_report_ingest(ctx, swf, 1, &g5, on_bad, &seen) == -EINVAL && seen.n_bad == bad0 + 1);
+	CHECK(strstr(seen.last_bad, "no fio group 5") && strstr(seen.last_bad, "0 (randread), 1 (randwrite)"));
 	stune_report_set_clear(&g5);
+}
 
-	/* --compare against a saved set of another job: the differences, reference first. */
+CASE(compare_other_job, "--compare against a saved set of another job: the differences, reference first")
+{
+	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
+	struct seen seen = {0};
+	const char *state = tap_tmpdir();
+	if (!ctx)
+		return;
+	_cleanup_free_ char *one = fio_file("fio-3.33-randread-1job-jsonplus.json");
 	char *cur[] = {one};
 	struct stune_report_set c = {0};
-	CHECK(stune_report_ingest(ctx, cur, 1, &c, on_bad, NULL) == 0 && stune_report_set_stats(&c) == 0);
+	CHECK(stune_report_ingest(ctx, cur, 1, &c, on_bad, &seen) == 0 && stune_report_set_stats(&c) == 0);
 	_cleanup_free_ char *ref_path = path_in(state, "ref.json");
 	FILE *f = fopen(ref_path, "w");
 	CHECK(f != NULL);
@@ -325,26 +458,5 @@ static void test_comparable(struct stune_ctx *ctx, const char *fio, const char *
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: test-report FIO_DIR\n");
-		return 2;
-	}
-	char tmpl[] = "/tmp/test-report.XXXXXX";
-	const char *state = mkdtemp(tmpl);
-	struct stune_ctx *ctx = NULL;
-	TEST("The engine's context over a tree that is not this host (the fio directory): parsing needs only its log");
-	if (!state || stune_ctx_new(argv[1], &ctx) < 0) {
-		fprintf(stderr, "test-report: cannot set up\n");
-		return 2;
-	}
-	test_ingest_stats_compare(ctx, argv[1], state);
-	test_spool_flush(ctx, argv[1], state);
-	test_provenance(ctx, state);
-	test_comparable(ctx, argv[1], state);
-	stune_ctx_free(ctx);
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", state);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test-report: %s left behind\n", state);
-	TAP_END();
+	return tap_main(argc, argv);
 }

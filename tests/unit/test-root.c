@@ -13,12 +13,16 @@
 #include "tap.h"
 #include "detect/topology.h"
 
-static char dir[] = "/tmp/stune-test-root-XXXXXX";
+/* REL in this case's directory. */
+static void path_in(char *p, size_t size, const char *rel)
+{
+	snprintf(p, size, "%s/%s", tap_tmpdir(), rel);
+}
 
 static void put(const char *rel, const char *content)
 {
 	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	path_in(p, sizeof(p), rel);
 	FILE *f = fopen(p, "w");
 	if (!f) {
 		perror(p);
@@ -31,36 +35,40 @@ static void put(const char *rel, const char *content)
 static void mk(const char *rel)
 {
 	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	path_in(p, sizeof(p), rel);
 	mkdir(p, 0755);
 }
 
 static void ln(const char *target, const char *rel)
 {
 	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	path_in(p, sizeof(p), rel);
 	if (symlink(target, p) < 0) {
 		perror(p);
 		exit(2);
 	}
 }
 
-static int warnings;
-static char last_path[512];
+/* What the log was told: the warnings and the path of the last one. */
+struct seen {
+	int warnings;
+	char last_path[512];
+};
+
 static void logfn(void *data, enum stune_log_level level, const char *path, const char *msg)
 {
-	(void)data;
+	struct seen *seen = data;
 	(void)msg;
 	if (level <= STUNE_LOG_WARNING) {
-		warnings++;
-		snprintf(last_path, sizeof(last_path), "%s", path ? path : "");
+		seen->warnings++;
+		snprintf(seen->last_path, sizeof(seen->last_path), "%s", path ? path : "");
 	}
 }
 
 static char *host_file(const char *rel)
 {
 	char *p = NULL;
-	if (asprintf(&p, "%s/%s", dir, rel) < 0)
+	if (asprintf(&p, "%s/%s", tap_tmpdir(), rel) < 0)
 		exit(2);
 	return p;
 }
@@ -77,24 +85,148 @@ static char *slurp(const char *path)
 	return strdup(buf);
 }
 
+#define DEVDIR "sys/devices/pci0000:00/0000:00:04.0"
+
+/* The tree every case reads, in this case's directory: a PCI device with its
+ * attributes, class links to it (relative, absolute, through a link, with a
+ * ".." in the middle), links that climb above the root, and an etc/ that says
+ * in-root where the host's would say something else. Its path. */
+static const char *make_tree(void)
+{
+	mk("sys");
+	mk("sys/devices");
+	mk("sys/devices/pci0000:00");
+	mk(DEVDIR);
+	mk("sys/class");
+	mk("sys/class/x");
+	mk("etc");
+	put(DEVDIR "/numa_node", "-1\n");
+	put(DEVDIR "/garbage", "12abc\n");
+	put(DEVDIR "/counter", "0xffffffff80000123\n");
+	put(DEVDIR "/two", "a\n\n");
+	ln("../../devices/pci0000:00/0000:00:04.0", "sys/class/x/dev0");
+	ln("/sys/devices/pci0000:00", "sys/class/x/abs");     /* absolute: inside the root */
+	ln("../../../../../../../etc", "sys/class/x/escape"); /* .. above the root stays in it */
+	put("etc/marker", "in-root\n");
+	put("etc/hostname", "in-root\n");
+	put("etc/scsitune-wfile", "v0\n");
+	ln("/etc/hostname", DEVDIR "/abs-hostname");
+	ln("../../../../../../../../../../etc/hostname", DEVDIR "/up-hostname");
+	ln("/etc", DEVDIR "/etcdir");
+	ln("../../../../../../../../etc", DEVDIR "/up-dir");
+	ln("/etc/scsitune-wfile", DEVDIR "/abs-wfile");
+	ln("/etc", "sys/class/x/absetc");
+	mk("sys/devices/linked");
+	ln("pci0000:00", "sys/devices/pcilink");
+	ln("../../devices/pcilink/0000:00:04.0", "sys/class/x/via-link"); /* a link on the way */
+	ln("../../devices/linked/../pci0000:00/0000:00:04.0", "sys/class/x/dotdot-mid");
+	put("sys/class/x/file", "f\n");
+	return tap_tmpdir();
+}
+
+/* The root on a fresh tree, paths resolved by hand (as without openat2) when asked; NULL when it fails (checked). */
+static struct stune_root *tree_root(bool by_hand)
+{
+	struct stune_root *r = NULL;
+	CHECK(stune_root_new(make_tree(), &r) == 0);
+	if (r && by_hand)
+		stune_root_force_resolve_by_hand(r);
+	return r;
+}
+
+CASE(resolve_inside, "links resolve inside the root: relative, absolute, and \"..\" above the root")
+{
+	struct stune_root *r = NULL;
+	char *s = NULL;
+	CHECK(stune_root_new(make_tree(), &r) == 0);
+	if (!r)
+		return;
+	CHECK(!stune_root_is_live(r));
+	CHECK(stune_root_resolve(r, "sys/class/x/dev0/numa_node", &s) == 0);
+	CHECK_STR(s, "sys/devices/pci0000:00/0000:00:04.0/numa_node");
+	free(s);
+	CHECK(stune_root_resolve(r, "sys/class/x/abs/0000:00:04.0", &s) == 0);
+	CHECK_STR(s, "sys/devices/pci0000:00/0000:00:04.0");
+	free(s);
+	CHECK(stune_root_resolve(r, "sys/class/x/escape/marker", &s) == 0);
+	CHECK_STR(s, "etc/marker");
+	free(s);
+	CHECK(stune_root_read(r, "sys/class/x/escape/marker", &s) == 0);
+	CHECK_STR(s, "in-root");
+	free(s);
+	CHECK(stune_root_resolve(r, "sys/class/x/missing/foo", &s) == -ENOENT);
+	stune_root_free(r);
+}
+
+CASE(read_newline, "one trailing newline goes, the rest stays; a missing file is -ENOENT")
+{
+	struct stune_root *r = NULL;
+	char *s = NULL;
+	CHECK(stune_root_new(make_tree(), &r) == 0);
+	if (!r)
+		return;
+	CHECK(stune_root_readf(r, &s, "sys/class/x/dev0/%s", "two") == 0);
+	CHECK_STR(s, "a\n");
+	free(s);
+	s = NULL;
+	CHECK(stune_root_read(r, "nope", &s) == -ENOENT);
+	stune_root_free(r);
+}
+
+CASE(sysroot_refused, "a sysroot that does not exist, or is a file, is refused up front")
+{
+	struct stune_root *r = NULL;
+	CHECK(stune_root_new("/nonexistent/scsitune-test", &r) == -ENOENT);
+	char file[600];
+	snprintf(file, sizeof(file), "%s/etc/marker", make_tree());
+	CHECK(stune_root_new(file, &r) == -ENOTDIR);
+	stune_root_free(r);
+}
+
+CASE(attr_readers, "attribute readers: garbage warns with the file name, the value stays unset")
+{
+	struct stune_ctx *ctx = NULL;
+	struct seen seen = {0};
+	CHECK(stune_ctx_new(make_tree(), &ctx) == 0);
+	if (!ctx)
+		return;
+	stune_ctx_set_log(ctx, logfn, &seen);
+	struct stune_num n;
+	const char *dev = DEVDIR;
+	CHECK(stune_attr_num(ctx, &n, 0, "%s/numa_node", dev) == 0);
+	CHECK(n.set && n.v == -1);
+	CHECK(seen.warnings == 0);
+	CHECK(stune_attr_num(ctx, &n, 0, "%s/garbage", dev) == -EINVAL);
+	CHECK(!n.set);
+	CHECK(seen.warnings == 1);
+	char want[600];
+	snprintf(want, sizeof(want), "%s/%s/garbage", tap_tmpdir(), dev);
+	CHECK_STR(seen.last_path, want);
+	CHECK(stune_attr_num(ctx, &n, STUNE_ATTR_OPTIONAL, "%s/absent", dev) == -ENOENT);
+	CHECK(seen.warnings == 1);
+	CHECK(stune_attr_num(ctx, &n, 0, "%s/absent", dev) == -ENOENT);
+	CHECK(seen.warnings == 2);
+	CHECK(stune_attr_num(ctx, &n, 0, "%s/counter", dev) == 0);
+	CHECK(n.set && (uint64_t)n.v == UINT64_C(0xffffffff80000123));
+	stune_ctx_free(ctx);
+}
 /*
  * Directories opened once, entries read relative to them: the same files
  * as the full-path reads, and never one outside the root, whether through
  * an absolute link, a ".." above the directory or the root, or a link to a
  * directory (by_hand: as without openat2, every path resolved by hand).
  */
-static void rdir_checks(bool by_hand)
+
+/* A directory by its own path: canonical; its files read relative to it.
+ * Escapes: an absolute link, ".." links and ".." paths reach the root's
+ * etc/, never the host's (the host has an /etc/hostname; the tree's says in-root). */
+static void rdir_reads(bool by_hand)
 {
-	struct stune_root *r = NULL;
-	struct stune_rdir cls = STUNE_RDIR_INIT, d = STUNE_RDIR_INIT, e = STUNE_RDIR_INIT;
-	char *s = NULL, *want = NULL;
-	CHECK(stune_root_new(dir, &r) == 0);
+	struct stune_root *r = tree_root(by_hand);
+	struct stune_rdir d = STUNE_RDIR_INIT;
+	char *s = NULL;
 	if (!r)
 		return;
-	if (by_hand)
-		stune_root_force_resolve_by_hand(r);
-
-	/* A directory by its own path: canonical; its files read relative to it. */
 	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0 && d.fd >= 0);
 	CHECK(stune_root_read_at(r, &d, "numa_node", &s) == 0);
 	CHECK_STR(s, "-1");
@@ -102,8 +234,6 @@ static void rdir_checks(bool by_hand)
 	s = NULL;
 	CHECK(stune_root_read_at(r, &d, "absent", &s) == -ENOENT && !s);
 
-	/* Escapes: an absolute link, ".." links and ".." paths reach the root's
-	 * etc/, never the host's (the host has an /etc/hostname; the tree's says in-root). */
 	static const char *const rels[] = {
 	    "abs-hostname",    "up-hostname",	  "../../../../../../../../../etc/hostname",
 	    "etcdir/hostname", "up-dir/hostname", "../../../../etc/hostname"};
@@ -118,12 +248,35 @@ static void rdir_checks(bool by_hand)
 		free(s);
 	}
 	/* The same through readlink: the link itself, not followed. */
+	s = NULL;
 	CHECK(stune_root_readlink_at(r, &d, "abs-hostname", &s) == 0);
 	CHECK_STR(s, "/etc/hostname");
 	free(s);
+	stune_root_dir_close(&d);
+	CHECK(d.fd == -1 && !d.path);
+	stune_root_free(r);
+}
 
-	/* A write through an escaping link lands in the root, not on the host. */
-	s = NULL;
+CASE(rdir_reads, "a directory opened once: its files read relative to it, escaping links and \"..\" stay in the root")
+{
+	rdir_reads(false);
+}
+
+CASE(rdir_reads_by_hand, "a directory opened once: its files read relative to it, escaping links and \"..\" stay in "
+			 "the root (by hand)")
+{
+	rdir_reads(true);
+}
+
+/* A write through an escaping link lands in the root, not on the host. */
+static void rdir_write(bool by_hand)
+{
+	struct stune_root *r = tree_root(by_hand);
+	struct stune_rdir d = STUNE_RDIR_INIT;
+	char *s = NULL, *want = NULL;
+	if (!r)
+		return;
+	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0 && d.fd >= 0);
 	CHECK(stune_root_write_read_at(r, &d, "abs-wfile", "v1\n", &s) == 0);
 	CHECK_STR(s, "v1");
 	free(s);
@@ -138,8 +291,28 @@ static void rdir_checks(bool by_hand)
 	CHECK_STR(s, "v2");
 	free(s);
 	CHECK(access("/etc/scsitune-wfile", F_OK) < 0);
+	stune_root_dir_close(&d);
+	stune_root_free(r);
+}
 
-	/* An entry followed to its directory: the canonical path stune_root_resolve gives. */
+CASE(rdir_write, "a write through an escaping link or \"..\" lands in the root, not on the host")
+{
+	rdir_write(false);
+}
+
+CASE(rdir_write_by_hand, "a write through an escaping link or \"..\" lands in the root, not on the host (by hand)")
+{
+	rdir_write(true);
+}
+
+/* An entry followed to its directory: the canonical path stune_root_resolve gives. */
+static void rdir_entries(bool by_hand)
+{
+	struct stune_root *r = tree_root(by_hand);
+	struct stune_rdir cls = STUNE_RDIR_INIT, e = STUNE_RDIR_INIT;
+	char *want = NULL;
+	if (!r)
+		return;
 	CHECK(stune_root_dir_open_canonical(r, "sys/class/x", &cls) == 0);
 	static const char *const entries[] = {"dev0", "abs", "escape", "absetc", "via-link", "dotdot-mid"};
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
@@ -180,9 +353,35 @@ static void rdir_checks(bool by_hand)
 		int t = stune_root_dir_entry_target(r, &cls, "dev0", &cand);
 		CHECK(by_hand ? t == -EAGAIN && !cand : t == 0 && cand);
 		free(cand);
+		cand = NULL;
 		CHECK(stune_root_dir_entry_target(r, &cls, "..", &cand) == -EAGAIN && !cand);
 		CHECK(stune_root_dir_entry_target(r, &cls, "a/b", &cand) == -EAGAIN && !cand);
 	}
+	stune_root_dir_close(&cls);
+	stune_root_free(r);
+}
+
+CASE(rdir_entries, "an entry followed to its directory: the canonical path resolve gives, its target the same")
+{
+	rdir_entries(false);
+}
+
+CASE(rdir_entries_by_hand, "an entry followed to its directory: the canonical path resolve gives; no target without "
+			   "openat2 (by hand)")
+{
+	rdir_entries(true);
+}
+
+/* Entries that escape land on the root's etc/; a missing entry, a file: errors;
+ * a directory reached through links opens inside the root. */
+static void rdir_entry_dirs(bool by_hand)
+{
+	struct stune_root *r = tree_root(by_hand);
+	struct stune_rdir cls = STUNE_RDIR_INIT, e = STUNE_RDIR_INIT;
+	char *s = NULL;
+	if (!r)
+		return;
+	CHECK(stune_root_dir_open_canonical(r, "sys/class/x", &cls) == 0);
 	/* escape and absetc both land on the root's etc/. */
 	CHECK(stune_root_dir_open_entry(r, &cls, "escape", &e) == 0);
 	CHECK_STR(e.path, "etc");
@@ -200,14 +399,24 @@ static void rdir_checks(bool by_hand)
 	CHECK(stune_root_dir_open(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
 	stune_root_dir_close(&e);
 	CHECK(stune_root_dir_open_canonical(r, "sys/class/x/escape", &e) == 0 && !e.canonical);
+	s = NULL;
 	CHECK(stune_root_read_at(r, &e, "hostname", &s) == 0);
 	CHECK_STR(s, "in-root");
 	free(s);
 	stune_root_dir_close(&e);
 	stune_root_dir_close(&cls);
-	stune_root_dir_close(&d);
-	CHECK(d.fd == -1 && !d.path);
 	stune_root_free(r);
+}
+
+CASE(rdir_entry_dirs, "escaping entries open the root's etc/, a missing entry or a file is an error, links stay inside")
+{
+	rdir_entry_dirs(false);
+}
+
+CASE(rdir_entry_dirs_by_hand, "escaping entries open the root's etc/, a missing entry or a file is an error, links "
+			      "stay inside (by hand)")
+{
+	rdir_entry_dirs(true);
 }
 
 static int open_fds(void)
@@ -223,11 +432,13 @@ static int open_fds(void)
  * descriptors opened in between by someone else (interleaved numbers, a run
  * broken by them) stay open.
  */
-static void batch_checks(void)
+CASE(batch_closes, "batched closes: every file read is closed by the end, others' descriptors opened between stay open")
 {
 	struct stune_root *r = NULL;
 	struct stune_rdir d = STUNE_RDIR_INIT;
-	CHECK(stune_root_new(dir, &r) == 0);
+	CHECK(stune_root_new(make_tree(), &r) == 0);
+	if (!r)
+		return;
 	CHECK(stune_root_dir_open(r, "sys/devices/pci0000:00/0000:00:04.0", &d) == 0);
 	int base = open_fds(), foreign[40], n_foreign = 0, reads_ok = 0;
 	stune_root_batch(r, true);
@@ -252,108 +463,7 @@ static void batch_checks(void)
 	stune_root_free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	if (!mkdtemp(dir))
-		return 2;
-	mk("sys");
-	mk("sys/devices");
-	mk("sys/devices/pci0000:00");
-	mk("sys/devices/pci0000:00/0000:00:04.0");
-	mk("sys/class");
-	mk("sys/class/x");
-	mk("etc");
-	put("sys/devices/pci0000:00/0000:00:04.0/numa_node", "-1\n");
-	put("sys/devices/pci0000:00/0000:00:04.0/garbage", "12abc\n");
-	put("sys/devices/pci0000:00/0000:00:04.0/counter", "0xffffffff80000123\n");
-	put("sys/devices/pci0000:00/0000:00:04.0/two", "a\n\n");
-	ln("../../devices/pci0000:00/0000:00:04.0", "sys/class/x/dev0");
-	ln("/sys/devices/pci0000:00", "sys/class/x/abs");     /* absolute: inside the root */
-	ln("../../../../../../../etc", "sys/class/x/escape"); /* .. above the root stays in it */
-	put("etc/marker", "in-root\n");
-	put("etc/hostname", "in-root\n");
-	put("etc/scsitune-wfile", "v0\n");
-	const char *devdir = "sys/devices/pci0000:00/0000:00:04.0";
-	char l[256];
-	snprintf(l, sizeof(l), "%s/abs-hostname", devdir);
-	ln("/etc/hostname", l);
-	snprintf(l, sizeof(l), "%s/up-hostname", devdir);
-	ln("../../../../../../../../../../etc/hostname", l);
-	snprintf(l, sizeof(l), "%s/etcdir", devdir);
-	ln("/etc", l);
-	snprintf(l, sizeof(l), "%s/up-dir", devdir);
-	ln("../../../../../../../../etc", l);
-	snprintf(l, sizeof(l), "%s/abs-wfile", devdir);
-	ln("/etc/scsitune-wfile", l);
-	ln("/etc", "sys/class/x/absetc");
-	mk("sys/devices/linked");
-	ln("pci0000:00", "sys/devices/pcilink");
-	ln("../../devices/pcilink/0000:00:04.0", "sys/class/x/via-link"); /* a link on the way */
-	ln("../../devices/linked/../pci0000:00/0000:00:04.0", "sys/class/x/dotdot-mid");
-	put("sys/class/x/file", "f\n");
-
-	struct stune_root *r = NULL;
-	char *s = NULL;
-	CHECK(stune_root_new(dir, &r) == 0);
-	CHECK(!stune_root_is_live(r));
-
-	CHECK(stune_root_resolve(r, "sys/class/x/dev0/numa_node", &s) == 0);
-	CHECK_STR(s, "sys/devices/pci0000:00/0000:00:04.0/numa_node");
-	free(s);
-	CHECK(stune_root_resolve(r, "sys/class/x/abs/0000:00:04.0", &s) == 0);
-	CHECK_STR(s, "sys/devices/pci0000:00/0000:00:04.0");
-	free(s);
-	CHECK(stune_root_resolve(r, "sys/class/x/escape/marker", &s) == 0);
-	CHECK_STR(s, "etc/marker");
-	free(s);
-	CHECK(stune_root_read(r, "sys/class/x/escape/marker", &s) == 0);
-	CHECK_STR(s, "in-root");
-	free(s);
-	CHECK(stune_root_resolve(r, "sys/class/x/missing/foo", &s) == -ENOENT);
-
-	TEST("One trailing newline goes, the rest stays");
-	CHECK(stune_root_readf(r, &s, "sys/class/x/dev0/%s", "two") == 0);
-	CHECK_STR(s, "a\n");
-	free(s);
-	s = NULL;
-	CHECK(stune_root_read(r, "nope", &s) == -ENOENT);
-	stune_root_free(r);
-
-	TEST("A sysroot that does not exist, or is a file, is refused up front");
-	CHECK(stune_root_new("/nonexistent/scsitune-test", &r) == -ENOENT);
-	char file[600];
-	snprintf(file, sizeof(file), "%s/etc/marker", dir);
-	CHECK(stune_root_new(file, &r) == -ENOTDIR);
-
-	TEST("Attribute readers: garbage warns with the file name, value stays unset");
-	struct stune_ctx *ctx = NULL;
-	CHECK(stune_ctx_new(dir, &ctx) == 0);
-	stune_ctx_set_log(ctx, logfn, NULL);
-	struct stune_num n;
-	const char *dev = "sys/devices/pci0000:00/0000:00:04.0";
-	CHECK(stune_attr_num(ctx, &n, 0, "%s/numa_node", dev) == 0);
-	CHECK(n.set && n.v == -1);
-	CHECK(warnings == 0);
-	CHECK(stune_attr_num(ctx, &n, 0, "%s/garbage", dev) == -EINVAL);
-	CHECK(!n.set);
-	CHECK(warnings == 1);
-	char want[600];
-	snprintf(want, sizeof(want), "%s/%s/garbage", dir, dev);
-	CHECK_STR(last_path, want);
-	CHECK(stune_attr_num(ctx, &n, STUNE_ATTR_OPTIONAL, "%s/absent", dev) == -ENOENT);
-	CHECK(warnings == 1);
-	CHECK(stune_attr_num(ctx, &n, 0, "%s/absent", dev) == -ENOENT);
-	CHECK(warnings == 2);
-	CHECK(stune_attr_num(ctx, &n, 0, "%s/counter", dev) == 0);
-	CHECK(n.set && (uint64_t)n.v == UINT64_C(0xffffffff80000123));
-	stune_ctx_free(ctx);
-
-	rdir_checks(false);
-	rdir_checks(true);
-	batch_checks();
-
-	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
-	TAP_END();
+	return tap_main(argc, argv);
 }

@@ -15,12 +15,11 @@
 #include "core/utctime.h"
 #include "tap.h"
 
-static char dir[] = "/tmp/scsitune-userfile.XXXXXX";
-
+/* NAME in this case's directory (a static buffer: one at a time). */
 static char *path_of(const char *name)
 {
 	static char buf[256];
-	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	snprintf(buf, sizeof(buf), "%s/%s", tap_tmpdir(), name);
 	return buf;
 }
 
@@ -39,25 +38,34 @@ static int read_cap(const char *path, size_t cap, unsigned flags, size_t *len)
 	return r;
 }
 
-int main(void)
+CASE(read_text, "a text file is read whole, with its length")
 {
-	if (!mkdtemp(dir))
-		return 2;
 	size_t len = 0;
 	char *out = NULL;
-
 	put("ok", "hello\n", 6);
 	CHECK(stune_read_user_file(path_of("ok"), 16, STUNE_UF_TEXT, &out, &len) == 0);
 	CHECK_STR(out, "hello\n");
 	CHECK(len == 6);
 	free(out);
-	TEST("The cap: exactly cap bytes are fine, one more is -EFBIG");
+}
+
+CASE(cap, "the cap: exactly cap bytes are fine, one more is -EFBIG")
+{
+	size_t len = 0;
+	put("ok", "hello\n", 6);
 	CHECK(read_cap(path_of("ok"), 6, 0, &len) == 0);
 	CHECK(read_cap(path_of("ok"), 5, 0, NULL) == -EFBIG);
 	CHECK(read_cap(path_of("ok"), 0, 0, NULL) == -EFBIG);
-	TEST("A large file across several reads and reallocations");
+}
+
+CASE(large_and_empty, "a large file across several reads and reallocations, and an empty one")
+{
+	size_t len = 0;
 	size_t big = 100000;
 	char *data = malloc(big);
+	CHECK(data);
+	if (!data)
+		return;
 	memset(data, 'x', big);
 	put("big", data, big);
 	CHECK(read_cap(path_of("big"), big, STUNE_UF_TEXT, &len) == 0 && len == big);
@@ -65,31 +73,48 @@ int main(void)
 	free(data);
 	put("empty", "", 0);
 	CHECK(read_cap(path_of("empty"), 10, STUNE_UF_TEXT, &len) == 0 && len == 0);
-	TEST("NUL bytes: refused only for text");
+}
+
+CASE(nul_bytes, "NUL bytes: refused only for text")
+{
+	size_t len = 0;
 	put("nul", "a\0b", 3);
 	CHECK(read_cap(path_of("nul"), 10, STUNE_UF_TEXT, NULL) == -EILSEQ);
 	CHECK(read_cap(path_of("nul"), 10, 0, &len) == 0 && len == 3);
-	TEST("Not regular files: refused at once, never blocking");
+}
+
+CASE(not_regular, "not regular files: refused at once, never blocking")
+{
 	CHECK(mkfifo(path_of("fifo"), 0600) == 0);
 	CHECK(read_cap(path_of("fifo"), 10, 0, NULL) == -STUNE_ENOTREG);
 	CHECK(read_cap("/dev/zero", 10, 0, NULL) == -STUNE_ENOTREG);
 	CHECK(read_cap("/dev/null", 10, 0, NULL) == -STUNE_ENOTREG);
-	CHECK(read_cap(dir, 10, 0, NULL) == -EISDIR);
+	CHECK(read_cap(tap_tmpdir(), 10, 0, NULL) == -EISDIR);
 	CHECK(read_cap(path_of("missing"), 10, 0, NULL) == -ENOENT);
-	TEST("The fd is blocking again after the check");
+}
+
+CASE(fd_blocking, "the fd is blocking again after the check")
+{
 	int fd = -1;
 	struct stat st;
+	put("ok", "hello\n", 6);
 	CHECK(stune_user_file_open(path_of("ok"), &fd, &st) == 0 && S_ISREG(st.st_mode));
 	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK));
-	close(fd);
-	TEST("Messages");
+	if (fd >= 0)
+		close(fd);
+}
+
+CASE(messages, "messages: not a regular file, the cap in MiB, KiB or bytes, else strerror")
+{
 	CHECK_STR(stune_user_file_strerror(-STUNE_ENOTREG, 0), "not a regular file");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 1u << 20), "larger than 1 MiB");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 64u << 10), "larger than 64 KiB");
 	CHECK_STR(stune_user_file_strerror(-EFBIG, 100), "larger than 100 bytes");
 	CHECK_STR(stune_user_file_strerror(-EISDIR, 0), strerror(EISDIR));
+}
 
-	TEST("UTC: equal to gmtime_r over the whole range, at the edges and at random");
+CASE(utc_gmtime, "UTC: equal to gmtime_r over the whole range, at the edges and at random; outside it -ERANGE")
+{
 	struct stune_utc u;
 	int64_t edges[] = {0,		59, 86399, 86400, 951782400 /* 2000-02-29 */, 4107542400 /* 2100-03-01 */,
 			   253402300799 /* 9999-12-31T23:59:59 */};
@@ -110,12 +135,9 @@ int main(void)
 	CHECK(mismatches == 0);
 	CHECK(stune_utc_from_epoch(-1, &u) == -ERANGE);
 	CHECK(stune_utc_from_epoch(253402300800, &u) == -ERANGE);
+}
 
-	unlink(path_of("ok"));
-	unlink(path_of("big"));
-	unlink(path_of("empty"));
-	unlink(path_of("nul"));
-	unlink(path_of("fifo"));
-	rmdir(dir);
-	TAP_END();
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

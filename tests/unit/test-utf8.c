@@ -14,19 +14,29 @@ static void dup_is(const char *in, size_t len, const char *want, size_t want_bad
 	free(s);
 }
 
-int main(void)
+static const unsigned char e_acute[] = {0xc3, 0xa9}, euro[] = {0xe2, 0x82, 0xac}, smile[] = {0xf0, 0x9f, 0x98, 0x80};
+
+CASE(seq_valid, "a sequence of one to four bytes is its length")
 {
-	const unsigned char e_acute[] = {0xc3, 0xa9}, euro[] = {0xe2, 0x82, 0xac}, smile[] = {0xf0, 0x9f, 0x98, 0x80};
 	CHECK(stune_utf8_seq((const unsigned char *)"a", 1) == 1);
 	CHECK(stune_utf8_seq(e_acute, 2) == 2 && stune_utf8_seq(euro, 3) == 3 && stune_utf8_seq(smile, 4) == 4);
-	TEST("Truncated by what is there, not read past it");
+}
+
+CASE(seq_truncated, "a sequence is truncated by what is there, not read past it")
+{
 	CHECK(stune_utf8_seq(euro, 2) == 0 && stune_utf8_seq(smile, 3) == 0 && stune_utf8_seq(e_acute, 0) == 0);
-	TEST("Stray continuation, Latin-1, overlong, surrogate, beyond U+10FFFF");
+}
+
+CASE(seq_invalid, "a stray continuation, Latin-1, overlong, a surrogate, beyond U+10FFFF: not a sequence")
+{
 	static const char *const bad[] = {"\x80",	  "\xff",	  "\xe9t\xe9",	     "\xc0\xaf",
 					  "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(stune_utf8_seq((const unsigned char *)bad[i], strlen(bad[i])) == 0);
+}
 
+CASE(dup_valid, "dup_valid: valid text copied, each bad byte one U+FFFD and counted, a NUL or the length ends it")
+{
 	dup_is("plain", 5, "plain", 0);
 	dup_is("caf\xc3\xa9", 5, "caf\xc3\xa9", 0);
 	dup_is("single\xff\xfe", 8, "single\xef\xbf\xbd\xef\xbf\xbd", 2);
@@ -37,5 +47,9 @@ int main(void)
 	char *x = stune_utf8_dup_valid("x", 1, NULL); /* no count asked for */
 	CHECK_STR(x, "x");
 	free(x);
-	TAP_END();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }
