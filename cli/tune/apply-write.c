@@ -13,6 +13,7 @@
 #include "tune/apply.h"
 #include "tune/irqbalance.h"
 #include "tune/journal.h"
+#include "tune/outcome.h"
 #include "tune/plan.h"
 #include "core/strv.h"
 #include "rows.h"
@@ -27,81 +28,6 @@
 #define VLIST " (-v" NB "lists" NB "them)"
 
 #define STUNE_APPLY_SCHEMA_VERSION 1
-
-/* This apply's entries (from first on, side effects left out) by (object, setting), newest first. */
-struct jindex {
-	const struct stune_journal *j;
-	size_t *ord;
-	size_t n;
-};
-
-static int jentry_key_cmp(const struct stune_jentry *e, const char *object, const char *setting)
-{
-	int c = strcmp(e->object, object);
-	return c ? c : strcmp(e->setting, setting);
-}
-
-static int jindex_cmp(const void *a, const void *b, void *data)
-{
-	const struct stune_journal *j = data;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = jentry_key_cmp(&j->entries[x], j->entries[y].object, j->entries[y].setting);
-	return c ? c : (x > y ? -1 : x < y);
-}
-
-static int jindex_build(const struct stune_journal *j, size_t first, struct jindex *x)
-{
-	x->j = j;
-	x->n = 0;
-	if (!(x->ord = calloc(j->n > first ? j->n - first : 1, sizeof(*x->ord))))
-		return -ENOMEM;
-	for (size_t i = first; i < j->n; i++)
-		if (j->entries[i].state != STUNE_J_RECORDED)
-			x->ord[x->n++] = i;
-	qsort_r(x->ord, x->n, sizeof(*x->ord), jindex_cmp, (void *)j);
-	return 0;
-}
-
-static void jindex_free(struct jindex *x)
-{
-	free(x->ord);
-}
-
-static const struct stune_jentry *jindex_find(const struct jindex *x, const char *object, const char *setting)
-{
-	size_t lo = 0, hi = x->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (jentry_key_cmp(&x->j->entries[x->ord[mid]], object, setting) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < x->n && !jentry_key_cmp(&x->j->entries[x->ord[lo]], object, setting))
-		return &x->j->entries[x->ord[lo]];
-	return NULL;
-}
-
-static const char *errno_name(int e)
-{
-	switch (e) {
-	case EINVAL:
-		return "EINVAL";
-	case EIO:
-		return "EIO";
-	case EBUSY:
-		return "EBUSY";
-	case EPERM:
-		return "EPERM";
-	case EACCES:
-		return "EACCES";
-	case EROFS:
-		return "EROFS";
-	case ENOENT:
-		return "ENOENT";
-	}
-	return "errno";
-}
 
 /*
  * The journal this apply appends to: a journal left by an earlier apply
@@ -146,70 +72,10 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 /* irqbalance reads its defaults only when it starts: apply restarted a
  * running one under systemd when it changed them (rr: what that returned;
  * 1 when it did not). What happened, or NULL. */
-static const char *irqbalance_restarted(int rr)
-{
-	return rr == 1	       ? NULL
-	       : rr == 0       ? "irqbalance restarted (systemctl try-restart irqbalance.service) to read the bans"
-	       : rr == -ENOENT ? "no systemctl: restart irqbalance for the bans to take effect"
-			       : "systemctl try-restart irqbalance.service failed: restart it by hand for the "
-				 "bans to take effect";
-}
-
-/* One row's outcome, from the plan and this apply's journal entries. */
-struct outcome {
-	const char *result, *why;
-	int err;
-	char buf[256];
-};
-
 struct tally {
 	size_t counts[4];
 	size_t applied, failed, already, skipped;
 };
-
-static void outcome_of(const struct stune_change *c, const struct jindex *jx, const char *restart, struct outcome *x,
-		       struct tally *n)
-{
-	x->result = "not-applicable";
-	x->why = c->note;
-	switch (c->state) {
-	case STUNE_ALREADY:
-		x->result = "already";
-		return;
-	case STUNE_NOT_SETTABLE:
-		x->result = "skipped";
-		return;
-	case STUNE_NOT_APPLICABLE:
-		return;
-	case STUNE_CHANGE:
-		break;
-	}
-	const struct stune_jentry *e = jindex_find(jx, c->object, c->setting);
-	if (!e || e->state == STUNE_J_SKIPPED) {
-		x->result = "failed";
-		x->err = e ? e->err : 0;
-		x->why = "could not read the old value: not written";
-		n->failed++;
-	} else if (e->state == STUNE_J_APPLIED) {
-		x->result = "applied";
-		n->applied++;
-		if (c->kind == STUNE_OBJ_IRQBALANCE && restart)
-			x->why = restart;
-	} else if (e->state == STUNE_J_IGNORED) {
-		x->result = "ignored";
-		snprintf(x->buf, sizeof(x->buf),
-			 "the kernel accepted the write but it is not in effect (reads back '%s')",
-			 e->after ? e->after : "?");
-		x->why = x->buf;
-		n->failed++;
-	} else {
-		x->err = e->err;
-		x->result = x->err == EINVAL ? "rejected" : x->err == EIO ? "not-settable" : "failed";
-		snprintf(x->buf, sizeof(x->buf), "%s: %s", errno_name(x->err), strerror(x->err));
-		x->why = x->buf;
-		n->failed++;
-	}
-}
 
 /* Text: the counts and the scope line. */
 static void render_counts(struct out *o, const struct global_opts *g, const struct stune_topology *t,
@@ -238,12 +104,12 @@ static void render_counts(struct out *o, const struct global_opts *g, const stru
 
 /* Text: a row per object and result (written rows; -v all). */
 static void render_rows(struct out *o, const struct global_opts *g, const struct stune_plan *plan,
-			const struct outcome *res, const char *restart)
+			const struct stune_outcome *res, const char *restart)
 {
 	struct rows rows = {0};
 	for (size_t i = 0; i < plan->n_changes && !out_is_json(o); i++) {
 		const struct stune_change *c = &plan->changes[i];
-		const struct outcome *x = &res[i];
+		const struct stune_outcome *x = &res[i];
 		if (c->state != STUNE_CHANGE && !g->verbose)
 			continue;
 		_cleanup_free_ char *dev = plan_row_device(c);
@@ -266,13 +132,13 @@ static void render_rows(struct out *o, const struct global_opts *g, const struct
 }
 
 /* JSON: every row with its result, and the summary. */
-static void render_changes(struct out *o, const struct stune_plan *plan, const struct outcome *res,
+static void render_changes(struct out *o, const struct stune_plan *plan, const struct stune_outcome *res,
 			   const struct tally *n)
 {
 	out_arr_begin(o, "changes");
 	for (size_t i = 0; i < plan->n_changes; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		const struct outcome *x = &res[i];
+		const struct stune_outcome *x = &res[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "object", NULL, c->object);
 		out_str(o, "device", NULL, c->device);
@@ -330,16 +196,13 @@ int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune
 		error_msg("apply: %s (the journal in %s has what was written)", strerror(-r), state_dir);
 		return EXIT_ERROR;
 	}
-	const char *restart = irqbalance_restarted(rr);
-	_cleanup_(jindex_free) struct jindex jx = {0};
+	const char *restart = stune_irqbalance_restart_note(rr);
 	/* Each row's outcome first: the text prints its counts before the rows. */
-	_cleanup_free_ struct outcome *res = calloc(plan->n_changes ? plan->n_changes : 1, sizeof(*res));
-	if (!res || jindex_build(j, first, &jx) < 0) {
+	_cleanup_free_ struct stune_outcome *res = calloc(plan->n_changes ? plan->n_changes : 1, sizeof(*res));
+	if (!res || stune_apply_outcomes(plan, j, first, restart, res, &n.applied, &n.failed) < 0) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	for (size_t i = 0; i < plan->n_changes; i++)
-		outcome_of(&plan->changes[i], &jx, restart, &res[i], &n);
 
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
