@@ -22,7 +22,7 @@
 #include "core/strv.h"
 #include "rows.h"
 #include "payload-install.h"
-#include "apply-write.h"
+#include "apply-run.h"
 #include "cli.h"
 #include "commands.h"
 #include "plan-view.h"
@@ -316,7 +316,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
 		return EXIT_ERROR;
 	if (!dry_run)
-		return apply_write(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
+		return apply_run(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
 	if (payload && payload_apply_install(g, ctx, &b, NULL, true) < 0)
 		return EXIT_ERROR;
 	return print_plan(g, t, plan);

@@ -28,7 +28,7 @@ st revert --force >/dev/null
 status=0
 for kind in apply verify revert; do
 	renderer=$src/cli/tune/$kind.c
-	[ "$kind" = apply ] && renderer=$src/cli/tune/apply-write.c
+	[ "$kind" = apply ] && renderer=$src/cli/tune/apply-run.c
 	check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/$kind.schema.json")
 	docs=("$work/$kind"-*.json)
 	"${check[@]}" --keys "$renderer" && "${check[@]}" "${docs[@]}" && "${check[@]}" --mutants "${docs[@]}" ||

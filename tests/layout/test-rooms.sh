@@ -36,7 +36,7 @@ plant "a private header from another room" lib/tune/plan.c '#include "detect/gat
 plant "the command layer using a private header" detect/detect.c '#include "detect/gather.h"' 'the command layer includes'
 plant "a command including another command's header" tune/verify.c '#include "query.h"' "another command's header (report/)"
 plant "a command reaching out by .." tune/verify.c '#include "../report/query.h"' 'no ".."'
-plant "shared/ including a command's header" shared/rows.c '#include "apply-write.h"' "another command's header (tune/)"
+plant "shared/ including a command's header" shared/rows.c '#include "apply-run.h"' "another command's header (tune/)"
 plant "an import circle" shared/rows.h '#include "plan-view.h"' 'import circle: shared/plan-view -> shared/rows -> shared/plan-view'
 plant "a file loose in cli/" extra.c '/* */' 'the front end is main.c and folders'
 plant "shared code defined in a command" tune/verify.c $'const char *cli_hba_name(const struct stune_hba *h, char *buf, size_t len)\n{\n\treturn buf;\n}' 'cli_hba_name() is declared in shared/ but defined in tune/'

@@ -60,8 +60,11 @@ static int read_entry(const struct stune_root *r, enum stune_jkind kind, const c
 	return kind == STUNE_JK_SYMLINK ? stune_root_readlink(r, path, out) : stune_root_read(r, path, out);
 }
 
-static int apply_write(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
-		       const char *path, const char *value, char **after)
+/* The one write of scsitune (stune_apply_write, stune_apply_write_at): the test
+ * hooks, then a link, a file replaced whole, or a kernel attribute written and
+ * read back. */
+static int write_one(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind, const char *path,
+		     const char *value, char **after)
 {
 	int w;
 	if (after)
@@ -95,13 +98,13 @@ static int apply_write(const struct stune_root *r, const struct stune_rdir *dir,
 int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
 		      char **after)
 {
-	return apply_write(r, NULL, kind, path, value, after);
+	return write_one(r, NULL, kind, path, value, after);
 }
 
 int stune_apply_write_at(const struct stune_root *r, const struct stune_rdir *dir, enum stune_jkind kind,
 			 const char *path, const char *value, char **after)
 {
-	return apply_write(r, kind == STUNE_JK_VALUE ? dir : NULL, kind, path, value, after);
+	return write_one(r, kind == STUNE_JK_VALUE ? dir : NULL, kind, path, value, after);
 }
 
 /* The raw text the plan's scan read for a disk row's setting, or NULL (then read it). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * scsitune apply --profile NAME (no --dry-run): take the lock, write the plan
- * with its journal (lib/apply.c), print the outcome of each row.
+ * with its journal (the engine: tune/apply.c; each row's outcome: tune/outcome.c),
+ * print the outcome of each row.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@
 #include "core/strv.h"
 #include "rows.h"
 #include "payload-install.h"
-#include "apply-write.h"
+#include "apply-run.h"
 #include "cli.h"
 #include "plan-view.h"
 #include "statedir.h"
@@ -161,9 +162,9 @@ static void render_changes(struct out *o, const struct stune_plan *plan, const s
 	out_obj_end(o);
 }
 
-int apply_write(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-		const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
-		const struct stune_loaded_bundle *b)
+int apply_run(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
+	      const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
+	      const struct stune_loaded_bundle *b)
 {
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
