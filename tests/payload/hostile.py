@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""hostile.py GOOD.tar.zst OUTDIR -- hostile variants of a real payload
+"""hostile.py GOOD.tar.zst OUTDIR [NAME]... -- hostile variants of a real payload
 bundle (the one `scsitune payload pack` made), each written as OUTDIR/NAME.tar.zst
 (tar made with Python's tarfile, compressed with Debian's zstd). The test
 signs each with a trusted key, so every refusal is the archive reader's or
-the preflight's, not the signature's. Prints NAME per line.
+the preflight's, not the signature's. Prints NAME per line. With NAMEs, only
+those are written (a test case that needs one hostile bundle, not all).
 """
 import hashlib
 import io
@@ -43,7 +44,12 @@ def special(name, kind, **kw):
     return ti, None
 
 
+ONLY = set(sys.argv[3:])
+
+
 def write(outdir, name, entries):
+    if ONLY and name not in ONLY:
+        return
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
         for ti, data in entries:
@@ -125,12 +131,14 @@ def main():
     # Truncated: the good bundle cut in half (zstd frame incomplete).
     with open(good, "rb") as f:
         data = f.read()
-    with open(os.path.join(outdir, "truncated.tar.zst"), "wb") as f:
-        f.write(data[: len(data) // 2])
-    print("truncated")
-    with open(os.path.join(outdir, "not-an-archive.tar.zst"), "wb") as f:
-        f.write(hashlib.sha512(b"x").digest() * 64)
-    print("not-an-archive")
+    if not ONLY or "truncated" in ONLY:
+        with open(os.path.join(outdir, "truncated.tar.zst"), "wb") as f:
+            f.write(data[: len(data) // 2])
+        print("truncated")
+    if not ONLY or "not-an-archive" in ONLY:
+        with open(os.path.join(outdir, "not-an-archive.tar.zst"), "wb") as f:
+            f.write(hashlib.sha512(b"x").digest() * 64)
+        print("not-an-archive")
 
 
 if __name__ == "__main__":

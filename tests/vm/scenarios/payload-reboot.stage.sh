@@ -16,7 +16,7 @@
 #         update-initramfs too) while update-initramfs runs, each followed
 #         by payload remove and the tree's state again (state-kill-N.txt).
 #         Every abort point of install and remove is also killed in the
-#         payload/sysroot tier (tests/payload/test-payload.sh, section 6),
+#         payload/sysroot/kill-* tests (tests/payload/cases/kill-*.sh),
 #         on a tree without update-initramfs. Then install (install.json),
 #         verify (verify-1.json: reboot pending); reboot
 # boot 2  the payload's initrd booted: verify (verify-2.json: loaded), the

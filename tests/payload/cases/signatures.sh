@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# payload/sysroot/signatures (sourced by test-payload.sh).
+# --- 2. signatures ---------------------------------------------------------------
+section "2. signatures"
+if run 0 "dry run, key A" st payload install "$b" --dry-run --state-dir "$state"; then
+	out_has "dry run" 'Dry run: the preflight passed' && out_has "dry run key" "signed by key [0-9A-F]{16}" && out_has "dry run key file" "fleet-a\.pub" && ok "dry run"
+fi
+[ "$(snap)" = "$fresh" ] && [ ! -e "$state" ] || fail "the dry run wrote something"
+cp "$b" "$work/unsigned.tar.zst"
+refused "unsigned" "unsigned.tar.zst: no signature .*unsigned bundle is refused" st payload install "$work/unsigned.tar.zst" --state-dir "$state"
+cp "$b" "$work/by-c.tar.zst" && sign c "$work/by-c.tar.zst"
+refused "untrusted key" "signed with key [0-9A-F]{16}, which is not a trusted key: refused" \
+	st payload install "$work/by-c.tar.zst" --state-dir "$state"
+cp "$b" "$work/other.tar.zst" && printf 'x' >>"$work/other.tar.zst"
+refused "signature of another file" "does not verify: the file is not the one that was signed" \
+	st payload install "$work/other.tar.zst" --signature "$b.minisig" --state-dir "$state"
+cp "$b" "$work/tampered.tar.zst" && cp "$b.minisig" "$work/tampered.tar.zst.minisig"
+python3 -c 'import sys; p=sys.argv[1]; d=bytearray(open(p,"rb").read()); d[len(d)//2]^=1; open(p,"wb").write(d)' "$work/tampered.tar.zst"
+refused "tampered bundle" "does not verify" st payload install "$work/tampered.tar.zst" --state-dir "$state"
+cp "$b" "$work/tc.tar.zst" && sed 's/^trusted comment: .*/trusted comment: release:6.1.0-99-amd64/' "$b.minisig" >"$work/tc.tar.zst.minisig"
+refused "tampered trusted comment" "trusted comment's signature by key [0-9A-F]+ does not verify" \
+	st payload install "$work/tc.tar.zst" --state-dir "$state"
+cp "$b" "$work/garbage.tar.zst" && echo "not a signature" >"$work/garbage.tar.zst.minisig"
+refused "garbage signature" "not a minisign signature" st payload install "$work/garbage.tar.zst" --state-dir "$state"
+chmod 0666 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
+refused "key writable by others" "fleet-a.pub: writable by others \(mode 0666\): refused as a trusted key" \
+	st payload install "$b" --dry-run --state-dir "$state"
+chmod 0664 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
+refused "key writable by group" "fleet-a.pub: writable by its group" st payload install "$b" --dry-run --state-dir "$state"
+chmod 0644 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
+chmod 0777 "$root/etc/scsitune/trusted-keys"
+refused "key directory writable" "trusted-keys: directory writable by others" st payload install "$b" --dry-run --state-dir "$state"
+chmod 0755 "$root/etc/scsitune/trusted-keys"
+install -m 0644 "$work/c.pub" "$work/c-ok.pub"
+run 0 "--trusted-key" st payload install "$work/by-c.tar.zst" --trusted-key "$work/c-ok.pub" --dry-run --state-dir "$state" &&
+	ok "--trusted-key"
+install -m 0646 "$work/c.pub" "$work/c-bad.pub"
+refused "--trusted-key writable" "c-bad.pub: writable by others" \
+	st payload install "$work/by-c.tar.zst" --trusted-key "$work/c-bad.pub" --dry-run --state-dir "$state"
+cp "$b" "$work/by-b.tar.zst" && sign b "$work/by-b.tar.zst"
+run 0 "key B (rotation: A and B trusted)" st payload install "$work/by-b.tar.zst" --dry-run --state-dir "$state" &&
+	out_has "key B" "fleet-b.pub" && ok "two keys"
+cp "$b" "$work/legacy.tar.zst" && sign a "$work/legacy.tar.zst" -l
+grep -q '^RWQ' "$work/legacy.tar.zst.minisig" || true
+run 0 "legacy signature" st -o json payload install "$work/legacy.tar.zst" --dry-run --state-dir "$state" &&
+	[ "$(jget bundle.signature.algorithm)" = Ed ] && ok "legacy Ed" || fail "legacy signature: algorithm not Ed"
+cp "$work/out" "$work/schema-install-dry.json"
+[ "$(snap)" = "$fresh" ] || fail "the signature checks changed the tree"
