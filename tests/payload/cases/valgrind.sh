@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
-# payload/sysroot/valgrind (sourced by test-payload.sh; exit 77, skipped, for an ASan build).
+# payload/sysroot/valgrind (sourced by test-payload.sh; registered only in a
+# build without SCSITUNE_SANITIZE: valgrind cannot run an ASan binary).
 # --- 8c. valgrind: pack, install, verify, detect, remove and a refusal leak nothing --------
 if ldd "$bin" 2>/dev/null | grep -q libasan; then
-	echo "test-payload.sh: valgrind part left out: $bin is an ASan build (valgrind cannot run it)"
-	exit 77
+	fail "valgrind: $bin is an ASan build, which valgrind cannot run (this case is for a build without -DSCSITUNE_SANITIZE=ON)"
 elif command -v valgrind >/dev/null; then
 	hostile_bundle hardlink
 	kabi_bundle
