@@ -281,6 +281,91 @@ static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
 	return 0;
 }
 
+/* "files": every file of the bundle but manifest.json, its size and SHA-256, each once. */
+static int parse_files(json_object *root, struct stune_manifest *m, char **err)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(root, "files", &v) || !json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0 || json_object_array_length(v) >= STUNE_BUNDLE_ENTRIES_MAX)
+		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"files\"");
+	size_t nf = json_object_array_length(v);
+	if (!(m->files = calloc(nf, sizeof(*m->files))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		json_object *f = json_object_array_get_idx(v, i), *sz;
+		struct stune_pfile *pf = &m->files[i];
+		m->n_files = i + 1;
+		const char *name = jstr(f, "name"), *sha = jstr(f, "sha256");
+		if (!name || !valid_relname(name) || !strcmp(name, "manifest.json"))
+			return stune_errf(err, -EBADMSG,
+					  "manifest.json: file %zu: invalid \"name\" (a relative path of "
+					  "[A-Za-z0-9._+-] components, no \"..\")",
+					  i + 1);
+		if (!sha || !valid_hex(sha, 64))
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"sha256\"", name);
+		if (!json_object_object_get_ex(f, "size", &sz) || !json_object_is_type(sz, json_type_int) ||
+		    json_object_get_int64(sz) < 0 || json_object_get_int64(sz) > STUNE_BUNDLE_ENTRY_MAX)
+			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"size\"", name);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(m->files[k].name, name))
+				return stune_errf(err, -EBADMSG, "manifest.json: %s listed twice", name);
+		if (dupstr(&pf->name, name) < 0)
+			return -ENOMEM;
+		memcpy(pf->sha256, sha, STUNE_SHA256_HEX);
+		pf->size = (uint64_t)json_object_get_int64(sz);
+	}
+	return 0;
+}
+
+/* "modules": each one's file in "files", each once, all of the bundle's vermagic. */
+static int parse_modules(json_object *root, struct stune_manifest *m, char **err)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(root, "modules", &v) || !json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0 || json_object_array_length(v) > 16)
+		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"modules\"");
+	size_t nm = json_object_array_length(v);
+	if (!(m->modules = calloc(nm, sizeof(*m->modules))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nm; i++) {
+		m->n_modules = i + 1;
+		int r = parse_module(json_object_array_get_idx(v, i), &m->modules[i], err);
+		if (r < 0)
+			return r;
+		const struct stune_pmodule *pm = &m->modules[i];
+		if (!stune_manifest_file(m, pm->file))
+			return stune_errf(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
+					  pm->name, pm->file);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(m->modules[k].name, pm->name))
+				return stune_errf(err, -EBADMSG, "manifest.json: module %s listed twice", pm->name);
+		if (strcmp(pm->vermagic, m->vermagic))
+			return stune_errf(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
+					  pm->name);
+	}
+	return 0;
+}
+
+/* "patches" (optional): at most 64, each one's id, file and lands_in optional. */
+static int parse_patches(json_object *v, struct stune_manifest *m, char **err)
+{
+	size_t np = json_object_array_length(v);
+	if (np > 64 || !(m->patches = calloc(np ? np : 1, sizeof(*m->patches))))
+		return np > 64 ? stune_errf(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
+	for (size_t i = 0; i < np; i++) {
+		json_object *p = json_object_array_get_idx(v, i);
+		struct stune_ppatch *pp = &m->patches[i];
+		m->n_patches = i + 1;
+		const char *id = jstr(p, "id"), *file = jstr(p, "file"), *lands = jstr(p, "lands_in");
+		if ((id && !valid_text(id)) || (file && !valid_relname(file)) || (lands && !valid_text(lands)))
+			return stune_errf(err, -EBADMSG, "manifest.json: patch %zu: invalid", i + 1);
+		if ((id && dupstr(&pp->id, id) < 0) || (file && dupstr(&pp->file, file) < 0) ||
+		    (lands && dupstr(&pp->lands_in, lands) < 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **out, char **err)
 {
 	_cleanup_(stune_manifest_freep) struct stune_manifest *m = calloc(1, sizeof(*m));
@@ -322,62 +407,13 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 	REQUIRE_STR(m->vermagic, root, "vermagic", valid_text(_v) && *_v, "bundle");
 	REQUIRE_STR(m->created, root, "created", valid_text(_v), "bundle");
 
-	if (!json_object_object_get_ex(root, "files", &v) || !json_object_is_type(v, json_type_array) ||
-	    json_object_array_length(v) == 0 || json_object_array_length(v) >= STUNE_BUNDLE_ENTRIES_MAX)
-		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"files\"");
-	size_t nf = json_object_array_length(v);
-	if (!(m->files = calloc(nf, sizeof(*m->files))))
-		return -ENOMEM;
-	for (size_t i = 0; i < nf; i++) {
-		json_object *f = json_object_array_get_idx(v, i), *sz;
-		struct stune_pfile *pf = &m->files[i];
-		m->n_files = i + 1;
-		const char *name = jstr(f, "name"), *sha = jstr(f, "sha256");
-		if (!name || !valid_relname(name) || !strcmp(name, "manifest.json"))
-			return stune_errf(err, -EBADMSG,
-					  "manifest.json: file %zu: invalid \"name\" (a relative path of "
-					  "[A-Za-z0-9._+-] components, no \"..\")",
-					  i + 1);
-		if (!sha || !valid_hex(sha, 64))
-			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"sha256\"", name);
-		if (!json_object_object_get_ex(f, "size", &sz) || !json_object_is_type(sz, json_type_int) ||
-		    json_object_get_int64(sz) < 0 || json_object_get_int64(sz) > STUNE_BUNDLE_ENTRY_MAX)
-			return stune_errf(err, -EBADMSG, "manifest.json: %s: invalid \"size\"", name);
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(m->files[k].name, name))
-				return stune_errf(err, -EBADMSG, "manifest.json: %s listed twice", name);
-		if (dupstr(&pf->name, name) < 0)
-			return -ENOMEM;
-		memcpy(pf->sha256, sha, STUNE_SHA256_HEX);
-		pf->size = (uint64_t)json_object_get_int64(sz);
-	}
-	if (!json_object_object_get_ex(root, "modules", &v) || !json_object_is_type(v, json_type_array) ||
-	    json_object_array_length(v) == 0 || json_object_array_length(v) > 16)
-		return stune_errf(err, -EBADMSG, "manifest.json: missing or invalid \"modules\"");
-	size_t nm = json_object_array_length(v);
-	if (!(m->modules = calloc(nm, sizeof(*m->modules))))
-		return -ENOMEM;
-	for (size_t i = 0; i < nm; i++) {
-		m->n_modules = i + 1;
-		int r = parse_module(json_object_array_get_idx(v, i), &m->modules[i], err);
-		if (r < 0)
-			return r;
-		const struct stune_pmodule *pm = &m->modules[i];
-		if (!stune_manifest_file(m, pm->file))
-			return stune_errf(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
-					  pm->name, pm->file);
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(m->modules[k].name, pm->name))
-				return stune_errf(err, -EBADMSG, "manifest.json: module %s listed twice", pm->name);
-		if (strcmp(pm->vermagic, m->vermagic))
-			return stune_errf(err, -EBADMSG, "manifest.json: module %s: vermagic differs from the bundle's",
-					  pm->name);
-	}
+	int r;
+	if ((r = parse_files(root, m, err)) < 0 || (r = parse_modules(root, m, err)) < 0)
+		return r;
 	if (json_object_object_get_ex(root, "kernel", &v)) {
 		if (!(m->kernel = calloc(1, sizeof(*m->kernel))))
 			return -ENOMEM;
-		int r = parse_kernel(v, m->kernel, err);
-		if (r < 0)
+		if ((r = parse_kernel(v, m->kernel, err)) < 0)
 			return r;
 		if (!stune_manifest_file(m, m->kernel->file))
 			return stune_errf(err, -EBADMSG, "manifest.json: kernel: its file %s is not in \"files\"",
@@ -389,22 +425,9 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 			    "replace the kernel they are for)",
 			    m->release);
 	}
-	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array)) {
-		size_t np = json_object_array_length(v);
-		if (np > 64 || !(m->patches = calloc(np ? np : 1, sizeof(*m->patches))))
-			return np > 64 ? stune_errf(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
-		for (size_t i = 0; i < np; i++) {
-			json_object *p = json_object_array_get_idx(v, i);
-			struct stune_ppatch *pp = &m->patches[i];
-			m->n_patches = i + 1;
-			const char *id = jstr(p, "id"), *file = jstr(p, "file"), *lands = jstr(p, "lands_in");
-			if ((id && !valid_text(id)) || (file && !valid_relname(file)) || (lands && !valid_text(lands)))
-				return stune_errf(err, -EBADMSG, "manifest.json: patch %zu: invalid", i + 1);
-			if ((id && dupstr(&pp->id, id) < 0) || (file && dupstr(&pp->file, file) < 0) ||
-			    (lands && dupstr(&pp->lands_in, lands) < 0))
-				return -ENOMEM;
-		}
-	}
+	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array) &&
+	    (r = parse_patches(v, m, err)) < 0)
+		return r;
 	*out = steal_pointer(&m);
 	return 0;
 }
@@ -474,6 +497,136 @@ static int read_entry_data(struct archive *a, uint64_t cap, uint8_t **data, size
 	return 0;
 }
 
+/*
+ * One entry's header (entry nentries of the archive, after total bytes): a
+ * regular file with a plain relative name pn, within the size caps. name is
+ * pn as messages show it.
+ */
+static int check_entry_header(struct archive_entry *e, const char *pn, const char *name, size_t nentries,
+			      uint64_t total, uint64_t *ret_esize, uint64_t *ret_cap, char **err)
+{
+	if (!pn || !*pn)
+		return stune_errf(err, -EBADMSG, "entry %zu has no name", nentries);
+	if (archive_entry_hardlink(e))
+		return stune_errf(err, -EBADMSG, "entry '%s' is a hard link: refused", name);
+	if (archive_entry_filetype(e) != AE_IFREG)
+		return stune_errf(err, -EBADMSG, "entry '%s' is %s: refused (only regular files)", name,
+				  filetype_name(archive_entry_filetype(e)));
+	if (pn[0] == '/')
+		return stune_errf(err, -EBADMSG, "entry '%s' has an absolute name: refused", name);
+	for (const char *s = pn; *s;) {
+		size_t n = strcspn(s, "/");
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return stune_errf(err, -EBADMSG, "entry '%s' has a '..' component: refused", name);
+		s += n;
+		if (*s)
+			s++;
+	}
+	if (!valid_relname(pn))
+		return stune_errf(err, -EBADMSG, "entry '%s': not a plain relative name: refused", name);
+	if (!archive_entry_size_is_set(e) || archive_entry_size(e) < 0)
+		return stune_errf(err, -EBADMSG, "entry '%s' has no size", name);
+	uint64_t esize = (uint64_t)archive_entry_size(e);
+	uint64_t cap = nentries == 1 ? STUNE_MANIFEST_MAX : STUNE_BUNDLE_ENTRY_MAX;
+	if (esize > cap || total + esize > STUNE_BUNDLE_TOTAL_MAX)
+		return stune_errf(err, -EFBIG,
+				  "entry '%s' is %llu bytes: over the size cap (%llu bytes per %s, %u MiB in all)",
+				  name, (unsigned long long)esize, (unsigned long long)cap,
+				  nentries == 1 ? "manifest" : "file", STUNE_BUNDLE_TOTAL_MAX >> 20);
+	*ret_esize = esize;
+	*ret_cap = cap;
+	return 0;
+}
+
+/* The first entry: manifest.json, parsed. */
+static int read_manifest_entry(struct archive *a, const char *pn, const char *name, struct stune_manifest **ret_m,
+			       size_t *ret_len, char **err)
+{
+	if (strcmp(pn, "manifest.json"))
+		return stune_errf(err, -EBADMSG, "the first entry is '%s', not manifest.json", name);
+	_cleanup_free_ uint8_t *mj = NULL;
+	size_t ml = 0;
+	int r;
+	if ((r = read_entry_data(a, STUNE_MANIFEST_MAX, &mj, &ml)) < 0)
+		return stune_errf(err, r == -EFBIG ? -EFBIG : -EBADMSG, "manifest.json: %s",
+				  r == -EFBIG ? "over the size cap" : "damaged or truncated");
+	if ((r = stune_manifest_parse((const char *)mj, ml, ret_m, err)) < 0)
+		return r;
+	*ret_len = ml;
+	return 0;
+}
+
+/* Any later entry: a file the manifest names, once, of the size and SHA-256 it says; its data into m. */
+static int read_file_entry(struct archive *a, struct stune_manifest *m, const char *pn, const char *name,
+			   uint64_t esize, uint64_t cap, uint64_t *total, char **err)
+{
+	if (!strcmp(pn, "manifest.json"))
+		return stune_errf(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
+	struct stune_pfile *pf = (struct stune_pfile *)stune_manifest_file(m, pn);
+	if (!pf)
+		return stune_errf(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
+	if (pf->data)
+		return stune_errf(err, -EBADMSG, "entry '%s' appears twice: refused", name);
+	size_t dl = 0;
+	int r = read_entry_data(a, esize < cap ? esize : cap, &pf->data, &dl);
+	if (r < 0)
+		return stune_errf(err,
+				  r == -ENOMEM	? -ENOMEM
+				  : r == -EFBIG ? -EFBIG
+						: -EBADMSG,
+				  "entry '%s': %s", name,
+				  r == -EFBIG ? "more data than its header says" : "damaged or truncated");
+	*total += dl;
+	if (dl != pf->size) {
+		free(pf->data);
+		pf->data = NULL;
+		return stune_errf(err, -EBADMSG, "%s: %zu bytes, the manifest says %llu", name, dl,
+				  (unsigned long long)pf->size);
+	}
+	char sha[STUNE_SHA256_HEX];
+	stune_sha256_hex(pf->data, dl, sha);
+	if (strcmp(sha, pf->sha256))
+		return stune_errf(err, -EBADMSG, "%s: SHA-256 %s, the manifest says %s", name, sha, pf->sha256);
+	return 0;
+}
+
+/* Each module says the same as the manifest. */
+static int check_modules(const struct stune_manifest *m, char **err)
+{
+	int r;
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
+		_cleanup_free_ char *why = NULL;
+		if ((r = stune_ko_read(pf->data, pf->size, &ko, &why)) < 0)
+			return stune_errf(err, r, "%s: %s", pm->file, why ? why : strerror(-r));
+		const char *what = NULL;
+		if (strcmp(ko->name, pm->name))
+			what = "name";
+		else if (strcmp(ko->vermagic, pm->vermagic))
+			what = "vermagic";
+		else if (!ko->srcversion || strcmp(ko->srcversion, pm->srcversion))
+			what = "srcversion";
+		else if (!ko->version || strcmp(ko->version, pm->version))
+			what = "version";
+		else if (!ko->build_id || strcmp(ko->build_id, pm->build_id))
+			what = "build_id";
+		else if (ko->is_signed != pm->is_signed)
+			what = "signed";
+		else if (ko->n_exports != pm->n_exports)
+			what = "exports";
+		for (size_t k = 0; !what && k < ko->n_exports; k++)
+			if (strcmp(ko->exports[k].symbol, pm->exports[k].symbol) ||
+			    ko->exports[k].crc != pm->exports[k].crc)
+				what = "exports";
+		if (what)
+			return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest says", pm->file,
+					  what);
+	}
+	return 0;
+}
+
 int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out, char **err)
 {
 	_cleanup_(archive_read_freep) struct archive *a = archive_read_new();
@@ -505,76 +658,18 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 			return stune_errf(err, -EBADMSG, "more than %d entries", STUNE_BUNDLE_ENTRIES_MAX);
 		const char *pn = archive_entry_pathname(e);
 		shown(pn, name, sizeof(name));
-		if (!pn || !*pn)
-			return stune_errf(err, -EBADMSG, "entry %zu has no name", nentries);
-		if (archive_entry_hardlink(e))
-			return stune_errf(err, -EBADMSG, "entry '%s' is a hard link: refused", name);
-		if (archive_entry_filetype(e) != AE_IFREG)
-			return stune_errf(err, -EBADMSG, "entry '%s' is %s: refused (only regular files)", name,
-					  filetype_name(archive_entry_filetype(e)));
-		if (pn[0] == '/')
-			return stune_errf(err, -EBADMSG, "entry '%s' has an absolute name: refused", name);
-		for (const char *s = pn; *s;) {
-			size_t n = strcspn(s, "/");
-			if (n == 2 && s[0] == '.' && s[1] == '.')
-				return stune_errf(err, -EBADMSG, "entry '%s' has a '..' component: refused", name);
-			s += n;
-			if (*s)
-				s++;
-		}
-		if (!valid_relname(pn))
-			return stune_errf(err, -EBADMSG, "entry '%s': not a plain relative name: refused", name);
-		if (!archive_entry_size_is_set(e) || archive_entry_size(e) < 0)
-			return stune_errf(err, -EBADMSG, "entry '%s' has no size", name);
-		uint64_t esize = (uint64_t)archive_entry_size(e);
-		uint64_t cap = nentries == 1 ? STUNE_MANIFEST_MAX : STUNE_BUNDLE_ENTRY_MAX;
-		if (esize > cap || total + esize > STUNE_BUNDLE_TOTAL_MAX)
-			return stune_errf(
-			    err, -EFBIG,
-			    "entry '%s' is %llu bytes: over the size cap (%llu bytes per %s, %u MiB in all)", name,
-			    (unsigned long long)esize, (unsigned long long)cap, nentries == 1 ? "manifest" : "file",
-			    STUNE_BUNDLE_TOTAL_MAX >> 20);
-
+		uint64_t esize = 0, cap = 0;
+		if ((r = check_entry_header(e, pn, name, nentries, total, &esize, &cap, err)) < 0)
+			return r;
 		if (nentries == 1) {
-			if (strcmp(pn, "manifest.json"))
-				return stune_errf(err, -EBADMSG, "the first entry is '%s', not manifest.json", name);
-			_cleanup_free_ uint8_t *mj = NULL;
 			size_t ml = 0;
-			if ((r = read_entry_data(a, STUNE_MANIFEST_MAX, &mj, &ml)) < 0)
-				return stune_errf(err, r == -EFBIG ? -EFBIG : -EBADMSG, "manifest.json: %s",
-						  r == -EFBIG ? "over the size cap" : "damaged or truncated");
-			if ((r = stune_manifest_parse((const char *)mj, ml, &m, err)) < 0)
+			if ((r = read_manifest_entry(a, pn, name, &m, &ml, err)) < 0)
 				return r;
 			total += ml;
 			continue;
 		}
-		if (!strcmp(pn, "manifest.json"))
-			return stune_errf(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
-		struct stune_pfile *pf = (struct stune_pfile *)stune_manifest_file(m, pn);
-		if (!pf)
-			return stune_errf(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
-		if (pf->data)
-			return stune_errf(err, -EBADMSG, "entry '%s' appears twice: refused", name);
-		size_t dl = 0;
-		r = read_entry_data(a, esize < cap ? esize : cap, &pf->data, &dl);
-		if (r < 0)
-			return stune_errf(err,
-					  r == -ENOMEM	? -ENOMEM
-					  : r == -EFBIG ? -EFBIG
-							: -EBADMSG,
-					  "entry '%s': %s", name,
-					  r == -EFBIG ? "more data than its header says" : "damaged or truncated");
-		total += dl;
-		if (dl != pf->size) {
-			free(pf->data);
-			pf->data = NULL;
-			return stune_errf(err, -EBADMSG, "%s: %zu bytes, the manifest says %llu", name, dl,
-					  (unsigned long long)pf->size);
-		}
-		char sha[STUNE_SHA256_HEX];
-		stune_sha256_hex(pf->data, dl, sha);
-		if (strcmp(sha, pf->sha256))
-			return stune_errf(err, -EBADMSG, "%s: SHA-256 %s, the manifest says %s", name, sha, pf->sha256);
+		if ((r = read_file_entry(a, m, pn, name, esize, cap, &total, err)) < 0)
+			return r;
 	}
 	if (!m)
 		return stune_errf(err, -EBADMSG, "empty archive: no manifest.json");
@@ -582,37 +677,8 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 		if (!m->files[i].data)
 			return stune_errf(err, -EBADMSG, "%s: named in the manifest, missing from the archive",
 					  m->files[i].name);
-	/* Each module says the same as the manifest. */
-	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
-		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
-		_cleanup_free_ char *why = NULL;
-		if ((r = stune_ko_read(pf->data, pf->size, &ko, &why)) < 0)
-			return stune_errf(err, r, "%s: %s", pm->file, why ? why : strerror(-r));
-		const char *what = NULL;
-		if (strcmp(ko->name, pm->name))
-			what = "name";
-		else if (strcmp(ko->vermagic, pm->vermagic))
-			what = "vermagic";
-		else if (!ko->srcversion || strcmp(ko->srcversion, pm->srcversion))
-			what = "srcversion";
-		else if (!ko->version || strcmp(ko->version, pm->version))
-			what = "version";
-		else if (!ko->build_id || strcmp(ko->build_id, pm->build_id))
-			what = "build_id";
-		else if (ko->is_signed != pm->is_signed)
-			what = "signed";
-		else if (ko->n_exports != pm->n_exports)
-			what = "exports";
-		for (size_t k = 0; !what && k < ko->n_exports; k++)
-			if (strcmp(ko->exports[k].symbol, pm->exports[k].symbol) ||
-			    ko->exports[k].crc != pm->exports[k].crc)
-				what = "exports";
-		if (what)
-			return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest says", pm->file,
-					  what);
-	}
+	if ((r = check_modules(m, err)) < 0)
+		return r;
 	*out = steal_pointer(&m);
 	return 0;
 }
@@ -675,18 +741,17 @@ static json_object *jstring(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
-int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t *len, struct stune_manifest **manifest,
-		      char **err)
+/* payload/build's manifest.json as pack reads it: its strings and objects belong to the JSON object read. */
+struct build_manifest {
+	const char *release, *debian_version, *payload_version;
+	json_object *files, *modules, *patches;
+};
+
+static int read_build_manifest(const char *bpath, json_object **ret_b, struct build_manifest *ret_bm, char **err)
 {
-	_cleanup_free_ char *bpath = NULL, *mtext = NULL;
 	_cleanup_free_ uint8_t *bm = NULL;
-	/* Declared before the first goto: a cleanup variable must be initialised on every path to "out". */
-	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
 	size_t bml = 0;
 	int r;
-
-	if (asprintf(&bpath, "%s/manifest.json", dir) < 0)
-		return -ENOMEM;
 	if ((r = stune_read_host_file(bpath, STUNE_MANIFEST_MAX, &bm, &bml)) < 0)
 		return stune_errf(err, r, "%s: %s", bpath,
 				  r == -ENOENT ? "no such file (not a payload/build output directory)" : strerror(-r));
@@ -708,162 +773,198 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 				  "modules)",
 				  bpath);
 	json_object_object_get_ex(b, "patches", &bpatches);
+	*ret_bm = (struct build_manifest){
+	    .release = release,
+	    .debian_version = debver,
+	    .payload_version = pver,
+	    .files = bfiles,
+	    .modules = bmods,
+	    .patches = bpatches,
+	};
+	*ret_b = steal_pointer(&b);
+	return 0;
+}
 
-	_cleanup_(json_object_putp) json_object *out = json_object_new_object();
-	json_object *jfiles = json_object_new_array(), *jmods = json_object_new_array();
-	if (!out || !jfiles || !jmods) {
-		json_object_put(jfiles);
-		json_object_put(jmods);
-		return -ENOMEM;
-	}
+/* The bundle manifest's first fields: what the bundle is, for which release, when made. */
+static int pack_header(json_object *out, const struct build_manifest *bm, long long created)
+{
 	char ts[32];
 	time_t t = (time_t)created;
 	struct tm tm;
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	_cleanup_free_ char *pkg = NULL;
-	if (asprintf(&pkg, "linux-image-%s", release) < 0)
+	if (asprintf(&pkg, "linux-image-%s", bm->release) < 0)
 		return -ENOMEM;
 	json_object_object_add(out, "format", json_object_new_string(STUNE_BUNDLE_FORMAT));
 	json_object_object_add(out, "format_version", json_object_new_int(STUNE_BUNDLE_FORMAT_VERSION));
-	json_object_object_add(out, "payload_version", json_object_new_string(pver));
-	json_object_object_add(out, "release", json_object_new_string(release));
+	json_object_object_add(out, "payload_version", json_object_new_string(bm->payload_version));
+	json_object_object_add(out, "release", json_object_new_string(bm->release));
 	json_object_object_add(out, "debian_package", json_object_new_string(pkg));
-	json_object_object_add(out, "debian_version", json_object_new_string(debver));
+	json_object_object_add(out, "debian_version", json_object_new_string(bm->debian_version));
 	json_object_object_add(out, "created", json_object_new_string(ts));
+	return 0;
+}
 
-	/* Files: every file the build manifest lists, checked against its SHA-256, in name order. */
-	struct fileent {
-		char *name;
-		uint8_t *data;
-		size_t len;
-	} *files = NULL;
-	size_t nfiles = 0;
-	int ret = 0;
-	char *vermagic = NULL;
-	json_object *bkernel = NULL, *jkernel = NULL;
+/* A file of the bundle, read from payload/build's output directory. */
+struct pack_file {
+	char *name;
+	uint8_t *data;
+	size_t len;
+};
+
+/* What pack gathers on its way from payload/build's output directory to the bundle. */
+struct pack {
+	const char *dir;   /* payload/build's output directory */
+	const char *bpath; /* its manifest.json, for messages */
+	struct pack_file *files;
+	size_t nfiles;
+	char *vermagic;			       /* the first module's (every module's) */
+	json_object *jfiles, *jmods, *jkernel; /* the bundle manifest's parts, until added to it */
+};
+
+static void pack_done(struct pack *pk)
+{
+	free(pk->vermagic);
+	for (size_t i = 0; i < pk->nfiles; i++) {
+		free(pk->files[i].name);
+		free(pk->files[i].data);
+	}
+	free(pk->files);
+	json_object_put(pk->jfiles);
+	json_object_put(pk->jmods);
+	json_object_put(pk->jkernel);
+}
+
+/* One file of the output directory into the bundle, checked against the SHA-256 the build manifest gives. */
+static int pack_read_file(struct pack *pk, const char *name, const char *sha256, char **err)
+{
+	_cleanup_free_ char *p = NULL;
+	struct pack_file *nf = realloc(pk->files, (pk->nfiles + 1) * sizeof(*nf));
+	if (!nf || asprintf(&p, "%s/%s", pk->dir, name) < 0) {
+		if (nf)
+			pk->files = nf;
+		return -ENOMEM;
+	}
+	pk->files = nf;
+	pk->files[pk->nfiles] = (struct pack_file){.name = strdup(name)};
+	struct pack_file *f = &pk->files[pk->nfiles++];
+	if (!f->name)
+		return -ENOMEM;
+	int r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &f->data, &f->len);
+	if (r < 0)
+		return stune_errf(err, r, "%s: %s", p, strerror(-r));
+	char sha[STUNE_SHA256_HEX];
+	stune_sha256_hex(f->data, f->len, sha);
+	if (strcmp(sha, sha256))
+		return stune_errf(err, -EBADMSG, "%s: SHA-256 differs from %s (changed since payload/build wrote it)",
+				  p, pk->bpath);
+	return 0;
+}
+
+/* Files: every file the build manifest lists, checked against its SHA-256. */
+static int pack_files(struct pack *pk, json_object *bfiles, char **err)
+{
 	json_object_object_foreach(bfiles, fname, fsha)
 	{
-		_cleanup_free_ char *p = NULL;
 		if (!valid_relname(fname) || !json_object_is_type(fsha, json_type_string) ||
-		    !valid_hex(json_object_get_string(fsha), 64)) {
-			ret = stune_errf(err, -EBADMSG, "%s: invalid entry \"%.60s\" in files", bpath, fname);
-			goto out;
-		}
-		if (nfiles + 2 >= STUNE_BUNDLE_ENTRIES_MAX) {
-			ret = stune_errf(err, -EBADMSG, "%s: too many files", bpath);
-			goto out;
-		}
-		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
-		if (!nf || asprintf(&p, "%s/%s", dir, fname) < 0) {
-			if (nf)
-				files = nf;
-			ret = -ENOMEM;
-			goto out;
-		}
-		files = nf;
-		files[nfiles] = (struct fileent){.name = strdup(fname)};
-		nfiles++;
-		if (!files[nfiles - 1].name) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
-					      &files[nfiles - 1].len)) < 0) {
-			ret = stune_errf(err, r, "%s: %s", p, strerror(-r));
-			goto out;
-		}
-		char sha[STUNE_SHA256_HEX];
-		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
-		if (strcmp(sha, json_object_get_string(fsha))) {
-			ret =
-			    stune_errf(err, -EBADMSG,
-				       "%s: SHA-256 differs from %s (changed since payload/build wrote it)", p, bpath);
-			goto out;
-		}
+		    !valid_hex(json_object_get_string(fsha), 64))
+			return stune_errf(err, -EBADMSG, "%s: invalid entry \"%.60s\" in files", pk->bpath, fname);
+		if (pk->nfiles + 2 >= STUNE_BUNDLE_ENTRIES_MAX)
+			return stune_errf(err, -EBADMSG, "%s: too many files", pk->bpath);
+		int r = pack_read_file(pk, fname, json_object_get_string(fsha), err);
+		if (r < 0)
+			return r;
 	}
-	/* The kernel package (payload/build --kernel): its file joins the others, its facts the manifest. */
-	if (json_object_object_get_ex(b, "kernel", &bkernel)) {
-		const char *kfile = jstr(bkernel, "file"), *ksha = jstr(bkernel, "sha256");
-		_cleanup_free_ char *p = NULL;
-		if (!kfile || !valid_relname(kfile) || !ksha || !valid_hex(ksha, 64)) {
-			ret = stune_errf(err, -EBADMSG, "%s: kernel: no \"file\" or \"sha256\"", bpath);
-			goto out;
-		}
-		struct fileent *nf = realloc(files, (nfiles + 1) * sizeof(*nf));
-		if (!nf || asprintf(&p, "%s/%s", dir, kfile) < 0) {
-			if (nf)
-				files = nf;
-			ret = -ENOMEM;
-			goto out;
-		}
-		files = nf;
-		files[nfiles] = (struct fileent){.name = strdup(kfile)};
-		nfiles++;
-		if (!files[nfiles - 1].name) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if ((r = stune_read_host_file(p, STUNE_BUNDLE_ENTRY_MAX, &files[nfiles - 1].data,
-					      &files[nfiles - 1].len)) < 0) {
-			ret = stune_errf(err, r, "%s: %s", p, strerror(-r));
-			goto out;
-		}
-		char sha[STUNE_SHA256_HEX];
-		stune_sha256_hex(files[nfiles - 1].data, files[nfiles - 1].len, sha);
-		if (strcmp(sha, ksha)) {
-			ret =
-			    stune_errf(err, -EBADMSG,
-				       "%s: SHA-256 differs from %s (changed since payload/build wrote it)", p, bpath);
-			goto out;
-		}
-		if (!(jkernel = json_object_new_object())) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		static const char *const keys[] = {"release", "package", "version", "file", "build_id"};
-		for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-			json_object_object_add(jkernel, keys[i], jstring(jstr(bkernel, keys[i])));
-		json_object *kp;
-		if (json_object_object_get_ex(bkernel, "patches", &kp))
-			json_object_object_add(jkernel, "patches", json_object_get(kp));
-		json_object *cfg = jstring(jstr(bkernel, "config"));
-		if (cfg)
-			json_object_object_add(jkernel, "config", cfg);
-	}
-	for (size_t i = 1; i < nfiles; i++) /* name order: the bundle is reproducible */
+	return 0;
+}
+
+/* The kernel package (payload/build --kernel): its file joins the others, its facts the manifest. */
+static int pack_kernel(struct pack *pk, json_object *bkernel, char **err)
+{
+	const char *kfile = jstr(bkernel, "file"), *ksha = jstr(bkernel, "sha256");
+	if (!kfile || !valid_relname(kfile) || !ksha || !valid_hex(ksha, 64))
+		return stune_errf(err, -EBADMSG, "%s: kernel: no \"file\" or \"sha256\"", pk->bpath);
+	int r = pack_read_file(pk, kfile, ksha, err);
+	if (r < 0)
+		return r;
+	if (!(pk->jkernel = json_object_new_object()))
+		return -ENOMEM;
+	static const char *const keys[] = {"release", "package", "version", "file", "build_id"};
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		json_object_object_add(pk->jkernel, keys[i], jstring(jstr(bkernel, keys[i])));
+	json_object *kp;
+	if (json_object_object_get_ex(bkernel, "patches", &kp))
+		json_object_object_add(pk->jkernel, "patches", json_object_get(kp));
+	json_object *cfg = jstring(jstr(bkernel, "config"));
+	if (cfg)
+		json_object_object_add(pk->jkernel, "config", cfg);
+	return 0;
+}
+
+/* The files in name order (the bundle is reproducible), listed with their size and SHA-256. */
+static void pack_list_files(struct pack *pk)
+{
+	struct pack_file *files = pk->files;
+	for (size_t i = 1; i < pk->nfiles; i++)
 		for (size_t k = i; k > 0 && strcmp(files[k - 1].name, files[k].name) > 0; k--) {
-			struct fileent tmp = files[k];
+			struct pack_file tmp = files[k];
 			files[k] = files[k - 1];
 			files[k - 1] = tmp;
 		}
-	for (size_t i = 0; i < nfiles; i++) {
+	for (size_t i = 0; i < pk->nfiles; i++) {
 		json_object *f = json_object_new_object();
 		char sha[STUNE_SHA256_HEX];
 		stune_sha256_hex(files[i].data, files[i].len, sha);
 		json_object_object_add(f, "name", json_object_new_string(files[i].name));
 		json_object_object_add(f, "size", json_object_new_int64((int64_t)files[i].len));
 		json_object_object_add(f, "sha256", json_object_new_string(sha));
-		json_object_array_add(jfiles, f);
+		json_object_array_add(pk->jfiles, f);
 	}
-	/* Modules: their facts as libelf reads them. */
+}
+
+/* A module's entry in the bundle manifest: its facts as libelf read them, its patches as payload/build says. */
+static json_object *module_json(json_object *bmod, const char *mname, const char *mfile, const struct stune_ko *ko)
+{
+	json_object *jm = json_object_new_object(), *ex = json_object_new_object(), *jp = json_object_new_array(),
+		    *pids;
+	json_object_object_add(jm, "name", json_object_new_string(mname));
+	json_object_object_add(jm, "file", json_object_new_string(mfile));
+	json_object_object_add(jm, "vermagic", json_object_new_string(ko->vermagic));
+	json_object_object_add(jm, "version", json_object_new_string(ko->version));
+	json_object_object_add(jm, "srcversion", json_object_new_string(ko->srcversion));
+	json_object_object_add(jm, "build_id", json_object_new_string(ko->build_id));
+	json_object_object_add(jm, "signed", json_object_new_boolean(ko->is_signed));
+	if (json_object_object_get_ex(bmod, "patches", &pids) && json_object_is_type(pids, json_type_array))
+		for (size_t k = 0; k < json_object_array_length(pids); k++)
+			json_object_array_add(jp, json_object_get(json_object_array_get_idx(pids, k)));
+	json_object_object_add(jm, "patches", jp);
+	for (size_t k = 0; k < ko->n_exports; k++) {
+		char crc[16];
+		snprintf(crc, sizeof(crc), "0x%08x", ko->exports[k].crc);
+		json_object_object_add(ex, ko->exports[k].symbol, json_object_new_string(crc));
+	}
+	json_object_object_add(jm, "exports", ex);
+	return jm;
+}
+
+/* Modules: their facts as libelf reads them. */
+static int pack_modules(struct pack *pk, json_object *bmods, const char *release, char **err)
+{
 	for (size_t i = 0; i < json_object_array_length(bmods); i++) {
-		json_object *bmod = json_object_array_get_idx(bmods, i), *pids;
+		json_object *bmod = json_object_array_get_idx(bmods, i);
 		const char *mname = jstr(bmod, "module"), *mfile = jstr(bmod, "file");
-		struct fileent *fe = NULL;
-		for (size_t k = 0; mfile && k < nfiles; k++)
-			if (!strcmp(files[k].name, mfile))
-				fe = &files[k];
-		if (!mname || !valid_modname(mname) || !fe) {
-			ret = stune_errf(err, -EBADMSG, "%s: module %zu: no name or its file is not in files", bpath,
-					 i + 1);
-			goto out;
-		}
+		struct pack_file *fe = NULL;
+		for (size_t k = 0; mfile && k < pk->nfiles; k++)
+			if (!strcmp(pk->files[k].name, mfile))
+				fe = &pk->files[k];
+		if (!mname || !valid_modname(mname) || !fe)
+			return stune_errf(err, -EBADMSG, "%s: module %zu: no name or its file is not in files",
+					  pk->bpath, i + 1);
 		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
 		_cleanup_free_ char *why = NULL;
-		if ((r = stune_ko_read(fe->data, fe->len, &ko, &why)) < 0) {
-			ret = stune_errf(err, r, "%s/%s: %s", dir, mfile, why ? why : strerror(-r));
-			goto out;
-		}
+		int r;
+		if ((r = stune_ko_read(fe->data, fe->len, &ko, &why)) < 0)
+			return stune_errf(err, r, "%s/%s: %s", pk->dir, mfile, why ? why : strerror(-r));
 		size_t rl = strlen(release);
 		const char *problem = strcmp(ko->name, mname) ? "its modinfo name differs"
 				      : strncmp(ko->vermagic, release, rl) || ko->vermagic[rl] != ' '
@@ -872,108 +973,117 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 				      : !ko->srcversion	   ? "no srcversion"
 				      : !ko->build_id	   ? "no GNU build-id note"
 				      : ko->n_exports == 0 ? "no exported symbol CRCs (built without modversions?)"
-				      : vermagic && strcmp(vermagic, ko->vermagic)
+				      : pk->vermagic && strcmp(pk->vermagic, ko->vermagic)
 					  ? "its vermagic differs from the other modules'"
 					  : NULL;
-		if (problem) {
-			ret = stune_errf(err, -EBADMSG, "%s/%s: %s", dir, mfile, problem);
-			goto out;
-		}
-		if (!vermagic && !(vermagic = strdup(ko->vermagic))) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		json_object *jm = json_object_new_object(), *ex = json_object_new_object(),
-			    *jp = json_object_new_array();
-		json_object_object_add(jm, "name", json_object_new_string(mname));
-		json_object_object_add(jm, "file", json_object_new_string(mfile));
-		json_object_object_add(jm, "vermagic", json_object_new_string(ko->vermagic));
-		json_object_object_add(jm, "version", json_object_new_string(ko->version));
-		json_object_object_add(jm, "srcversion", json_object_new_string(ko->srcversion));
-		json_object_object_add(jm, "build_id", json_object_new_string(ko->build_id));
-		json_object_object_add(jm, "signed", json_object_new_boolean(ko->is_signed));
-		if (json_object_object_get_ex(bmod, "patches", &pids) && json_object_is_type(pids, json_type_array))
-			for (size_t k = 0; k < json_object_array_length(pids); k++)
-				json_object_array_add(jp, json_object_get(json_object_array_get_idx(pids, k)));
-		json_object_object_add(jm, "patches", jp);
-		for (size_t k = 0; k < ko->n_exports; k++) {
-			char crc[16];
-			snprintf(crc, sizeof(crc), "0x%08x", ko->exports[k].crc);
-			json_object_object_add(ex, ko->exports[k].symbol, json_object_new_string(crc));
-		}
-		json_object_object_add(jm, "exports", ex);
-		json_object_array_add(jmods, jm);
+		if (problem)
+			return stune_errf(err, -EBADMSG, "%s/%s: %s", pk->dir, mfile, problem);
+		if (!pk->vermagic && !(pk->vermagic = strdup(ko->vermagic)))
+			return -ENOMEM;
+		json_object_array_add(pk->jmods, module_json(bmod, mname, mfile, ko));
 	}
-	if (!vermagic) {
-		ret = stune_errf(err, -EBADMSG, "%s: no modules", bpath);
-		goto out;
-	}
-	json_object_object_add(out, "vermagic", json_object_new_string(vermagic));
-	json_object_object_add(out, "modules", jmods);
-	jmods = NULL;
-	if (bpatches && json_object_is_type(bpatches, json_type_array)) {
-		json_object *jp = json_object_new_array();
-		for (size_t i = 0; i < json_object_array_length(bpatches); i++) {
-			json_object *p = json_object_array_get_idx(bpatches, i), *np = json_object_new_object();
-			json_object_object_add(np, "id", jstring(jstr(p, "id")));
-			json_object_object_add(np, "file", jstring(jstr(p, "file")));
-			json_object_object_add(np, "lands_in", jstring(jstr(p, "lands_in")));
-			json_object_array_add(jp, np);
-		}
-		json_object_object_add(out, "patches", jp);
-	}
-	json_object_object_add(out, "files", jfiles);
-	jfiles = NULL;
-	if (jkernel)
-		json_object_object_add(out, "kernel", jkernel);
-	jkernel = NULL;
+	return 0;
+}
 
-	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (asprintf(&mtext, "%s\n", text) < 0) {
-		ret = -ENOMEM;
-		goto out;
+/* The build manifest's patches as the bundle manifest lists them. */
+static json_object *patches_json(json_object *bpatches)
+{
+	json_object *jp = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(bpatches); i++) {
+		json_object *p = json_object_array_get_idx(bpatches, i), *np = json_object_new_object();
+		json_object_object_add(np, "id", jstring(jstr(p, "id")));
+		json_object_object_add(np, "file", jstring(jstr(p, "file")));
+		json_object_object_add(np, "lands_in", jstring(jstr(p, "lands_in")));
+		json_object_array_add(jp, np);
 	}
-	/* Parse what we wrote: the same checks install will make. */
-	if ((r = stune_manifest_parse(mtext, strlen(mtext), &m, err)) < 0) {
-		ret = r;
-		goto out;
-	}
+	return jp;
+}
 
+/* The archive: manifest.json, then the files, as pax tar in zstd, into memory. */
+static int pack_archive(const char *mtext, const struct pack_file *files, size_t nfiles, long long created,
+			uint8_t **ret_data, size_t *ret_len, char **err)
+{
 	struct membuf mb = {0};
 	{
 		_cleanup_(archive_write_freep) struct archive *a = archive_write_new();
+		int r;
 		/* bytes_in_last_block 1: no zero padding after the zstd frame (zstd -t would call it garbage). */
 		if (!a || archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
 		    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 		    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 		    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
-			ret = stune_errf(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
+			r = stune_errf(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
 			free(mb.p);
-			goto out;
+			return r;
 		}
 		r = add_entry(a, "manifest.json", mtext, strlen(mtext), created);
 		for (size_t i = 0; r == 0 && i < nfiles; i++)
 			r = add_entry(a, files[i].name, files[i].data, files[i].len, created);
 		if (r < 0 || archive_write_close(a) != ARCHIVE_OK) {
-			ret = stune_errf(err, -EIO, "libarchive: %s", archive_error_string(a));
+			r = stune_errf(err, -EIO, "libarchive: %s", archive_error_string(a));
 			free(mb.p);
-			goto out;
+			return r;
 		}
 	}
-	*data = mb.p;
-	*len = mb.n;
+	*ret_data = mb.p;
+	*ret_len = mb.n;
+	return 0;
+}
+
+int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t *len, struct stune_manifest **manifest,
+		      char **err)
+{
+	_cleanup_free_ char *bpath = NULL, *mtext = NULL;
+	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
+	_cleanup_(json_object_putp) json_object *b = NULL;
+	struct build_manifest bm = {0};
+	int r;
+
+	if (asprintf(&bpath, "%s/manifest.json", dir) < 0)
+		return -ENOMEM;
+	if ((r = read_build_manifest(bpath, &b, &bm, err)) < 0)
+		return r;
+
+	_cleanup_(pack_done) struct pack pk = {
+	    .dir = dir,
+	    .bpath = bpath,
+	    .jfiles = json_object_new_array(),
+	    .jmods = json_object_new_array(),
+	};
+	_cleanup_(json_object_putp) json_object *out = json_object_new_object();
+	if (!out || !pk.jfiles || !pk.jmods)
+		return -ENOMEM;
+	if ((r = pack_header(out, &bm, created)) < 0)
+		return r;
+	if ((r = pack_files(&pk, bm.files, err)) < 0)
+		return r;
+	json_object *bkernel = NULL;
+	if (json_object_object_get_ex(b, "kernel", &bkernel) && (r = pack_kernel(&pk, bkernel, err)) < 0)
+		return r;
+	pack_list_files(&pk);
+	if ((r = pack_modules(&pk, bm.modules, bm.release, err)) < 0)
+		return r;
+	if (!pk.vermagic)
+		return stune_errf(err, -EBADMSG, "%s: no modules", bpath);
+
+	json_object_object_add(out, "vermagic", json_object_new_string(pk.vermagic));
+	json_object_object_add(out, "modules", steal_pointer(&pk.jmods));
+	if (bm.patches && json_object_is_type(bm.patches, json_type_array))
+		json_object_object_add(out, "patches", patches_json(bm.patches));
+	json_object_object_add(out, "files", steal_pointer(&pk.jfiles));
+	if (pk.jkernel)
+		json_object_object_add(out, "kernel", steal_pointer(&pk.jkernel));
+	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (asprintf(&mtext, "%s\n", text) < 0)
+		return -ENOMEM;
+	/* Parse what we wrote: the same checks install will make. */
+	if ((r = stune_manifest_parse(mtext, strlen(mtext), &m, err)) < 0)
+		return r;
+
+	if ((r = pack_archive(mtext, pk.files, pk.nfiles, created, data, len, err)) < 0)
+		return r;
 	if (manifest)
 		*manifest = steal_pointer(&m);
-out:
-	free(vermagic);
-	for (size_t i = 0; i < nfiles; i++) {
-		free(files[i].name);
-		free(files[i].data);
-	}
-	free(files);
-	json_object_put(jfiles);
-	json_object_put(jmods);
-	json_object_put(jkernel);
-	return ret;
+	return 0;
 }

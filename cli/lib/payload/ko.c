@@ -147,30 +147,13 @@ static int read_build_id(Elf_Data *d, struct stune_ko *k)
 	return 0;
 }
 
-int stune_ko_read(const void *data, size_t len, struct stune_ko **out, char **err)
+/*
+ * The sections: .modinfo, the build-id note and __versions read into k; the
+ * symbol table only found (its exports are read once .modinfo says this is a module).
+ */
+static int read_sections(Elf *e, size_t shstrndx, struct stune_ko *k, Elf_Scn **ret_symtab, bool *ret_modinfo,
+			 char **err)
 {
-	_cleanup_(stune_ko_freep) struct stune_ko *k = calloc(1, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	size_t ml = strlen(STUNE_KO_SIG_MARKER);
-	if (len > ml && !memcmp((const char *)data + len - ml, STUNE_KO_SIG_MARKER, ml))
-		k->is_signed = true;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EIO;
-	_cleanup_(elf_endp) Elf *e = elf_memory((char *)data, len);
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx) != 0) {
-		if (err)
-			*err = strdup("not an ELF file");
-		return -EBADMSG;
-	}
-	if (eh.e_type != ET_REL || eh.e_machine != EM_X86_64 || gelf_getclass(e) != ELFCLASS64) {
-		if (err)
-			*err = strdup("not a relocatable x86-64 ELF object (a kernel module is one)");
-		return -EBADMSG;
-	}
 	Elf_Scn *scn = NULL, *symtab = NULL;
 	bool modinfo = false;
 	int r;
@@ -206,48 +189,87 @@ int stune_ko_read(const void *data, size_t len, struct stune_ko **out, char **er
 				return r;
 		}
 	}
-	if (!modinfo || !k->name || !k->vermagic) {
-		if (err)
-			*err = strdup("no .modinfo with name= and vermagic=: not a kernel module");
-		return -EBADMSG;
-	}
+	*ret_symtab = symtab;
+	*ret_modinfo = modinfo;
+	return 0;
+}
 
-	/* Exports: __crc_SYM labels the 4-byte CRC inside __kcrctab(_gpl). */
-	if (symtab) {
-		GElf_Shdr sh;
-		Elf_Data *d = elf_getdata(symtab, NULL);
-		if (!gelf_getshdr(symtab, &sh) || !d || sh.sh_entsize == 0)
+/* Exports: __crc_SYM labels the 4-byte CRC inside __kcrctab(_gpl). */
+static int read_exports(Elf *e, Elf_Scn *symtab, struct stune_ko *k, char **err)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = elf_getdata(symtab, NULL);
+	int r;
+	if (!gelf_getshdr(symtab, &sh) || !d || sh.sh_entsize == 0)
+		goto bad_symtab;
+	size_t nsyms = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym))
 			goto bad_symtab;
-		size_t nsyms = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < nsyms; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym))
+		const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+		if (!sn || strncmp(sn, "__crc_", 6) || !sn[6])
+			continue;
+		uint32_t crc;
+		if (sym.st_shndx == SHN_ABS) {
+			crc = (uint32_t)sym.st_value;
+		} else {
+			Elf_Scn *cs = elf_getscn(e, sym.st_shndx);
+			Elf_Data *cd = cs ? elf_getdata(cs, NULL) : NULL;
+			if (!cd || !cd->d_buf || sym.st_value + 4 > cd->d_size)
 				goto bad_symtab;
-			const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!sn || strncmp(sn, "__crc_", 6) || !sn[6])
-				continue;
-			uint32_t crc;
-			if (sym.st_shndx == SHN_ABS) {
-				crc = (uint32_t)sym.st_value;
-			} else {
-				Elf_Scn *cs = elf_getscn(e, sym.st_shndx);
-				Elf_Data *cd = cs ? elf_getdata(cs, NULL) : NULL;
-				if (!cd || !cd->d_buf || sym.st_value + 4 > cd->d_size)
-					goto bad_symtab;
-				memcpy(&crc, (const char *)cd->d_buf + sym.st_value, 4); /* x86-64: little-endian */
-			}
-			if ((r = push(&k->exports, &k->n_exports, sn + 6, strlen(sn + 6), crc)) < 0)
-				return r;
+			memcpy(&crc, (const char *)cd->d_buf + sym.st_value, 4); /* x86-64: little-endian */
 		}
-		if (k->n_exports)
-			qsort(k->exports, k->n_exports, sizeof(*k->exports), symcrc_cmp);
+		if ((r = push(&k->exports, &k->n_exports, sn + 6, strlen(sn + 6), crc)) < 0)
+			return r;
 	}
-	if (k->n_imports)
-		qsort(k->imports, k->n_imports, sizeof(*k->imports), symcrc_cmp);
-	*out = steal_pointer(&k);
+	if (k->n_exports)
+		qsort(k->exports, k->n_exports, sizeof(*k->exports), symcrc_cmp);
 	return 0;
 bad_symtab:
 	if (err)
 		*err = strdup("unreadable symbol table");
 	return -EBADMSG;
+}
+
+int stune_ko_read(const void *data, size_t len, struct stune_ko **out, char **err)
+{
+	_cleanup_(stune_ko_freep) struct stune_ko *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	size_t ml = strlen(STUNE_KO_SIG_MARKER);
+	if (len > ml && !memcmp((const char *)data + len - ml, STUNE_KO_SIG_MARKER, ml))
+		k->is_signed = true;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EIO;
+	_cleanup_(elf_endp) Elf *e = elf_memory((char *)data, len);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx) != 0) {
+		if (err)
+			*err = strdup("not an ELF file");
+		return -EBADMSG;
+	}
+	if (eh.e_type != ET_REL || eh.e_machine != EM_X86_64 || gelf_getclass(e) != ELFCLASS64) {
+		if (err)
+			*err = strdup("not a relocatable x86-64 ELF object (a kernel module is one)");
+		return -EBADMSG;
+	}
+	Elf_Scn *symtab;
+	bool modinfo;
+	int r;
+	if ((r = read_sections(e, shstrndx, k, &symtab, &modinfo, err)) < 0)
+		return r;
+	if (!modinfo || !k->name || !k->vermagic) {
+		if (err)
+			*err = strdup("no .modinfo with name= and vermagic=: not a kernel module");
+		return -EBADMSG;
+	}
+	if (symtab && (r = read_exports(e, symtab, k, err)) < 0)
+		return r;
+	if (k->n_imports)
+		qsort(k->imports, k->n_imports, sizeof(*k->imports), symcrc_cmp);
+	*out = steal_pointer(&k);
+	return 0;
 }
