@@ -713,6 +713,7 @@ static void archive_write_freep(struct archive **a)
 {
 	if (*a)
 		archive_write_free(*a);
+	*a = NULL;
 }
 
 static int add_entry(struct archive *a, const char *name, const void *data, size_t len, long long mtime)
@@ -791,7 +792,9 @@ static int pack_header(json_object *out, const struct build_manifest *bm, long l
 	char ts[32];
 	time_t t = (time_t)created;
 	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (!gmtime_r(&t, &tm)) /* a SOURCE_DATE_EPOCH past what struct tm holds */
+		return -EOVERFLOW;
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	_cleanup_free_ char *pkg = NULL;
 	if (asprintf(&pkg, "linux-image-%s", bm->release) < 0)
 		return -ENOMEM;
@@ -1013,6 +1016,8 @@ static int pack_archive(const char *mtext, const struct pack_file *files, size_t
 		    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 		    archive_write_open(a, &mb, NULL, mem_write, NULL) != ARCHIVE_OK) {
 			r = stune_errf(err, -EIO, "libarchive: %s", a ? archive_error_string(a) : "out of memory");
+			/* the archive first: freeing it may flush into mb */
+			archive_write_freep(&a);
 			free(mb.p);
 			return r;
 		}
@@ -1021,6 +1026,7 @@ static int pack_archive(const char *mtext, const struct pack_file *files, size_t
 			r = add_entry(a, files[i].name, files[i].data, files[i].len, created);
 		if (r < 0 || archive_write_close(a) != ARCHIVE_OK) {
 			r = stune_errf(err, -EIO, "libarchive: %s", archive_error_string(a));
+			archive_write_freep(&a); /* before mb: freeing it may flush into mb */
 			free(mb.p);
 			return r;
 		}
