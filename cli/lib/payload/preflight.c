@@ -126,63 +126,55 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 		   h->running ? "" : " (the running kernel's settings; the target kernel is not running)");
 }
 
-int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			    struct stune_preflight **out)
+/* release: the bundle's kernel is installed (1 when not: nothing else can be checked). */
+static int check_release(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
 {
-	_cleanup_(stune_preflight_freep) struct stune_preflight *p = calloc(1, sizeof(*p));
 	int r;
-	if (!p)
-		return -ENOMEM;
-	p->passed = true;
-
-	/* release */
 	if (!h->modules_dir) {
 		if ((r = row(p, "release", NULL, m->release, h->running_release, false,
 			     "kernel %s is not installed on this host (no /lib/modules/%s; running %s): the bundle is "
 			     "for that release only",
 			     m->release, m->release, h->running_release ? h->running_release : "unknown")) < 0)
 			return r;
-		*out = steal_pointer(&p);
-		return 0; /* nothing else can be checked */
+		return 1;
 	}
-	if ((r = row(p, "release", NULL, m->release, m->release, true,
-		     h->running ? "the running kernel"
-				: "installed, not the running kernel (%s): a reboot into it is needed",
-		     h->running_release ? h->running_release : "unknown")) < 0)
-		return r;
+	return row(p, "release", NULL, m->release, m->release, true,
+		   h->running ? "the running kernel"
+			      : "installed, not the running kernel (%s): a reboot into it is needed",
+		   h->running_release ? h->running_release : "unknown");
+}
 
-	/* debian package version */
+/* debian package version */
+static int check_debian(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
+{
 	const char *actual = h->installed_debian_version ? h->installed_debian_version : h->running_debian_version;
 	if (!actual)
-		r = row(p, "debian", NULL, m->debian_version, NULL, false,
-			"cannot tell which %s is installed: dpkg's status file does not list it%s", m->debian_package,
-			h->running ? " and proc/version names no Debian version" : "");
-	else if (strcmp(actual, m->debian_version))
-		r = row(p, "debian", NULL, m->debian_version, actual, false,
-			"%s %s is %s, the bundle was built against %s: the same uname -r, but the kernel package "
-			"changed (a Debian point release): build and pack a payload for %s",
-			m->debian_package, actual, h->installed_debian_version ? "installed" : "running",
-			m->debian_version, actual);
-	else if (h->running && h->running_debian_version && strcmp(h->running_debian_version, m->debian_version))
-		r = row(p, "debian", NULL, m->debian_version, actual, true,
-			"installed; the running kernel is %s (upgraded since boot): a reboot is needed anyway",
-			h->running_debian_version);
-	else
-		r = row(p, "debian", NULL, m->debian_version, actual, true, NULL);
-	if (r < 0)
-		return r;
+		return row(p, "debian", NULL, m->debian_version, NULL, false,
+			   "cannot tell which %s is installed: dpkg's status file does not list it%s",
+			   m->debian_package, h->running ? " and proc/version names no Debian version" : "");
+	if (strcmp(actual, m->debian_version))
+		return row(p, "debian", NULL, m->debian_version, actual, false,
+			   "%s %s is %s, the bundle was built against %s: the same uname -r, but the kernel package "
+			   "changed (a Debian point release): build and pack a payload for %s",
+			   m->debian_package, actual, h->installed_debian_version ? "installed" : "running",
+			   m->debian_version, actual);
+	if (h->running && h->running_debian_version && strcmp(h->running_debian_version, m->debian_version))
+		return row(p, "debian", NULL, m->debian_version, actual, true,
+			   "installed; the running kernel is %s (upgraded since boot): a reboot is needed anyway",
+			   h->running_debian_version);
+	return row(p, "debian", NULL, m->debian_version, actual, true, NULL);
+}
 
-	/* vermagic and the stock copies */
-	struct stock *stock = calloc(m->n_modules, sizeof(*stock));
-	_cleanup_(stune_strv_freep) char **names = NULL;
+/* vermagic, reading the stock copies on the way (stock[i] for m->modules[i]; names: the modules'). */
+static int check_vermagic(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_manifest *m,
+			  struct stock *stock, char ***names)
+{
 	size_t nn = 0;
-	if (!stock)
-		return -ENOMEM;
-	r = 0;
+	int r = 0;
 	for (size_t i = 0; r >= 0 && i < m->n_modules; i++) {
 		const struct stune_pmodule *pm = &m->modules[i];
 		_cleanup_free_ char *why = NULL;
-		if ((r = stune_strv_push(&names, &nn, strdup(pm->name))) < 0)
+		if ((r = stune_strv_push(names, &nn, strdup(pm->name))) < 0)
 			break;
 		int k = stune_stock_module_path(ctx, m->release, pm->name, &stock[i].path);
 		if (k == 0)
@@ -203,78 +195,129 @@ int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *
 			       "configuration",
 			pm->name);
 	}
+	return r;
+}
 
-	/* KABI: what the stock modules that depend on ours import. */
-	_cleanup_(stune_strv_freep) char **deps = NULL;
-	if (r >= 0) {
-		int k = stune_module_dependents(ctx, m->release, names, &deps);
-		if (k < 0 && k != -ENOENT)
-			r = k;
-		else if (k == -ENOENT)
-			r = row(p, "kabi", NULL, NULL, NULL, false,
-				"lib/modules/%s/modules.dep is missing: run depmod -a %s, then install again",
-				m->release, m->release);
-	}
-	for (size_t i = 0; r >= 0 && deps && i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		if (!stock[i].ko)
-			continue;
-		size_t checked = 0, bad = 0, users = 0;
-		_cleanup_free_ char *first = NULL;
-		for (char **d = deps; *d && r >= 0; d++) {
-			_cleanup_(stune_ko_freep) struct stune_ko *dk = NULL;
-			_cleanup_free_ char *why = NULL;
-			if (read_ko(ctx, *d, &dk, &why) < 0) {
-				r = row(p, "kabi", pm->name, NULL, NULL, false, "%s: %s: its imports cannot be checked",
-					*d, why ? why : "unreadable");
-				break;
-			}
-			bool uses = false;
-			for (size_t s = 0; s < dk->n_imports; s++) {
-				const struct stune_symcrc *imp = &dk->imports[s];
-				if (!stune_ko_export(stock[i].ko, imp->symbol))
-					continue; /* not a symbol of this module */
-				uses = true;
-				checked++;
-				const struct stune_symcrc *ours =
-				    stune_symcrc_find(pm->exports, pm->n_exports, imp->symbol);
-				if (ours && ours->crc == imp->crc)
-					continue;
-				bad++;
-				if (!first)
-					first =
-					    ours ? stune_strdupf("%s imports %s with CRC 0x%08x, our %s exports 0x%08x",
-								 stune_path_basename(*d), imp->symbol, imp->crc,
-								 pm->name, ours->crc)
-						 : stune_strdupf("%s imports %s, which our %s does not export",
-								 stune_path_basename(*d), imp->symbol, pm->name);
-			}
-			users += uses;
-		}
-		if (r < 0)
+/* KABI of one module: the imports of its stock dependents (deps) against our exports, and our exports
+ * against the stock copy's (ko). */
+static int check_kabi_module(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_pmodule *pm,
+			     const struct stune_ko *ko, char **deps)
+{
+	int r = 0;
+	size_t checked = 0, bad = 0, users = 0;
+	_cleanup_free_ char *first = NULL;
+	for (char **d = deps; *d && r >= 0; d++) {
+		_cleanup_(stune_ko_freep) struct stune_ko *dk = NULL;
+		_cleanup_free_ char *why = NULL;
+		if (read_ko(ctx, *d, &dk, &why) < 0) {
+			r = row(p, "kabi", pm->name, NULL, NULL, false, "%s: %s: its imports cannot be checked", *d,
+				why ? why : "unreadable");
 			break;
-		p->dependents += users;
-		p->imports += checked;
-		_cleanup_free_ char *exp = stune_strdupf("%zu imports by %zu stock modules", checked, users);
-		_cleanup_free_ char *act =
-		    stune_strdupf("%zu of %zu imports by %zu stock modules equal", checked - bad, checked, users);
-		size_t same_exports = 0;
-		for (size_t s = 0; s < stock[i].ko->n_exports; s++) {
-			const struct stune_symcrc *o = &stock[i].ko->exports[s],
-						  *ours = stune_symcrc_find(pm->exports, pm->n_exports, o->symbol);
-			same_exports += ours && ours->crc == o->crc;
 		}
-		if (bad)
-			r = row(
-			    p, "kabi", pm->name, exp, act, false,
-			    "%zu of %zu symbol CRCs differ (first: %s): the stock modules would refuse to load on top "
-			    "of it (\"disagrees about version of symbol\"); %zu of %zu exports equal the kernel's own "
-			    "%s.ko",
-			    bad, checked, first ? first : "?", same_exports, stock[i].ko->n_exports, pm->name);
-		else
-			r = row(p, "kabi", pm->name, exp, act, true, "%zu of %zu exports equal the kernel's own %s.ko",
-				same_exports, stock[i].ko->n_exports, pm->name);
+		bool uses = false;
+		for (size_t s = 0; s < dk->n_imports; s++) {
+			const struct stune_symcrc *imp = &dk->imports[s];
+			if (!stune_ko_export(ko, imp->symbol))
+				continue; /* not a symbol of this module */
+			uses = true;
+			checked++;
+			const struct stune_symcrc *ours = stune_symcrc_find(pm->exports, pm->n_exports, imp->symbol);
+			if (ours && ours->crc == imp->crc)
+				continue;
+			bad++;
+			if (!first)
+				first = ours ? stune_strdupf("%s imports %s with CRC 0x%08x, our %s exports 0x%08x",
+							     stune_path_basename(*d), imp->symbol, imp->crc, pm->name,
+							     ours->crc)
+					     : stune_strdupf("%s imports %s, which our %s does not export",
+							     stune_path_basename(*d), imp->symbol, pm->name);
+		}
+		users += uses;
 	}
+	if (r < 0)
+		return r;
+	p->dependents += users;
+	p->imports += checked;
+	_cleanup_free_ char *exp = stune_strdupf("%zu imports by %zu stock modules", checked, users);
+	_cleanup_free_ char *act =
+	    stune_strdupf("%zu of %zu imports by %zu stock modules equal", checked - bad, checked, users);
+	size_t same_exports = 0;
+	for (size_t s = 0; s < ko->n_exports; s++) {
+		const struct stune_symcrc *o = &ko->exports[s],
+					  *ours = stune_symcrc_find(pm->exports, pm->n_exports, o->symbol);
+		same_exports += ours && ours->crc == o->crc;
+	}
+	if (bad)
+		return row(p, "kabi", pm->name, exp, act, false,
+			   "%zu of %zu symbol CRCs differ (first: %s): the stock modules would refuse to load on top "
+			   "of it (\"disagrees about version of symbol\"); %zu of %zu exports equal the kernel's own "
+			   "%s.ko",
+			   bad, checked, first ? first : "?", same_exports, ko->n_exports, pm->name);
+	return row(p, "kabi", pm->name, exp, act, true, "%zu of %zu exports equal the kernel's own %s.ko", same_exports,
+		   ko->n_exports, pm->name);
+}
+
+/* KABI: what the stock modules that depend on ours import. */
+static int check_kabi(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_manifest *m,
+		      const struct stock *stock, char **names)
+{
+	_cleanup_(stune_strv_freep) char **deps = NULL;
+	int r = 0;
+	int k = stune_module_dependents(ctx, m->release, names, &deps);
+	if (k < 0 && k != -ENOENT)
+		r = k;
+	else if (k == -ENOENT)
+		r = row(p, "kabi", NULL, NULL, NULL, false,
+			"lib/modules/%s/modules.dep is missing: run depmod -a %s, then install again", m->release,
+			m->release);
+	for (size_t i = 0; r >= 0 && deps && i < m->n_modules; i++)
+		if (stock[i].ko)
+			r = check_kabi_module(ctx, p, &m->modules[i], stock[i].ko, deps);
+	return r;
+}
+
+/* target: nothing there that scsitune did not record */
+static int check_target(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_manifest *m)
+{
+	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", m->release, STUNE_PAYLOAD_SUBDIR);
+	if (!dir)
+		return -ENOMEM;
+	bool dir_there = stune_root_exists(ctx->root, dir),
+	     conf_there = stune_root_exists(ctx->root, "etc/depmod.d/scsitune.conf");
+	if (dir_there || conf_there)
+		return row(p, "target", NULL, "absent", dir_there ? dir : "etc/depmod.d/scsitune.conf", false,
+			   "/%s is there and no payload journal records it: remove it by hand (or with payload remove "
+			   "--state-dir of the install that made it), then install again",
+			   dir_there ? dir : "etc/depmod.d/scsitune.conf");
+	return row(p, "target", NULL, "absent", "absent", true, NULL);
+}
+
+int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			    struct stune_preflight **out)
+{
+	_cleanup_(stune_preflight_freep) struct stune_preflight *p = calloc(1, sizeof(*p));
+	int r;
+	if (!p)
+		return -ENOMEM;
+	p->passed = true;
+
+	if ((r = check_release(p, m, h)) < 0)
+		return r;
+	if (r > 0) {
+		*out = steal_pointer(&p);
+		return 0; /* nothing else can be checked */
+	}
+	if ((r = check_debian(p, m, h)) < 0)
+		return r;
+
+	/* vermagic and the stock copies, then KABI against the stock copies */
+	struct stock *stock = calloc(m->n_modules, sizeof(*stock));
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	if (!stock)
+		return -ENOMEM;
+	r = check_vermagic(ctx, p, m, stock, &names);
+	if (r >= 0)
+		r = check_kabi(ctx, p, m, stock, names);
 	for (size_t i = 0; i < m->n_modules; i++) {
 		free(stock[i].path);
 		stune_ko_free(stock[i].ko);
@@ -285,21 +328,7 @@ int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *
 
 	if ((r = check_signatures(p, m, h)) < 0)
 		return r;
-
-	/* target: nothing there that scsitune did not record */
-	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", m->release, STUNE_PAYLOAD_SUBDIR);
-	if (!dir)
-		return -ENOMEM;
-	bool dir_there = stune_root_exists(ctx->root, dir),
-	     conf_there = stune_root_exists(ctx->root, "etc/depmod.d/scsitune.conf");
-	if (dir_there || conf_there)
-		r = row(p, "target", NULL, "absent", dir_there ? dir : "etc/depmod.d/scsitune.conf", false,
-			"/%s is there and no payload journal records it: remove it by hand (or with payload remove "
-			"--state-dir of the install that made it), then install again",
-			dir_there ? dir : "etc/depmod.d/scsitune.conf");
-	else
-		r = row(p, "target", NULL, "absent", "absent", true, NULL);
-	if (r < 0)
+	if ((r = check_target(ctx, p, m)) < 0)
 		return r;
 	*out = steal_pointer(&p);
 	return 0;

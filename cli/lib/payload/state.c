@@ -396,12 +396,289 @@ static void judge(struct stune_pstate *st, bool any_file_ok)
 	}
 }
 
+/* The installed manifest as read, and whether the running kernel is the payload's own (kernel mode). */
+struct installed {
+	char *mpath; /* lib/modules/R/updates/scsitune/manifest.json, or kernel mode's */
+	uint8_t *mj; /* its bytes */
+	size_t mjl;
+	struct stune_manifest *m; /* parsed */
+	char *why;		  /* why it does not parse */
+	int mr;			  /* 0, or why it is not read or not parsed */
+	char *now;		  /* the running release, when the caller did not read it */
+	const char *running_release;
+	bool kernel_mode;
+};
+
+static void installed_clear(struct installed *in)
+{
+	free(in->mpath);
+	free(in->mj);
+	stune_manifest_free(in->m);
+	free(in->why);
+	free(in->now);
+}
+
+/* The installed manifest (what install left next to the modules in dir); running: the release read
+ * already, else NULL. */
+static int read_installed(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release,
+			  const char *dir, const char *running, struct installed *in)
+{
+	if (!(in->mpath = stune_strdupf("%s/manifest.json", dir)))
+		return -ENOMEM;
+	in->mr = stune_read_root_file(ctx->root, in->mpath, STUNE_MANIFEST_MAX, &in->mj, &in->mjl);
+	if (in->mr == 0 && (in->mr = stune_manifest_parse((const char *)in->mj, in->mjl, &in->m, &in->why)) < 0 &&
+	    in->mr != -EBADMSG)
+		return in->mr;
+	/* Running the payload's own kernel: its manifest is with the modules of another release. */
+	if (!running)
+		(void)stune_attr_str(ctx, &in->now, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease");
+	in->running_release = running ? running : in->now;
+	if (!given && in->mr == -ENOENT) {
+		_cleanup_free_ char *kpath = NULL;
+		int fr = find_kernel_manifest(ctx, release, &in->mj, &in->mjl, &in->m, &kpath);
+		if (fr == -ENOMEM)
+			return fr;
+		if (fr == 0) {
+			in->mr = 0;
+			in->kernel_mode = true;
+			free(in->mpath);
+			in->mpath = steal_pointer(&kpath);
+		}
+	} else if (given && given->kernel && in->running_release &&
+		   !strcmp(in->running_release, given->kernel->release))
+		in->kernel_mode = true;
+	return 0;
+}
+
+/* The links of a bundle given: read, and its manifest the one installed or not. */
+static int link_bundle(struct stune_pstate *st, const struct stune_manifest *given, const char *release,
+		       const char *bundle_note, const struct installed *in)
+{
+	int r;
+	if ((r = add(st, "bundle", NULL, NULL, NULL, STUNE_LINK_OK, "%s", bundle_note ? bundle_note : "read")) < 0)
+		return r;
+	char a[STUNE_SHA256_HEX], b[STUNE_SHA256_HEX];
+	stune_sha256_hex(given->json, given->json_len, a);
+	if (in->mj && in->mr == 0)
+		stune_sha256_hex(in->mj, in->mjl, b);
+	if (in->mr == -ENOENT)
+		r = add(st, "installed", NULL, a, NULL, STUNE_LINK_ABSENT, "no payload installed for %s (/%s)", release,
+			in->mpath);
+	else if (in->mr < 0)
+		r = add(st, "installed", NULL, a, NULL, STUNE_LINK_DRIFT, "/%s: %s", in->mpath,
+			in->why ? in->why : strerror(-in->mr));
+	else if (strcmp(a, b))
+		r = add(st, "installed", NULL, a, b, STUNE_LINK_DRIFT,
+			"another payload is installed (payload %s): its manifest differs from the bundle's",
+			in->m->payload_version);
+	else
+		r = add(st, "installed", NULL, a, b, STUNE_LINK_OK, "the bundle's manifest is %s/manifest.json",
+			STUNE_PAYLOAD_SUBDIR);
+	if (r < 0)
+		return r;
+	st->source = stune_strdupf("bundle");
+	return 0;
+}
+
+/* The link of the installed manifest, without a bundle: 1 when there is none or it is unreadable, the
+ * state then complete (not installed, or unknown). */
+static int link_installed(struct stune_pstate *st, const char *release, const struct installed *in)
+{
+	int r;
+	if (in->mr == -ENOENT) {
+		st->verdict = STUNE_PV_NOT_INSTALLED;
+		if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ABSENT,
+			     "no payload installed for %s (no /%s)", release, in->mpath)) < 0)
+			return r;
+		return 1;
+	}
+	if (in->mr < 0) {
+		st->verdict = STUNE_PV_UNKNOWN;
+		if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ERROR, "/%s: %s", in->mpath,
+			     in->why ? in->why : strerror(-in->mr))) < 0)
+			return r;
+		return 1;
+	}
+	char a[STUNE_SHA256_HEX];
+	stune_sha256_hex(in->mj, in->mjl, a);
+	if ((r = add(st, "installed", NULL, NULL, a, STUNE_LINK_OK,
+		     "%s/manifest.json (its bundle's signature was checked at install)", STUNE_PAYLOAD_SUBDIR)) < 0)
+		return r;
+	st->source = stune_strdupf("/%s", in->mpath);
+	return 0;
+}
+
+/* The kernel package: the same uname -r can be another build (a Debian point release). */
+static int link_debian(struct stune_pstate *st, const struct stune_manifest *m, const struct stune_phost *h)
+{
+	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
+	if (inst && strcmp(inst, m->debian_version))
+		return add(st, "debian", NULL, m->debian_version, inst, STUNE_LINK_DRIFT,
+			   "%s %s is installed, the payload was built against %s: a Debian point release with the same "
+			   "uname -r; the stock modules changed, build and install a payload for %s",
+			   m->debian_package, inst, m->debian_version, inst);
+	if (run && strcmp(run, m->debian_version))
+		return add(st, "debian", NULL, m->debian_version, run, inst ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT,
+			   inst ? "the running kernel is Debian %s; %s installed is the payload's: reboot into it"
+				: "the running kernel is Debian %s, the payload was built against another (%s)",
+			   run, inst ? inst : m->debian_version);
+	if (!inst && !run)
+		return add(st, "debian", NULL, m->debian_version, NULL, STUNE_LINK_SKIPPED,
+			   "neither dpkg's status file nor proc/version names the package version");
+	return add(st, "debian", NULL, m->debian_version, inst ? inst : run, STUNE_LINK_OK, "%s%s",
+		   inst ? "installed" : "running", inst && run ? " and running" : "");
+}
+
+/* The host's files every module's links are checked against, read once. */
+struct host_files {
+	char *conf;		  /* the depmod.d file */
+	int cr;			  /* 0, or why conf is not read */
+	char *initrd_path;	  /* boot/initrd.img-R */
+	struct stune_initrd *ird; /* its modules (with STUNE_PSTATE_INITRD) */
+	char *initrd_err;
+	int ir; /* 0, or why ird is not read (-ENOENT without STUNE_PSTATE_INITRD) */
+};
+
+static void host_files_clear(struct host_files *hf)
+{
+	free(hf->conf);
+	free(hf->initrd_path);
+	stune_initrd_free(hf->ird);
+	free(hf->initrd_err);
+}
+
+static int read_host_files(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+			   unsigned flags, struct host_files *hf)
+{
+	int r;
+	hf->cr = stune_root_read(ctx->root, STUNE_DEPMOD_CONF, &hf->conf);
+	hf->ir = -ENOENT;
+	if (!(hf->initrd_path = stune_strdupf("boot/initrd.img-%s", h->release)))
+		return -ENOMEM;
+	if (!(flags & STUNE_PSTATE_INITRD))
+		return 0;
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t nn = 0;
+	for (size_t i = 0; i < m->n_modules; i++)
+		if ((r = stune_strv_push(&names, &nn, strdup(m->modules[i].name))) < 0)
+			return r;
+	_cleanup_free_ uint8_t *data = NULL;
+	size_t len = 0;
+	hf->ir = stune_read_root_file(ctx->root, hf->initrd_path, STUNE_INITRD_MAX, &data, &len);
+	if (hf->ir == 0)
+		hf->ir = stune_initrd_read(data, len, h->release, names, &hf->ird, &hf->initrd_err);
+	if (hf->ir == -ENOMEM)
+		return hf->ir;
+	return 0;
+}
+
+/* The module's file on disk (dir/M.ko, rel below lib/modules/R): the bundle's or not. */
+static int link_file(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pmodule *pm,
+		     const struct stune_pfile *pf, const char *dir, const char *rel, bool *file_ok)
+{
+	_cleanup_free_ char *fpath = stune_strdupf("%s/%s.ko", dir, pm->name);
+	if (!fpath)
+		return -ENOMEM;
+	char sha[STUNE_SHA256_HEX];
+	int k = stune_sha256_root_file(ctx->root, fpath, sha);
+	*file_ok = k == 0 && !strcmp(sha, pf->sha256);
+	if (k == -ENOENT)
+		return add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ABSENT, "no /%s", fpath);
+	if (k < 0)
+		return add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s", fpath, strerror(-k));
+	return add(st, "file", pm->name, pf->sha256, sha, *file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT, "%s%s", rel,
+		   *file_ok ? "" : ": not the bundle's file");
+}
+
+/* depmod.d: the override line that puts our directory first for the module. */
+static int link_depmod(struct stune_pstate *st, const struct stune_pmodule *pm, const char *release,
+		       const struct host_files *hf)
+{
+	_cleanup_free_ char *want = stune_strdupf("override %s %s %s", pm->name, release, STUNE_PAYLOAD_SUBDIR);
+	if (!want)
+		return -ENOMEM;
+	if (hf->cr == -ENOENT)
+		return add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ABSENT, "no /%s", STUNE_DEPMOD_CONF);
+	if (hf->cr < 0)
+		return add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ERROR, "/%s: %s", STUNE_DEPMOD_CONF,
+			   strerror(-hf->cr));
+	return add(st, "depmod.d", pm->name, want, conf_has_override(hf->conf, pm->name, release) ? want : NULL,
+		   conf_has_override(hf->conf, pm->name, release) ? STUNE_LINK_OK : STUNE_LINK_DRIFT, "/%s",
+		   STUNE_DEPMOD_CONF);
+}
+
+/* modprobe: the file libkmod resolves the module to is ours (rel). */
+static int link_modprobe(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pmodule *pm,
+			 const char *release, const char *rel, bool *resolves_ours)
+{
+	_cleanup_free_ char *got = NULL;
+	int k = stune_kmod_resolve(ctx, release, pm->name, &got);
+	*resolves_ours = k == 0 && !strcmp(got, rel);
+	if (k == -ENOMEM)
+		return k;
+	if (k < 0)
+		return add(st, "modprobe", pm->name, rel, NULL, k == -ENOENT ? STUNE_LINK_DRIFT : STUNE_LINK_ERROR,
+			   "modprobe %s: %s", pm->name,
+			   k == -ENOENT ? "no module by that name in the depmod index" : strerror(-k));
+	return add(st, "modprobe", pm->name, rel, got, *resolves_ours ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
+		   *resolves_ours ? "libkmod, lib/modules/%s" : "modprobe loads another file: depmod -a %s", release);
+}
+
+/* initrd: the copy of the module the next boot loads, if the initrd holds one. */
+static int link_initrd(struct stune_pstate *st, const struct stune_pmodule *pm, const struct stune_pfile *pf,
+		       const char *release, const struct host_files *hf)
+{
+	if (hf->ir == -ENOENT)
+		return add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_SKIPPED, "no /%s", hf->initrd_path);
+	if (hf->ir < 0)
+		return add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s", hf->initrd_path,
+			   hf->initrd_err ? hf->initrd_err : strerror(-hf->ir));
+	const struct stune_initrd *ird = hf->ird;
+	_cleanup_free_ char *res = stune_initrd_resolve(ird, pm->name);
+	const struct stune_initrd_file *f = res ? stune_initrd_file(ird, pm->name, res) : NULL;
+	for (size_t q = 0; !f && q < ird->n; q++)
+		if (!strcmp(ird->files[q].module, pm->name))
+			f = &ird->files[q];
+	if (!f)
+		return add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_OK,
+			   "not in /%s: loaded from /lib/modules", hf->initrd_path);
+	if (!strcmp(f->sha256, pf->sha256))
+		return add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_OK, "/%s: %s", hf->initrd_path,
+			   f->path);
+	return add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_DRIFT,
+		   "/%s holds another %s.ko (%s): the next boot loads it; update-initramfs -u -k %s", hf->initrd_path,
+		   pm->name, f->path, release);
+}
+
+/* One module's links, in order: file, depmod.d, modprobe, initrd, loaded. file_ok: its file is ours. */
+static int link_module(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_manifest *m,
+		       const struct stune_pmodule *pm, const struct stune_phost *h, unsigned flags, const char *dir,
+		       const struct host_files *hf, bool *file_ok)
+{
+	const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+	_cleanup_free_ char *rel = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
+	bool resolves_ours = true;
+	int r;
+	if (!rel)
+		return -ENOMEM;
+	if ((r = link_file(ctx, st, pm, pf, dir, rel, file_ok)) < 0)
+		return r;
+	if ((r = link_depmod(st, pm, h->release, hf)) < 0)
+		return r;
+	if ((flags & STUNE_PSTATE_MODPROBE) && (r = link_modprobe(ctx, st, pm, h->release, rel, &resolves_ours)) < 0)
+		return r;
+	if ((flags & STUNE_PSTATE_INITRD) && (r = link_initrd(st, pm, pf, h->release, hf)) < 0)
+		return r;
+	return link_loaded(ctx, st, h, pm, flags, *file_ok, resolves_ours);
+}
+
 int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release, unsigned flags,
 			const char *bundle_note, struct stune_pstate **out)
 {
 	_cleanup_(stune_pstate_freep) struct stune_pstate *st = calloc(1, sizeof(*st));
 	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
-	_cleanup_(stune_manifest_freep) struct stune_manifest *installed = NULL;
+	_cleanup_(installed_clear) struct installed in = {0};
+	_cleanup_(host_files_clear) struct host_files hf = {0};
 	int r;
 	_cleanup_free_ char *running = NULL;
 	if (!st)
@@ -421,85 +698,17 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	if (!(st->release = strdup(release)))
 		return -ENOMEM;
 	_cleanup_free_ char *dir = stune_strdupf("lib/modules/%s/%s", release, STUNE_PAYLOAD_SUBDIR);
-	_cleanup_free_ char *mpath = stune_strdupf("%s/manifest.json", dir);
-	if (!dir || !mpath)
+	if (!dir)
 		return -ENOMEM;
 
-	/* The installed manifest (what install left next to the modules). */
-	_cleanup_free_ uint8_t *mj = NULL;
-	size_t mjl = 0;
-	_cleanup_free_ char *why = NULL;
-	int mr = stune_read_root_file(ctx->root, mpath, STUNE_MANIFEST_MAX, &mj, &mjl);
-	if (mr == 0 && (mr = stune_manifest_parse((const char *)mj, mjl, &installed, &why)) < 0 && mr != -EBADMSG)
-		return mr;
-	/* Running the payload's own kernel: its manifest is with the modules of another release. */
-	_cleanup_free_ char *now = NULL;
-	if (!running)
-		(void)stune_attr_str(ctx, &now, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease");
-	const char *running_release = running ? running : now;
-	bool kernel_mode = false;
-	if (!given && mr == -ENOENT) {
-		_cleanup_free_ char *kpath = NULL;
-		int fr = find_kernel_manifest(ctx, release, &mj, &mjl, &installed, &kpath);
-		if (fr == -ENOMEM)
-			return fr;
-		if (fr == 0) {
-			mr = 0;
-			kernel_mode = true;
-			free(mpath);
-			mpath = steal_pointer(&kpath);
-		}
-	} else if (given && given->kernel && running_release && !strcmp(running_release, given->kernel->release))
-		kernel_mode = true;
-	const struct stune_manifest *m = given ? given : installed;
-	if (given) {
-		if ((r = add(st, "bundle", NULL, NULL, NULL, STUNE_LINK_OK, "%s", bundle_note ? bundle_note : "read")) <
-		    0)
-			return r;
-		char a[STUNE_SHA256_HEX], b[STUNE_SHA256_HEX];
-		stune_sha256_hex(given->json, given->json_len, a);
-		if (mj && mr == 0)
-			stune_sha256_hex(mj, mjl, b);
-		if (mr == -ENOENT)
-			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_ABSENT, "no payload installed for %s (/%s)",
-				release, mpath);
-		else if (mr < 0)
-			r = add(st, "installed", NULL, a, NULL, STUNE_LINK_DRIFT, "/%s: %s", mpath,
-				why ? why : strerror(-mr));
-		else if (strcmp(a, b))
-			r = add(st, "installed", NULL, a, b, STUNE_LINK_DRIFT,
-				"another payload is installed (payload %s): its manifest differs from the bundle's",
-				installed->payload_version);
-		else
-			r = add(st, "installed", NULL, a, b, STUNE_LINK_OK, "the bundle's manifest is %s/manifest.json",
-				STUNE_PAYLOAD_SUBDIR);
-		if (r < 0)
-			return r;
-		st->source = stune_strdupf("bundle");
-	} else {
-		if (mr == -ENOENT) {
-			st->verdict = STUNE_PV_NOT_INSTALLED;
-			if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ABSENT,
-				     "no payload installed for %s (no /%s)", release, mpath)) < 0)
-				return r;
-			*out = steal_pointer(&st);
-			return 0;
-		}
-		if (mr < 0) {
-			st->verdict = STUNE_PV_UNKNOWN;
-			if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ERROR, "/%s: %s", mpath,
-				     why ? why : strerror(-mr))) < 0)
-				return r;
-			*out = steal_pointer(&st);
-			return 0;
-		}
-		char a[STUNE_SHA256_HEX];
-		stune_sha256_hex(mj, mjl, a);
-		if ((r = add(st, "installed", NULL, NULL, a, STUNE_LINK_OK,
-			     "%s/manifest.json (its bundle's signature was checked at install)",
-			     STUNE_PAYLOAD_SUBDIR)) < 0)
-			return r;
-		st->source = stune_strdupf("/%s", mpath);
+	if ((r = read_installed(ctx, given, release, dir, running, &in)) < 0)
+		return r;
+	const struct stune_manifest *m = given ? given : in.m;
+	if ((r = given ? link_bundle(st, given, release, bundle_note, &in) : link_installed(st, release, &in)) < 0)
+		return r;
+	if (r > 0) { /* nothing installed to follow further */
+		*out = steal_pointer(&st);
+		return 0;
 	}
 	if (!st->source || !(st->payload_version = strdup(m->payload_version)))
 		return -ENOMEM;
@@ -508,9 +717,9 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		return r;
 
 	bool any_file_ok = false, kernel_ok = false;
-	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, running_release, kernel_mode, &kernel_ok)) < 0)
+	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, in.running_release, in.kernel_mode, &kernel_ok)) < 0)
 		return r;
-	if (kernel_mode) {
+	if (in.kernel_mode) {
 		/* The modules are for Debian's kernel of m->release; the one running is built with the patches. */
 		if ((r = add(st, "modules", NULL, m->release, NULL, STUNE_LINK_SKIPPED,
 			     "the bundle's modules are for %s; %s is the payload's own kernel (the patches built in)",
@@ -521,143 +730,15 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 		return 0;
 	}
 
-	/* The kernel package: the same uname -r can be another build (a Debian point release). */
-	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
-	if (inst && strcmp(inst, m->debian_version))
-		r = add(st, "debian", NULL, m->debian_version, inst, STUNE_LINK_DRIFT,
-			"%s %s is installed, the payload was built against %s: a Debian point release with the same "
-			"uname -r; the stock modules changed, build and install a payload for %s",
-			m->debian_package, inst, m->debian_version, inst);
-	else if (run && strcmp(run, m->debian_version))
-		r = add(st, "debian", NULL, m->debian_version, run, inst ? STUNE_LINK_PENDING : STUNE_LINK_DRIFT,
-			inst ? "the running kernel is Debian %s; %s installed is the payload's: reboot into it"
-			     : "the running kernel is Debian %s, the payload was built against another (%s)",
-			run, inst ? inst : m->debian_version);
-	else if (!inst && !run)
-		r = add(st, "debian", NULL, m->debian_version, NULL, STUNE_LINK_SKIPPED,
-			"neither dpkg's status file nor proc/version names the package version");
-	else
-		r = add(st, "debian", NULL, m->debian_version, inst ? inst : run, STUNE_LINK_OK, "%s%s",
-			inst ? "installed" : "running", inst && run ? " and running" : "");
-	if (r < 0)
+	if ((r = link_debian(st, m, h)) < 0)
 		return r;
-
-	_cleanup_free_ char *conf = NULL;
-	int cr = stune_root_read(ctx->root, STUNE_DEPMOD_CONF, &conf);
-	_cleanup_(stune_initrd_freep) struct stune_initrd *ird = NULL;
-	_cleanup_free_ char *initrd_path = stune_strdupf("boot/initrd.img-%s", h->release), *initrd_err = NULL;
-	int ir = -ENOENT;
-	if (!initrd_path)
-		return -ENOMEM;
-	if (flags & STUNE_PSTATE_INITRD) {
-		_cleanup_(stune_strv_freep) char **names = NULL;
-		size_t nn = 0;
-		for (size_t i = 0; i < m->n_modules; i++)
-			if ((r = stune_strv_push(&names, &nn, strdup(m->modules[i].name))) < 0)
-				return r;
-		_cleanup_free_ uint8_t *data = NULL;
-		size_t len = 0;
-		ir = stune_read_root_file(ctx->root, initrd_path, STUNE_INITRD_MAX, &data, &len);
-		if (ir == 0)
-			ir = stune_initrd_read(data, len, h->release, names, &ird, &initrd_err);
-		if (ir == -ENOMEM)
-			return ir;
-	}
-
+	if ((r = read_host_files(ctx, m, h, flags, &hf)) < 0)
+		return r;
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
-		_cleanup_free_ char *fpath = stune_strdupf("%s/%s.ko", dir, pm->name), *rel = NULL;
-		if (!fpath || !(rel = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name)))
-			return -ENOMEM;
-		char sha[STUNE_SHA256_HEX];
-		int k = stune_sha256_root_file(ctx->root, fpath, sha);
-		bool file_ok = k == 0 && !strcmp(sha, pf->sha256);
+		bool file_ok = false;
+		if ((r = link_module(ctx, st, m, &m->modules[i], h, flags, dir, &hf, &file_ok)) < 0)
+			return r;
 		any_file_ok |= file_ok;
-		if (k == -ENOENT)
-			r = add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ABSENT, "no /%s", fpath);
-		else if (k < 0)
-			r = add(st, "file", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s", fpath,
-				strerror(-k));
-		else
-			r = add(st, "file", pm->name, pf->sha256, sha, file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
-				"%s%s", rel, file_ok ? "" : ": not the bundle's file");
-		if (r < 0)
-			return r;
-
-		/* depmod.d */
-		_cleanup_free_ char *want =
-		    stune_strdupf("override %s %s %s", pm->name, h->release, STUNE_PAYLOAD_SUBDIR);
-		if (!want)
-			return -ENOMEM;
-		if (cr == -ENOENT)
-			r = add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ABSENT, "no /%s", STUNE_DEPMOD_CONF);
-		else if (cr < 0)
-			r = add(st, "depmod.d", pm->name, want, NULL, STUNE_LINK_ERROR, "/%s: %s", STUNE_DEPMOD_CONF,
-				strerror(-cr));
-		else
-			r = add(st, "depmod.d", pm->name, want,
-				conf_has_override(conf, pm->name, h->release) ? want : NULL,
-				conf_has_override(conf, pm->name, h->release) ? STUNE_LINK_OK : STUNE_LINK_DRIFT, "/%s",
-				STUNE_DEPMOD_CONF);
-		if (r < 0)
-			return r;
-
-		/* modprobe */
-		bool resolves_ours = true;
-		if (flags & STUNE_PSTATE_MODPROBE) {
-			_cleanup_free_ char *got = NULL;
-			k = stune_kmod_resolve(ctx, h->release, pm->name, &got);
-			resolves_ours = k == 0 && !strcmp(got, rel);
-			if (k == -ENOMEM)
-				return k;
-			if (k < 0)
-				r = add(st, "modprobe", pm->name, rel, NULL,
-					k == -ENOENT ? STUNE_LINK_DRIFT : STUNE_LINK_ERROR, "modprobe %s: %s", pm->name,
-					k == -ENOENT ? "no module by that name in the depmod index" : strerror(-k));
-			else
-				r = add(st, "modprobe", pm->name, rel, got,
-					resolves_ours ? STUNE_LINK_OK : STUNE_LINK_DRIFT,
-					resolves_ours ? "libkmod, lib/modules/%s"
-						      : "modprobe loads another file: depmod -a %s",
-					h->release);
-			if (r < 0)
-				return r;
-		}
-
-		/* initrd */
-		if (flags & STUNE_PSTATE_INITRD) {
-			if (ir == -ENOENT)
-				r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_SKIPPED, "no /%s",
-					initrd_path);
-			else if (ir < 0)
-				r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_ERROR, "/%s: %s",
-					initrd_path, initrd_err ? initrd_err : strerror(-ir));
-			else {
-				_cleanup_free_ char *res = stune_initrd_resolve(ird, pm->name);
-				const struct stune_initrd_file *f = res ? stune_initrd_file(ird, pm->name, res) : NULL;
-				for (size_t q = 0; !f && q < ird->n; q++)
-					if (!strcmp(ird->files[q].module, pm->name))
-						f = &ird->files[q];
-				if (!f)
-					r = add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_OK,
-						"not in /%s: loaded from /lib/modules", initrd_path);
-				else if (!strcmp(f->sha256, pf->sha256))
-					r = add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_OK, "/%s: %s",
-						initrd_path, f->path);
-				else
-					r = add(st, "initrd", pm->name, pf->sha256, f->sha256, STUNE_LINK_DRIFT,
-						"/%s holds another %s.ko (%s): the next boot loads it; "
-						"update-initramfs -u -k %s",
-						initrd_path, pm->name, f->path, h->release);
-			}
-			if (r < 0)
-				return r;
-		}
-
-		/* loaded */
-		if ((r = link_loaded(ctx, st, h, pm, flags, file_ok, resolves_ours)) < 0)
-			return r;
 	}
 
 	judge(st, any_file_ok);
