@@ -101,7 +101,7 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	/* The payload's state, from the code payload verify runs (its cheap links only). */
-	_cleanup_(stune_pstate_freep) struct stune_pstate *ps = NULL;
+	_cleanup_(stune_payload_status_freep) struct stune_payload_status *ps = NULL;
 	if (stune_payload_state(ctx, NULL, NULL, 0, NULL, &ps) < 0)
 		ps = NULL;
 	render_topology(o, t, g->sysroot, g->verbose, only, ps);

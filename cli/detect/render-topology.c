@@ -61,7 +61,7 @@ static void render_kernel(struct out *o, const struct stune_topology *t)
 	out_obj_end(o);
 }
 
-static void render_payload(struct out *o, const struct stune_topology *t, const struct stune_pstate *ps)
+static void render_payload(struct out *o, const struct stune_topology *t, const struct stune_payload_status *ps)
 {
 	const struct stune_kernel *k = &t->kernel;
 
@@ -95,7 +95,7 @@ static void render_payload(struct out *o, const struct stune_topology *t, const 
 	if (ps && ps->payload_version)
 		out_text(o, "           scsitune payload %s: %s (scsitune payload verify)\n", ps->payload_version,
 			 stune_pverdict_name(ps->verdict));
-	else if (ps && ps->verdict == STUNE_PV_NOT_INSTALLED)
+	else if (ps && ps->verdict == STUNE_PAYLOAD_NOT_INSTALLED)
 		out_text(o, "           scsitune payload: not installed (no updates/scsitune/manifest.json)\n");
 	else if (ps)
 		out_text(o, "           scsitune payload: %s\n", stune_pverdict_name(ps->verdict));
@@ -574,7 +574,7 @@ static void render_hba(struct out *o, const struct stune_topology *t, const stru
 }
 
 void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only,
-		     const struct stune_pstate *payload)
+		     const struct stune_payload_status *payload)
 {
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_DETECT_SCHEMA_VERSION);

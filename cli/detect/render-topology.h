@@ -12,7 +12,7 @@
 
 /* verbose: the text adds per disk, per hctx and per IRQ detail (JSON is always whole);
  * only: the index of the one HBA to show (--hba), SIZE_MAX for all. */
-struct stune_pstate;
+struct stune_payload_status;
 /* payload: payload verify's state of the running kernel (NULL: unknown). */
 void render_topology(struct out *o, const struct stune_topology *t, const char *sysroot, int verbose, size_t only,
-		     const struct stune_pstate *payload);
+		     const struct stune_payload_status *payload);

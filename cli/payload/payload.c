@@ -152,7 +152,7 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 	out_str(o, "vermagic", "  vermagic %s\n", m->vermagic);
 	out_arr_begin(o, "modules");
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_payload_module *pm = &m->modules[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "name", "  %-16s", pm->name);
 		out_str(o, "version", " version %s", pm->version);
@@ -203,8 +203,8 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	if (!dry_run) {
 		if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 			return EXIT_ERROR;
-		_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
-		int r = stune_pjournal_load(state_dir, &j);
+		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
+		int r = stune_payload_journal_load(state_dir, &j);
 		if (r == -EBADMSG) {
 			error_msg("%s/payload/journal.json: not a scsitune payload journal", state_dir);
 			return EXIT_ERROR;
@@ -295,8 +295,8 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 		if (!note)
 			return EXIT_ERROR;
 	}
-	_cleanup_(stune_pstate_freep) struct stune_pstate *s = NULL;
-	int r = stune_payload_state(ctx, b.m, release, STUNE_PSTATE_ALL, note, &s);
+	_cleanup_(stune_payload_status_freep) struct stune_payload_status *s = NULL;
+	int r = stune_payload_state(ctx, b.m, release, STUNE_PAYLOAD_STATUS_ALL, note, &s);
 	if (r < 0) {
 		error_msg("payload verify: %s", strerror(-r));
 		return EXIT_ERROR;
@@ -315,9 +315,9 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 		return EXIT_ERROR;
 	}
 	switch (s->verdict) {
-	case STUNE_PV_LOADED:
+	case STUNE_PAYLOAD_LOADED:
 		return EXIT_OK;
-	case STUNE_PV_UNKNOWN:
+	case STUNE_PAYLOAD_UNKNOWN:
 		return EXIT_ERROR;
 	default:
 		return EXIT_DRIFT;
@@ -329,8 +329,8 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force,
 				 bool no_initramfs)
 {
-	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
-	int r = stune_pjournal_load(state_dir, &j);
+	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
+	int r = stune_payload_journal_load(state_dir, &j);
 	if (r == -ENOENT) {
 		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
 			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");
@@ -349,16 +349,16 @@ static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const cha
 	out_bool(o, "install_complete", NULL, j->complete ? STUNE_YES : STUNE_NO);
 	out_arr_begin(o, "steps");
 	for (size_t i = 0; i < res.n; i++) {
-		const struct stune_prm_row *w = &res.rows[i];
+		const struct stune_payload_rm_row *w = &res.rows[i];
 		out_obj_begin(o, NULL);
-		out_str(o, "step", NULL, stune_pstep_kind_name(w->kind));
-		out_str(o, "outcome", NULL, stune_prm_outcome_name(w->outcome));
+		out_str(o, "step", NULL, stune_payload_step_kind_name(w->kind));
+		out_str(o, "outcome", NULL, stune_payload_rm_outcome_name(w->outcome));
 		out_rootpath(o, "path", NULL, w->path);
 		out_str(o, "expected", NULL, w->expected);
 		out_str(o, "actual", NULL, w->actual);
 		out_str(o, "note", NULL, w->note);
-		out_text(o, "  %-13s %-10s " WRAP_HANG "%s%s%s%s\n", stune_prm_outcome_name(w->outcome),
-			 stune_pstep_kind_name(w->kind), w->path ? "/" : "", w->path ? w->path : "",
+		out_text(o, "  %-13s %-10s " WRAP_HANG "%s%s%s%s\n", stune_payload_rm_outcome_name(w->outcome),
+			 stune_payload_step_kind_name(w->kind), w->path ? "/" : "", w->path ? w->path : "",
 			 w->note ? (w->path ? ": " : "") : "", w->note ? w->note : "");
 		out_obj_end(o);
 	}
@@ -387,8 +387,8 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
 		return EXIT_ERROR;
 	/* No journal: an error, before a byte of the document (stdout is streamed). */
-	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
-	int jr = stune_pjournal_load(state_dir, &j);
+	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
+	int jr = stune_payload_journal_load(state_dir, &j);
 	if (jr == -ENOENT) {
 		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
 			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");

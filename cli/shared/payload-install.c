@@ -57,7 +57,7 @@ void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b)
 	out_str(o, "created", NULL, m->created);
 	out_arr_begin(o, "modules");
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_payload_module *pm = &m->modules[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "name", "  %-16s", pm->name);
 		out_str(o, "version", " version %s", pm->version);
@@ -80,7 +80,7 @@ static void render_preflight(struct out *o, const struct stune_preflight *p)
 	out_text(o, "Preflight:\n");
 	out_arr_begin(o, "checks");
 	for (size_t i = 0; i < p->n; i++) {
-		const struct stune_pcheck *c = &p->rows[i];
+		const struct stune_payload_check *c = &p->rows[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "check", NULL, c->check);
 		out_str(o, "module", NULL, c->module);
@@ -104,7 +104,7 @@ static void render_preflight(struct out *o, const struct stune_preflight *p)
 	out_obj_end(o);
 }
 
-static const char *need_name(enum stune_pneed n)
+static const char *need_name(enum stune_payload_need n)
 {
 	switch (n) {
 	case STUNE_NEED_NOTHING:
@@ -119,7 +119,7 @@ static const char *need_name(enum stune_pneed n)
 	return "?";
 }
 
-static const char *need_text(enum stune_pneed n, bool running)
+static const char *need_text(enum stune_payload_need n, bool running)
 {
 	switch (n) {
 	case STUNE_NEED_NOTHING:
@@ -136,23 +136,23 @@ static const char *need_text(enum stune_pneed n, bool running)
 }
 
 /* The journal's steps, as install left them. */
-static void render_install_steps(struct out *o, const struct stune_pjournal *j)
+static void render_install_steps(struct out *o, const struct stune_payload_journal *j)
 {
 	out_text(o, "Install:\n");
 	out_arr_begin(o, "steps");
 	for (size_t i = 0; j && i < j->n; i++) {
-		const struct stune_pstep *s = &j->steps[i];
+		const struct stune_payload_step *s = &j->steps[i];
 		out_obj_begin(o, NULL);
-		out_str(o, "step", NULL, stune_pstep_kind_name(s->kind));
-		out_str(o, "state", NULL, stune_pstep_state_name(s->state));
+		out_str(o, "step", NULL, stune_payload_step_kind_name(s->kind));
+		out_str(o, "state", NULL, stune_payload_step_state_name(s->state));
 		out_rootpath(o, "path", NULL, s->path);
 		out_str(o, "sha256", NULL, s->sha256);
 		out_str(o, "old_sha256", NULL, s->old_sha256);
 		out_str(o, "target", NULL, s->target);
 		out_str(o, "old_target", NULL, s->old_target);
 		out_str(o, "note", NULL, s->note);
-		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_pstep_state_name(s->state),
-			 stune_pstep_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
+		out_text(o, "  %-8s %-10s " WRAP_HANG "%s%s%s%s\n", stune_payload_step_state_name(s->state),
+			 stune_payload_step_kind_name(s->kind), s->path ? "/" : "", s->path ? s->path : "",
 			 s->note ? (s->path ? ": " : "") : "", s->note ? s->note : "");
 		out_obj_end(o);
 	}
@@ -160,17 +160,17 @@ static void render_install_steps(struct out *o, const struct stune_pjournal *j)
 }
 
 /* What modprobe resolves each module to, what it needs, how its reload went; false when one is not ours. */
-static bool render_resolution(struct out *o, const struct stune_manifest *m, const struct stune_phost *h,
-			      const struct stune_pinstall_result *res)
+static bool render_resolution(struct out *o, const struct stune_manifest *m, const struct stune_payload_host *h,
+			      const struct stune_payload_install_result *res)
 {
 	bool ok = true;
 	out_arr_begin(o, "resolution");
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		bool ours = stune_pinstall_ours(m, res, i);
+		const struct stune_payload_module *pm = &m->modules[i];
+		bool ours = stune_payload_install_ours(m, res, i);
 		if (!res->unresolved)
 			ok &= ours;
-		enum stune_pneed need = res->need[i];
+		enum stune_payload_need need = res->need[i];
 		int k = res->reload ? res->reload[i] : 0;
 		const char *reload_result = k > 0 ? "reloaded" : k < 0 ? "failed" : NULL;
 		const char *rerr = res->reload_err ? res->reload_err[i] : NULL;
@@ -202,7 +202,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 {
 	bool reload = flags & PAYLOAD_RELOAD;
 	const struct stune_manifest *m = b->m;
-	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
+	_cleanup_(stune_phost_freep) struct stune_payload_host *h = NULL;
 	_cleanup_(stune_preflight_freep) struct stune_preflight *p = NULL;
 	int r;
 	(void)g;
@@ -231,13 +231,13 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		out_str(o, "result", "Dry run: the preflight passed; nothing was changed.\n", "dry-run");
 		return 0;
 	}
-	struct stune_pinstall_opts io = {.state_dir = state_dir,
-					 .no_initramfs = flags & PAYLOAD_NO_INITRAMFS,
-					 .no_kernel = flags & PAYLOAD_NO_KERNEL,
-					 .set_default = flags & PAYLOAD_SET_DEFAULT,
-					 .bundle_sha256 = b->sha256,
-					 .key_id = b->key_id};
-	_cleanup_(stune_pinstall_result_clear) struct stune_pinstall_result res = {0};
+	struct stune_payload_install_opts io = {.state_dir = state_dir,
+						.no_initramfs = flags & PAYLOAD_NO_INITRAMFS,
+						.no_kernel = flags & PAYLOAD_NO_KERNEL,
+						.set_default = flags & PAYLOAD_SET_DEFAULT,
+						.bundle_sha256 = b->sha256,
+						.key_id = b->key_id};
+	_cleanup_(stune_payload_install_result_clear) struct stune_payload_install_result res = {0};
 	_cleanup_free_ char *err = NULL;
 	r = stune_payload_install(ctx, m, h, &io, &res, &err);
 	render_install_steps(o, res.journal);
@@ -260,11 +260,11 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	out_bool(o, "ok", NULL, res.initrd_ok ? STUNE_YES : STUNE_NO);
 	out_str(o, "note", "initrd: %s\n", res.initrd_note);
 	out_obj_end(o);
-	const struct stune_pstep *is = NULL;
+	const struct stune_payload_step *is = NULL;
 	for (size_t i = 0; i < res.journal->n; i++)
-		if (res.journal->steps[i].kind == STUNE_PS_INITRD)
+		if (res.journal->steps[i].kind == STUNE_PAYLOAD_STEP_INITRD)
 			is = &res.journal->steps[i];
-	if (is && is->state == STUNE_PSS_DONE && !res.initrd_ok) {
+	if (is && is->state == STUNE_PAYLOAD_STEP_STATE_DONE && !res.initrd_ok) {
 		ok = false;
 		error_msg("the new initrd does not hold the payload: %s", res.initrd_note ? res.initrd_note : "?");
 	}
@@ -277,8 +277,8 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 			  const char *state_dir, bool dry_run)
 {
 	if (!dry_run) {
-		_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = NULL;
-		int r = stune_pjournal_load(state_dir, &j);
+		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
+		int r = stune_payload_journal_load(state_dir, &j);
 		if (r == 0) {
 			char msha[STUNE_SHA256_HEX];
 			stune_sha256_hex(b->m->json, b->m->json_len, msha);
@@ -338,16 +338,16 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 	return r;
 }
 
-void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose)
+void payload_render_state(struct out *o, const struct stune_payload_status *s, int verbose)
 {
 	out_str(o, "release", "Kernel %s", s->release);
 	out_str(o, "payload_version", s->payload_version ? ", payload %s" : NULL, s->payload_version);
 	out_str(o, "source", NULL, s->source);
 	out_str(o, "verdict", ": %s\n", stune_pverdict_name(s->verdict));
-	const struct stune_plink *prev = NULL;
+	const struct stune_payload_link *prev = NULL;
 	out_arr_begin(o, "links");
 	for (size_t i = 0; i < s->n; i++) {
-		const struct stune_plink *l = &s->links[i];
+		const struct stune_payload_link *l = &s->links[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "link", NULL, l->link);
 		out_str(o, "module", NULL, l->module);

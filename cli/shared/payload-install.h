@@ -44,4 +44,4 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 /* The chain of custody (keys release, payload_version, source, verdict, links). */
 /* The bundle: file, SHA-256, signature, manifest (text and JSON "bundle"). */
 void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b);
-void payload_render_state(struct out *o, const struct stune_pstate *s, int verbose);
+void payload_render_state(struct out *o, const struct stune_payload_status *s, int verbose);

@@ -221,9 +221,10 @@ int apply_run(struct global_opts *g, struct stune_ctx *ctx, const struct stune_t
 	out_bool(o, "dry_run", NULL, STUNE_NO);
 	out_str(o, "journal", NULL, n.counts[STUNE_CHANGE] ? state_dir : NULL);
 	/* apply --payload: the payload's chain of custody, from the code payload verify runs. */
-	_cleanup_(stune_pstate_freep) struct stune_pstate *ps = NULL;
+	_cleanup_(stune_payload_status_freep) struct stune_payload_status *ps = NULL;
 	if (b && out_is_json(o) &&
-	    stune_payload_state(ctx, b->m, NULL, STUNE_PSTATE_MODPROBE | STUNE_PSTATE_INITRD, NULL, &ps) == 0) {
+	    stune_payload_state(ctx, b->m, NULL, STUNE_PAYLOAD_STATUS_MODPROBE | STUNE_PAYLOAD_STATUS_INITRD, NULL,
+				&ps) == 0) {
 		out_obj_begin(o, "payload");
 		payload_render_state(o, ps, g->verbose);
 		out_obj_end(o);

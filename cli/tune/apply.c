@@ -71,9 +71,9 @@ void help_apply(FILE *f)
 	      f);
 }
 
-static const char *class_label(enum stune_pclass c)
+static const char *class_label(enum stune_profile_section c)
 {
-	return stune_pclass_name(c);
+	return stune_profile_section_name(c);
 }
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -107,11 +107,11 @@ static ssize_t objects_in_state(const struct stune_plan *plan, enum stune_change
 static void render_why(struct out *o, const struct stune_plan *plan, int verbose)
 {
 	bool header = false;
-	_cleanup_free_ const struct stune_pvalue **shown = calloc(plan->n_changes + 1, sizeof(*shown));
+	_cleanup_free_ const struct stune_profile_value **shown = calloc(plan->n_changes + 1, sizeof(*shown));
 	size_t n_shown = 0;
 	for (size_t i = 0; i < plan->n_changes && shown; i++) {
 		const struct stune_change *c = &plan->changes[i];
-		const struct stune_pvalue *v = c->source;
+		const struct stune_profile_value *v = c->source;
 		bool seen = false;
 		for (size_t j = 0; j < n_shown && !seen; j++)
 			seen = shown[j] == v;

@@ -202,8 +202,8 @@ static void unnewline(char *s)
 			*s = '_';
 }
 
-static char *render(const struct stune_topology *t, enum out_format fmt, bool wrap, const struct stune_pstate *ps,
-		    size_t *len)
+static char *render(const struct stune_topology *t, enum out_format fmt, bool wrap,
+		    const struct stune_payload_status *ps, size_t *len)
 {
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
@@ -244,7 +244,7 @@ static void detect(struct stune_ctx *ctx)
 							: n->v == 0)),
 			   "HBA %zu: numa_node %lld is no possible node", i, (long long)n->v);
 	}
-	struct stune_pstate *ps = NULL;
+	struct stune_payload_status *ps = NULL;
 	if (stune_payload_state(ctx, NULL, NULL, 0, NULL, &ps) < 0)
 		ps = NULL;
 	size_t len;
@@ -279,7 +279,7 @@ static void detect(struct stune_ctx *ctx)
 			   lines(text, len));
 		free(text);
 	}
-	stune_pstate_free(ps);
+	stune_payload_status_free(ps);
 	stune_topology_free(t);
 }
 

@@ -189,7 +189,7 @@ CASE(profile_parse, "a profile: its rules in order, each value with its line, th
 	CHECK(err == NULL);
 	CHECK(p && p->n_rules == 4);
 	if (p && p->n_rules == 4) {
-		const struct stune_pvalue *v = stune_prule_get(&p->rules[0], "scheduler");
+		const struct stune_profile_value *v = stune_prule_get(&p->rules[0], "scheduler");
 		CHECK(v && !strcmp(v->value, "none") && v->line == 6);
 		CHECK_STR(v ? v->why : NULL, "why one why two");
 		CHECK_STR(v ? v->file : NULL, "t");
@@ -197,7 +197,7 @@ CASE(profile_parse, "a profile: its rules in order, each value with its line, th
 		CHECK(v && v->why == NULL && v->line == 7);
 		CHECK_STR(p->rules[1].label, "hdd");
 		CHECK(stune_prule_match(&p->rules[1], "match_rotational") != NULL);
-		CHECK(p->rules[2].cls == STUNE_PC_MODULE);
+		CHECK(p->rules[2].cls == STUNE_SECTION_MODULE);
 		CHECK_STR(p->rules[2].label, "mpi3mr");
 	}
 	stune_profile_free(p);

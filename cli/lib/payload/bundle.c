@@ -17,7 +17,7 @@ DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
 /* --- the manifest ----------------------------------------------------------- */
 
-static void pmodule_clear(struct stune_pmodule *m)
+static void pmodule_clear(struct stune_payload_module *m)
 {
 	free(m->name);
 	free(m->file);
@@ -68,7 +68,7 @@ void stune_manifest_free(struct stune_manifest *m)
 	free(m);
 }
 
-const struct stune_pfile *stune_manifest_file(const struct stune_manifest *m, const char *name)
+const struct stune_payload_file *stune_manifest_file(const struct stune_manifest *m, const char *name)
 {
 	for (size_t i = 0; i < m->n_files; i++)
 		if (!strcmp(m->files[i].name, name))
@@ -76,7 +76,7 @@ const struct stune_pfile *stune_manifest_file(const struct stune_manifest *m, co
 	return NULL;
 }
 
-const struct stune_pmodule *stune_manifest_module(const struct stune_manifest *m, const char *name)
+const struct stune_payload_module *stune_manifest_module(const struct stune_manifest *m, const char *name)
 {
 	for (size_t i = 0; i < m->n_modules; i++)
 		if (!strcmp(m->modules[i].name, name))
@@ -203,7 +203,7 @@ static int symcrc_cmp(const void *a, const void *b)
 	} while (0)
 
 /* "kernel": the kernel image package (payload/build --kernel), optional. */
-static int parse_kernel(json_object *o, struct stune_pkernel *k, char **err)
+static int parse_kernel(json_object *o, struct stune_payload_kernel *k, char **err)
 {
 	const char *what = "kernel";
 	if (!json_object_is_type(o, json_type_object))
@@ -232,7 +232,7 @@ static int parse_kernel(json_object *o, struct stune_pkernel *k, char **err)
 	return 0;
 }
 
-static int parse_module(json_object *o, struct stune_pmodule *m, char **err)
+static int parse_module(json_object *o, struct stune_payload_module *m, char **err)
 {
 	const char *_name = jstr(o, "name");
 	const char *what = _name && valid_modname(_name) ? _name : "a module";
@@ -293,7 +293,7 @@ static int parse_files(json_object *root, struct stune_manifest *m, char **err)
 		return -ENOMEM;
 	for (size_t i = 0; i < nf; i++) {
 		json_object *f = json_object_array_get_idx(v, i), *sz;
-		struct stune_pfile *pf = &m->files[i];
+		struct stune_payload_file *pf = &m->files[i];
 		m->n_files = i + 1;
 		const char *name = jstr(f, "name"), *sha = jstr(f, "sha256");
 		if (!name || !valid_relname(name) || !strcmp(name, "manifest.json"))
@@ -332,7 +332,7 @@ static int parse_modules(json_object *root, struct stune_manifest *m, char **err
 		int r = parse_module(json_object_array_get_idx(v, i), &m->modules[i], err);
 		if (r < 0)
 			return r;
-		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_payload_module *pm = &m->modules[i];
 		if (!stune_manifest_file(m, pm->file))
 			return stune_errf(err, -EBADMSG, "manifest.json: module %s: its file %s is not in \"files\"",
 					  pm->name, pm->file);
@@ -354,7 +354,7 @@ static int parse_patches(json_object *v, struct stune_manifest *m, char **err)
 		return np > 64 ? stune_errf(err, -EBADMSG, "manifest.json: too many patches") : -ENOMEM;
 	for (size_t i = 0; i < np; i++) {
 		json_object *p = json_object_array_get_idx(v, i);
-		struct stune_ppatch *pp = &m->patches[i];
+		struct stune_payload_patch *pp = &m->patches[i];
 		m->n_patches = i + 1;
 		const char *id = jstr(p, "id"), *file = jstr(p, "file"), *lands = jstr(p, "lands_in");
 		if ((id && !valid_text(id)) || (file && !valid_relname(file)) || (lands && !valid_text(lands)))
@@ -562,7 +562,7 @@ static int read_file_entry(struct archive *a, struct stune_manifest *m, const ch
 {
 	if (!strcmp(pn, "manifest.json"))
 		return stune_errf(err, -EBADMSG, "entry 'manifest.json' appears twice: refused");
-	struct stune_pfile *pf = (struct stune_pfile *)stune_manifest_file(m, pn);
+	struct stune_payload_file *pf = (struct stune_payload_file *)stune_manifest_file(m, pn);
 	if (!pf)
 		return stune_errf(err, -EBADMSG, "entry '%s' is not named in the manifest: refused", name);
 	if (pf->data)
@@ -595,8 +595,8 @@ static int check_modules(const struct stune_manifest *m, char **err)
 {
 	int r;
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		const struct stune_payload_module *pm = &m->modules[i];
+		const struct stune_payload_file *pf = stune_manifest_file(m, pm->file);
 		_cleanup_(stune_ko_freep) struct stune_ko *ko = NULL;
 		_cleanup_free_ char *why = NULL;
 		if ((r = stune_ko_read(pf->data, pf->size, &ko, &why)) < 0)

@@ -30,14 +30,14 @@
 #define STUNE_BUNDLE_ENTRIES_MAX    64
 #define STUNE_MANIFEST_MAX	    (1u << 20)
 
-struct stune_pfile {
+struct stune_payload_file {
 	char *name; /* relative: modules/scsi_mod.ko */
 	uint64_t size;
 	char sha256[STUNE_SHA256_HEX];
 	uint8_t *data; /* a read bundle: the contents; NULL in a bare manifest */
 };
 
-struct stune_pmodule {
+struct stune_payload_module {
 	char *name; /* scsi_mod */
 	char *file; /* modules/scsi_mod.ko (one of files) */
 	char *build_id, *srcversion, *version, *vermagic;
@@ -47,12 +47,12 @@ struct stune_pmodule {
 	size_t n_exports;
 };
 
-struct stune_ppatch {
+struct stune_payload_patch {
 	char *id, *file, *lands_in;
 };
 
 /* A kernel image package the bundle may carry (payload/build --kernel: make bindeb-pkg). */
-struct stune_pkernel {
+struct stune_payload_kernel {
 	char *release;	/* its uname -r: 6.1.192-scsitune */
 	char *package;	/* linux-image-RELEASE */
 	char *version;	/* its Debian version */
@@ -69,14 +69,14 @@ struct stune_manifest {
 	char *debian_version; /* its exact Debian version, e.g. 6.1.192-3 */
 	char *vermagic;
 	char *created;
-	struct stune_pmodule *modules;
+	struct stune_payload_module *modules;
 	size_t n_modules;
-	struct stune_ppatch *patches;
+	struct stune_payload_patch *patches;
 	size_t n_patches;
-	struct stune_pfile *files;
+	struct stune_payload_file *files;
 	size_t n_files;
-	struct stune_pkernel *kernel; /* NULL: modules only */
-	char *json;		      /* the manifest's own bytes, as signed */
+	struct stune_payload_kernel *kernel; /* NULL: modules only */
+	char *json;			     /* the manifest's own bytes, as signed */
 	size_t json_len;
 };
 
@@ -85,8 +85,8 @@ DEFINE_CLEANUP_FUNC(struct stune_manifest, stune_manifest_free)
 
 /* Parse and validate a manifest (names, digests, the release as a path component). -EBADMSG + *err. */
 int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **out, char **err);
-const struct stune_pfile *stune_manifest_file(const struct stune_manifest *m, const char *name);
-const struct stune_pmodule *stune_manifest_module(const struct stune_manifest *m, const char *name);
+const struct stune_payload_file *stune_manifest_file(const struct stune_manifest *m, const char *name);
+const struct stune_payload_module *stune_manifest_module(const struct stune_manifest *m, const char *name);
 
 /*
  * Read a bundle (already signature-checked) from memory. On success every

@@ -24,7 +24,7 @@
 #define STUNE_PAYLOAD_SUBDIR "updates/scsitune" /* under lib/modules/RELEASE */
 #define STUNE_DPKG_STATUS    "var/lib/dpkg/status"
 
-struct stune_phost {
+struct stune_payload_host {
 	char *release;			/* the release asked about */
 	char *running_release;		/* NULL when unreadable */
 	bool running;			/* release == running_release */
@@ -36,10 +36,10 @@ struct stune_phost {
 	enum stune_tristate secure_boot;
 };
 
-void stune_phost_free(struct stune_phost *h);
-DEFINE_CLEANUP_FUNC(struct stune_phost, stune_phost_free)
+void stune_phost_free(struct stune_payload_host *h);
+DEFINE_CLEANUP_FUNC(struct stune_payload_host, stune_phost_free)
 /* release NULL: the running one. Unreadable facts stay NULL / unknown. */
-int stune_phost_read(struct stune_ctx *ctx, const char *release, struct stune_phost **out);
+int stune_phost_read(struct stune_ctx *ctx, const char *release, struct stune_payload_host **out);
 
 /* "Debian 6.1.192-3" in a proc/version text (after the '#'): the version, allocated; NULL if none. */
 char *stune_proc_version_debian(const char *text);

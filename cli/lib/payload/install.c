@@ -110,38 +110,38 @@ static int rename_tmp(struct stune_ctx *ctx, const char *path)
 }
 
 /* Unlink path (and its temporary name) when it is ours (sha256) or force. */
-static enum stune_prm_outcome unlink_ours(struct stune_ctx *ctx, const char *path, const char *sha256, bool force,
-					  char actual[STUNE_SHA256_HEX], int *err)
+static enum stune_payload_rm_outcome unlink_ours(struct stune_ctx *ctx, const char *path, const char *sha256,
+						 bool force, char actual[STUNE_SHA256_HEX], int *err)
 {
 	_cleanup_free_ char *dir = NULL, *tmp = NULL;
 	const char *base;
 	actual[0] = '\0';
 	if (split(path, &dir, &base) < 0 || !(tmp = tmp_name(base))) {
 		*err = ENOMEM;
-		return STUNE_PRM_FAILED;
+		return STUNE_PAYLOAD_RM_FAILED;
 	}
 	_cleanup_close_ int dfd = open_dir(ctx, dir);
 	if (dfd < 0)
-		return dfd == -ENOENT ? STUNE_PRM_ABSENT : (*err = -dfd, STUNE_PRM_FAILED);
+		return dfd == -ENOENT ? STUNE_PAYLOAD_RM_ABSENT : (*err = -dfd, STUNE_PAYLOAD_RM_FAILED);
 	bool had_tmp = unlinkat(dfd, tmp, 0) == 0;
 	int r = stune_sha256_root_file(ctx->root, path, actual);
 	if (r == -ENOENT) {
 		actual[0] = '\0';
 		if (had_tmp)
 			stune_dir_sync(dfd);
-		return had_tmp ? STUNE_PRM_REMOVED : STUNE_PRM_ABSENT;
+		return had_tmp ? STUNE_PAYLOAD_RM_REMOVED : STUNE_PAYLOAD_RM_ABSENT;
 	}
 	if (r < 0) {
 		*err = -r;
-		return STUNE_PRM_FAILED;
+		return STUNE_PAYLOAD_RM_FAILED;
 	}
 	if (!force && (!sha256 || strcmp(actual, sha256)))
-		return STUNE_PRM_CHANGED;
+		return STUNE_PAYLOAD_RM_CHANGED;
 	if (unlinkat(dfd, base, 0) < 0 || stune_dir_sync(dfd) < 0) {
 		*err = errno;
-		return STUNE_PRM_FAILED;
+		return STUNE_PAYLOAD_RM_FAILED;
 	}
-	return STUNE_PRM_REMOVED;
+	return STUNE_PAYLOAD_RM_REMOVED;
 }
 
 /*
@@ -326,9 +326,9 @@ static const char *kstep_version(const char *target, char *pkg, size_t size)
 
 /* --- results ------------------------------------------------------------------ */
 
-void stune_pinstall_result_clear(struct stune_pinstall_result *r)
+void stune_payload_install_result_clear(struct stune_payload_install_result *r)
 {
-	stune_pjournal_free(r->journal);
+	stune_payload_journal_free(r->journal);
 	stune_strv_free(r->resolved);
 	free(r->initrd_note);
 	free(r->need);
@@ -339,7 +339,8 @@ void stune_pinstall_result_clear(struct stune_pinstall_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pinstall_result *res, size_t i)
+bool stune_payload_install_ours(const struct stune_manifest *m, const struct stune_payload_install_result *res,
+				size_t i)
 {
 	if (!res->resolved || i >= m->n_modules || !res->resolved[i])
 		return false;
@@ -347,8 +348,8 @@ bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pins
 	return want && !strcmp(res->resolved[i], want);
 }
 
-int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			 struct stune_pinstall_result *res)
+int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
+			 struct stune_payload_install_result *res)
 {
 	if (!res->need)
 		return 0;
@@ -360,7 +361,7 @@ int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, 
 		return -ENOMEM;
 	res->n_reload = m->n_modules;
 	for (size_t i = 0; i < m->n_modules; i++) {
-		if (res->need[i] != STUNE_NEED_RELOAD || !stune_pinstall_ours(m, res, i))
+		if (res->need[i] != STUNE_NEED_RELOAD || !stune_payload_install_ours(m, res, i))
 			continue;
 		int k = stune_kmod_reload(ctx, m->modules[i].name, &res->reload_err[i]);
 		res->reload[i] = k == 0 ? 1 : k;
@@ -385,8 +386,8 @@ char *stune_depmod_conf_text(const struct stune_manifest *m)
 	return s;
 }
 
-enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_phost *h, const char *name,
-				    const char *srcversion)
+enum stune_payload_need stune_payload_need(struct stune_ctx *ctx, const struct stune_payload_host *h, const char *name,
+					   const char *srcversion)
 {
 	if (!h->running)
 		return STUNE_NEED_REBOOT;
@@ -411,23 +412,24 @@ enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_ph
 
 /* --- install -------------------------------------------------------------------- */
 
-static int save(const char *state_dir, struct stune_pjournal *j, char **err)
+static int save(const char *state_dir, struct stune_payload_journal *j, char **err)
 {
-	int r = stune_pjournal_save(state_dir, j);
+	int r = stune_payload_journal_save(state_dir, j);
 	if (r < 0)
 		return stune_errf(err, r, "%s/payload/journal.json: %s", state_dir, strerror(-r));
 	hook();
 	return 0;
 }
 
-static int set_state(const char *state_dir, struct stune_pjournal *j, size_t i, enum stune_pstep_state s, char **err)
+static int set_state(const char *state_dir, struct stune_payload_journal *j, size_t i, enum stune_payload_step_state s,
+		     char **err)
 {
 	j->steps[i].state = s;
 	return save(state_dir, j, err);
 }
 
-static int set_note(struct stune_pstep *s, const char *fmt, ...) _printf_(2, 3);
-static int set_note(struct stune_pstep *s, const char *fmt, ...)
+static int set_note(struct stune_payload_step *s, const char *fmt, ...) _printf_(2, 3);
+static int set_note(struct stune_payload_step *s, const char *fmt, ...)
 {
 	va_list ap;
 	free(s->note);
@@ -463,8 +465,8 @@ static int check_initrd(const struct stune_manifest *m, const uint8_t *old, size
 	_cleanup_free_ char *summary = strdup("");
 	bool all = true;
 	for (size_t i = 0; i < m->n_modules && summary; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
-		const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+		const struct stune_payload_module *pm = &m->modules[i];
+		const struct stune_payload_file *pf = stune_manifest_file(m, pm->file);
 		_cleanup_free_ char *rel = stune_initrd_resolve(after, pm->name);
 		bool had = false;
 		for (size_t k = 0; before && k < before->n; k++)
@@ -501,17 +503,18 @@ static int check_initrd(const struct stune_manifest *m, const uint8_t *old, size
 
 /* The kernel steps from kfirst on (planned, journaled): the .deb written, apt-get install, then with
  * --set-default each boot link repointed (its old target journaled first). */
-static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
-			  struct stune_pjournal *j, size_t kfirst, const char *chroot_dir, char **err)
+static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
+			  const struct stune_payload_install_opts *o, struct stune_payload_journal *j, size_t kfirst,
+			  const char *chroot_dir, char **err)
 {
-	const struct stune_pkernel *k = m->kernel;
-	const struct stune_pfile *kf = stune_manifest_file(m, k->file);
+	const struct stune_payload_kernel *k = m->kernel;
+	const struct stune_payload_file *kf = stune_manifest_file(m, k->file);
 	int r;
 	for (size_t i = kfirst; i < j->n; i++) {
-		struct stune_pstep *s = &j->steps[i];
-		if (s->state == STUNE_PSS_SKIPPED)
+		struct stune_payload_step *s = &j->steps[i];
+		if (s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED)
 			continue;
-		if (s->kind == STUNE_PS_DEFAULT) {
+		if (s->kind == STUNE_PAYLOAD_STEP_DEFAULT) {
 			/* the link's old target in the journal before the step is marked started */
 			_cleanup_free_ char *old = NULL;
 			int lr = stune_root_readlink(ctx->root, s->path, &old);
@@ -522,21 +525,21 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 			free(s->old_target);
 			s->old_target = steal_pointer(&old);
 		}
-		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+		if ((r = set_state(o->state_dir, j, i, STUNE_PAYLOAD_STEP_STATE_STARTED, err)) < 0)
 			return r;
 		switch (s->kind) {
-		case STUNE_PS_MKDIR:
+		case STUNE_PAYLOAD_STEP_MKDIR:
 			if ((r = mkdir_root(ctx, s->path, 0755)) < 0)
 				return stune_errf(err, r, "mkdir /%s: %s", s->path, strerror(-r));
 			break;
-		case STUNE_PS_FILE:
+		case STUNE_PAYLOAD_STEP_FILE:
 			if ((r = write_tmp(ctx, s->path, kf->data, kf->size, 0644)) < 0)
 				return stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
 			hook();
 			if ((r = rename_tmp(ctx, s->path)) < 0)
 				return stune_errf(err, r, "renaming into /%s: %s", s->path, strerror(-r));
 			break;
-		case STUNE_PS_KERNEL: {
+		case STUNE_PAYLOAD_STEP_KERNEL: {
 			/* apt resolves what the package depends on; never dpkg --force */
 			_cleanup_free_ char *deb =
 			    stune_strdupf("/" KERNEL_DEB_DIR "/%s", stune_path_basename(k->file));
@@ -557,7 +560,7 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 				return r;
 			break;
 		}
-		case STUNE_PS_DEFAULT:
+		case STUNE_PAYLOAD_STEP_DEFAULT:
 			if ((r = stune_root_symlink(ctx->root, s->path, s->target)) < 0)
 				return stune_errf(err, r, "pointing /%s at %s: %s", s->path, s->target, strerror(-r));
 			if ((r = set_note(s, "was %s", s->old_target ? s->old_target : "(no link)")) < 0)
@@ -567,7 +570,7 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 			break;
 		}
 		hook();
-		if ((r = set_state(o->state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
+		if ((r = set_state(o->state_dir, j, i, STUNE_PAYLOAD_STEP_STATE_DONE, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -575,7 +578,7 @@ static int install_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
 
 /* What install plans before its first change, and what its steps share. */
 struct install_plan {
-	struct stune_pjournal *j;
+	struct stune_payload_journal *j;
 	char *conf;	  /* the depmod.d file's text */
 	char *initrd;	  /* boot/initrd.img-RELEASE */
 	char *chroot_dir; /* where update-initramfs runs (NULL live) */
@@ -587,7 +590,7 @@ struct install_plan {
 
 static void install_plan_clear(struct install_plan *p)
 {
-	stune_pjournal_free(p->j);
+	stune_payload_journal_free(p->j);
 	free(p->conf);
 	free(p->initrd);
 	free(p->chroot_dir);
@@ -596,10 +599,10 @@ static void install_plan_clear(struct install_plan *p)
 }
 
 /* The journal's head: the payload, the bundle it came from, when install began. */
-static int journal_begin(const struct stune_manifest *m, const struct stune_pinstall_opts *o,
-			 struct stune_pjournal **ret)
+static int journal_begin(const struct stune_manifest *m, const struct stune_payload_install_opts *o,
+			 struct stune_payload_journal **ret)
 {
-	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = calloc(1, sizeof(*j));
+	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	if (!(j->release = strdup(m->release)) || !(j->payload_version = strdup(m->payload_version)) ||
@@ -615,7 +618,7 @@ static int journal_begin(const struct stune_manifest *m, const struct stune_pins
 /* The payload's steps: the directories, the files (modules, manifest, depmod.d), depmod, the initrd. */
 static int plan_payload(struct stune_ctx *ctx, const struct stune_manifest *m, struct install_plan *p)
 {
-	struct stune_pjournal *j = p->j;
+	struct stune_payload_journal *j = p->j;
 	_cleanup_free_ char *updates = NULL, *dir = NULL;
 	int r;
 	if (!(updates = stune_strdupf("lib/modules/%s/updates", m->release)) ||
@@ -623,42 +626,43 @@ static int plan_payload(struct stune_ctx *ctx, const struct stune_manifest *m, s
 	    !(p->initrd = stune_strdupf("boot/initrd.img-%s", m->release)))
 		return -ENOMEM;
 
-	if (!is_dir(ctx, updates) && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, updates, NULL)) < 0)
+	if (!is_dir(ctx, updates) && (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_MKDIR, updates, NULL)) < 0)
 		return r;
-	if ((r = stune_pjournal_add(j, STUNE_PS_MKDIR, dir, NULL)) < 0)
+	if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_MKDIR, dir, NULL)) < 0)
 		return r;
-	if (!is_dir(ctx, "etc/depmod.d") && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, "etc/depmod.d", NULL)) < 0)
+	if (!is_dir(ctx, "etc/depmod.d") &&
+	    (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_MKDIR, "etc/depmod.d", NULL)) < 0)
 		return r;
 	p->first_file = j->n;
 	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_payload_module *pm = &m->modules[i];
 		_cleanup_free_ char *path = stune_strdupf("%s/%s.ko", dir, pm->name);
-		if (!path ||
-		    (r = stune_pjournal_add(j, STUNE_PS_FILE, path, stune_manifest_file(m, pm->file)->sha256)) < 0)
+		if (!path || (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_FILE, path,
+							    stune_manifest_file(m, pm->file)->sha256)) < 0)
 			return path ? r : -ENOMEM;
 	}
 	char sha[STUNE_SHA256_HEX];
 	_cleanup_free_ char *mp = stune_strdupf("%s/manifest.json", dir);
-	if (!mp || (r = stune_pjournal_add(j, STUNE_PS_FILE, mp, j->manifest_sha256)) < 0)
+	if (!mp || (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_FILE, mp, j->manifest_sha256)) < 0)
 		return mp ? r : -ENOMEM;
 	stune_sha256_hex(p->conf, strlen(p->conf), sha);
-	if ((r = stune_pjournal_add(j, STUNE_PS_FILE, STUNE_DEPMOD_CONF, sha)) < 0)
+	if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_FILE, STUNE_DEPMOD_CONF, sha)) < 0)
 		return r;
 	p->end_files = j->n;
-	if ((r = stune_pjournal_add(j, STUNE_PS_DEPMOD, NULL, NULL)) < 0)
+	if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_DEPMOD, NULL, NULL)) < 0)
 		return r;
 	p->depmod_step = j->n - 1;
-	if ((r = stune_pjournal_add(j, STUNE_PS_INITRD, p->initrd, NULL)) < 0)
+	if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_INITRD, p->initrd, NULL)) < 0)
 		return r;
 	p->initrd_step = j->n - 1;
 	return 0;
 }
 
 /* Whether the initrd is updated: when not, its step SKIPPED with the reason; when so, its mode kept. */
-static int plan_initrd(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
-		       struct install_plan *p)
+static int plan_initrd(struct stune_ctx *ctx, const struct stune_manifest *m,
+		       const struct stune_payload_install_opts *o, struct install_plan *p)
 {
-	struct stune_pstep *is = &p->j->steps[p->initrd_step];
+	struct stune_payload_step *is = &p->j->steps[p->initrd_step];
 	_cleanup_free_ char *runner_why = NULL;
 	struct stat ist;
 	int r;
@@ -679,23 +683,23 @@ static int plan_initrd(struct stune_ctx *ctx, const struct stune_manifest *m, co
 		return r;
 	p->do_initrd = r == 1;
 	if (!p->do_initrd)
-		is->state = STUNE_PSS_SKIPPED;
+		is->state = STUNE_PAYLOAD_STEP_STATE_SKIPPED;
 	else
 		is->mode = ist.st_mode & 07777;
 	return 0;
 }
 
 /* The kernel package: its .deb under var/cache/scsitune, apt, and with --set-default the boot links. */
-static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_pinstall_opts *o,
-		       struct install_plan *p, char **err)
+static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m,
+		       const struct stune_payload_install_opts *o, struct install_plan *p, char **err)
 {
-	struct stune_pjournal *j = p->j;
+	struct stune_payload_journal *j = p->j;
 	int r;
 	p->kfirst = j->n;
 	if (!m->kernel)
 		return 0;
-	const struct stune_pkernel *k = m->kernel;
-	const struct stune_pfile *kf = stune_manifest_file(m, k->file);
+	const struct stune_payload_kernel *k = m->kernel;
+	const struct stune_payload_file *kf = stune_manifest_file(m, k->file);
 	_cleanup_free_ char *deb = stune_strdupf(KERNEL_DEB_DIR "/%s", stune_path_basename(k->file)),
 			    *target = stune_strdupf("%s=%s", k->package, k->version),
 			    *image = stune_strdupf("boot/vmlinuz-%s", k->release),
@@ -708,17 +712,18 @@ static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, co
 				  "%s %s is installed and the bundle carries %s: remove it first (apt-get purge %s), "
 				  "or --no-kernel",
 				  k->package, kver_now, k->version, k->package);
-	if (!is_dir(ctx, KERNEL_DEB_DIR) && (r = stune_pjournal_add(j, STUNE_PS_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
+	if (!is_dir(ctx, KERNEL_DEB_DIR) &&
+	    (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_MKDIR, KERNEL_DEB_DIR, NULL)) < 0)
 		return r;
-	if ((r = stune_pjournal_add(j, STUNE_PS_FILE, deb, kf->sha256)) < 0 ||
-	    (r = stune_pjournal_add(j, STUNE_PS_KERNEL, image, kf->sha256)) < 0)
+	if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_FILE, deb, kf->sha256)) < 0 ||
+	    (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_KERNEL, image, kf->sha256)) < 0)
 		return r;
 	if (!(j->steps[j->n - 1].target = steal_pointer(&target)))
 		return -ENOMEM;
 	if (o->set_default) {
-		if ((r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "vmlinuz", NULL)) < 0 ||
+		if ((r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_DEFAULT, "vmlinuz", NULL)) < 0 ||
 		    !(j->steps[j->n - 1].target = steal_pointer(&image)) ||
-		    (r = stune_pjournal_add(j, STUNE_PS_DEFAULT, "initrd.img", NULL)) < 0 ||
+		    (r = stune_payload_journal_add(j, STUNE_PAYLOAD_STEP_DEFAULT, "initrd.img", NULL)) < 0 ||
 		    !(j->steps[j->n - 1].target = steal_pointer(&kinitrd)))
 			return r < 0 ? r : -ENOMEM;
 	}
@@ -728,14 +733,14 @@ static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, co
 	else if (apt_runner(ctx, &p->kchroot, &why) < 0)
 		skip = why ? why : "apt-get cannot run here";
 	for (size_t i = p->kfirst; i < j->n; i++) {
-		struct stune_pstep *ks = &j->steps[i];
+		struct stune_payload_step *ks = &j->steps[i];
 		if (skip) {
-			ks->state = STUNE_PSS_SKIPPED;
+			ks->state = STUNE_PAYLOAD_STEP_STATE_SKIPPED;
 			if ((r = set_note(ks, "%s", skip)) < 0)
 				return r;
-		} else if (kver_now && ks->kind != STUNE_PS_DEFAULT) {
+		} else if (kver_now && ks->kind != STUNE_PAYLOAD_STEP_DEFAULT) {
 			/* already installed: not ours to install, nor to purge */
-			ks->state = STUNE_PSS_SKIPPED;
+			ks->state = STUNE_PAYLOAD_STEP_STATE_SKIPPED;
 			if ((r = set_note(ks, "%s %s is already installed: left as it is (remove leaves it too)",
 					  k->package, kver_now)) < 0)
 				return r;
@@ -746,7 +751,7 @@ static int plan_kernel(struct stune_ctx *ctx, const struct stune_manifest *m, co
 }
 
 /* depmod's index files as they are before install (what remove compares). */
-static int journal_depmod_index(struct stune_ctx *ctx, const struct stune_manifest *m, struct stune_pjournal *j)
+static int journal_depmod_index(struct stune_ctx *ctx, const struct stune_manifest *m, struct stune_payload_journal *j)
 {
 	for (size_t i = 0; i < ELEMENTSOF(depmod_index); i++) {
 		_cleanup_free_ char *p = stune_strdupf("lib/modules/%s/%s", m->release, depmod_index[i]);
@@ -755,7 +760,7 @@ static int journal_depmod_index(struct stune_ctx *ctx, const struct stune_manife
 		char d[STUNE_SHA256_HEX];
 		if (stune_sha256_root_file(ctx->root, p, d) < 0)
 			continue;
-		struct stune_pfiledigest *n = realloc(j->index, (j->n_index + 1) * sizeof(*n));
+		struct stune_payload_file_digest *n = realloc(j->index, (j->n_index + 1) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		j->index = n;
@@ -766,16 +771,17 @@ static int journal_depmod_index(struct stune_ctx *ctx, const struct stune_manife
 }
 
 /* Directories. */
-static int install_dirs(struct stune_ctx *ctx, const char *state_dir, struct stune_pjournal *j, size_t end, char **err)
+static int install_dirs(struct stune_ctx *ctx, const char *state_dir, struct stune_payload_journal *j, size_t end,
+			char **err)
 {
 	int r;
 	for (size_t i = 0; i < end; i++) {
-		if ((r = set_state(state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+		if ((r = set_state(state_dir, j, i, STUNE_PAYLOAD_STEP_STATE_STARTED, err)) < 0)
 			return r;
 		if ((r = mkdir_root(ctx, j->steps[i].path, 0755)) < 0)
 			return stune_errf(err, r, "mkdir /%s: %s", j->steps[i].path, strerror(-r));
 		hook();
-		if ((r = set_state(state_dir, j, i, STUNE_PSS_DONE, err)) < 0)
+		if ((r = set_state(state_dir, j, i, STUNE_PAYLOAD_STEP_STATE_DONE, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -785,14 +791,15 @@ static int install_dirs(struct stune_ctx *ctx, const char *state_dir, struct stu
 static int install_files(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
 			 const struct install_plan *p, char **err)
 {
-	struct stune_pjournal *j = p->j;
+	struct stune_payload_journal *j = p->j;
 	int r;
 	for (size_t i = p->first_file; i < p->end_files; i++) {
-		struct stune_pstep *s = &j->steps[i];
+		struct stune_payload_step *s = &j->steps[i];
 		const void *data;
 		size_t len;
 		if (i - p->first_file < m->n_modules) {
-			const struct stune_pfile *pf = stune_manifest_file(m, m->modules[i - p->first_file].file);
+			const struct stune_payload_file *pf =
+			    stune_manifest_file(m, m->modules[i - p->first_file].file);
 			data = pf->data;
 			len = pf->size;
 		} else if (i == p->end_files - 1) {
@@ -802,7 +809,7 @@ static int install_files(struct stune_ctx *ctx, const struct stune_manifest *m, 
 			data = m->json;
 			len = m->json_len;
 		}
-		if ((r = set_state(state_dir, j, i, STUNE_PSS_STARTED, err)) < 0)
+		if ((r = set_state(state_dir, j, i, STUNE_PAYLOAD_STEP_STATE_STARTED, err)) < 0)
 			return r;
 		if ((r = write_tmp(ctx, s->path, data, len, 0644)) < 0)
 			return stune_errf(err, r, "writing /%s: %s", s->path, strerror(-r));
@@ -814,21 +821,21 @@ static int install_files(struct stune_ctx *ctx, const struct stune_manifest *m, 
 		hook();
 	}
 	for (size_t i = p->first_file; i < p->end_files; i++)
-		j->steps[i].state = STUNE_PSS_DONE;
+		j->steps[i].state = STUNE_PAYLOAD_STEP_STATE_DONE;
 	return save(state_dir, j, err);
 }
 
 /* depmod, then what modprobe resolves. */
 static int install_depmod(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
-			  const struct install_plan *p, struct stune_pinstall_result *res, char **err)
+			  const struct install_plan *p, struct stune_payload_install_result *res, char **err)
 {
 	int r;
-	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PSS_STARTED, err)) < 0)
+	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PAYLOAD_STEP_STATE_STARTED, err)) < 0)
 		return r;
 	if ((r = run_depmod(ctx, m->release, err)) < 0)
 		return r;
 	hook();
-	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PSS_DONE, err)) < 0)
+	if ((r = set_state(state_dir, p->j, p->depmod_step, STUNE_PAYLOAD_STEP_STATE_DONE, err)) < 0)
 		return r;
 	if (!(res->resolved = calloc(m->n_modules + 1, sizeof(char *))) ||
 	    !(res->need = calloc(m->n_modules, sizeof(*res->need))))
@@ -847,9 +854,9 @@ static int install_depmod(struct stune_ctx *ctx, const struct stune_manifest *m,
 
 /* The initrd: the old one kept, update-initramfs, the new one read back (skipped: the note says why). */
 static int install_initrd(struct stune_ctx *ctx, const struct stune_manifest *m, const char *state_dir,
-			  const struct install_plan *p, struct stune_pinstall_result *res, char **err)
+			  const struct install_plan *p, struct stune_payload_install_result *res, char **err)
 {
-	struct stune_pstep *is = &p->j->steps[p->initrd_step];
+	struct stune_payload_step *is = &p->j->steps[p->initrd_step];
 	if (!p->do_initrd)
 		return (res->initrd_note = strdup(is->note ? is->note : "skipped")) ? 0 : -ENOMEM;
 	_cleanup_free_ uint8_t *old = NULL, *new = NULL;
@@ -860,10 +867,10 @@ static int install_initrd(struct stune_ctx *ctx, const struct stune_manifest *m,
 	if (!(is->old_sha256 = malloc(STUNE_SHA256_HEX)))
 		return -ENOMEM;
 	stune_sha256_hex(old, old_len, is->old_sha256);
-	if ((r = set_state(state_dir, p->j, p->initrd_step, STUNE_PSS_STARTED, err)) < 0)
+	if ((r = set_state(state_dir, p->j, p->initrd_step, STUNE_PAYLOAD_STEP_STATE_STARTED, err)) < 0)
 		return r;
 	_cleanup_free_ char *pdir = NULL;
-	if ((r = stune_pjournal_dir(state_dir, true, &pdir)) < 0 ||
+	if ((r = stune_payload_journal_dir(state_dir, true, &pdir)) < 0 ||
 	    (r = stune_write_atomic(pdir, "kept-initrd", old, old_len, 0600, NULL)) < 0)
 		return stune_errf(err, r, "keeping the initrd in %s: %s", pdir ? pdir : state_dir, strerror(-r));
 	hook();
@@ -879,11 +886,12 @@ static int install_initrd(struct stune_ctx *ctx, const struct stune_manifest *m,
 		return r;
 	if ((r = set_note(is, "%s", res->initrd_note ? res->initrd_note : "?")) < 0)
 		return r;
-	return set_state(state_dir, p->j, p->initrd_step, STUNE_PSS_DONE, err);
+	return set_state(state_dir, p->j, p->initrd_step, STUNE_PAYLOAD_STEP_STATE_DONE, err);
 }
 
-int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err)
+int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
+			  const struct stune_payload_install_opts *o, struct stune_payload_install_result *res,
+			  char **err)
 {
 	_cleanup_(install_plan_clear) struct install_plan p = {.ifd = -EBADF};
 	int r;
@@ -918,15 +926,17 @@ out:
 
 /* --- remove ----------------------------------------------------------------------- */
 
-static const char *const prm_names[_STUNE_PRM_MAX] = {
-    [STUNE_PRM_REMOVED] = "removed", [STUNE_PRM_RESTORED] = "restored", [STUNE_PRM_REBUILT] = "rebuilt",
-    [STUNE_PRM_ABSENT] = "absent",   [STUNE_PRM_RAN] = "ran",		[STUNE_PRM_CHANGED] = "changed-since",
-    [STUNE_PRM_KEPT] = "kept",	     [STUNE_PRM_SKIPPED] = "skipped",	[STUNE_PRM_FAILED] = "failed",
+static const char *const prm_names[_STUNE_PAYLOAD_RM_MAX] = {
+    [STUNE_PAYLOAD_RM_REMOVED] = "removed", [STUNE_PAYLOAD_RM_RESTORED] = "restored",
+    [STUNE_PAYLOAD_RM_REBUILT] = "rebuilt", [STUNE_PAYLOAD_RM_ABSENT] = "absent",
+    [STUNE_PAYLOAD_RM_RAN] = "ran",	    [STUNE_PAYLOAD_RM_CHANGED] = "changed-since",
+    [STUNE_PAYLOAD_RM_KEPT] = "kept",	    [STUNE_PAYLOAD_RM_SKIPPED] = "skipped",
+    [STUNE_PAYLOAD_RM_FAILED] = "failed",
 };
 
-const char *stune_prm_outcome_name(enum stune_prm_outcome o)
+const char *stune_payload_rm_outcome_name(enum stune_payload_rm_outcome o)
 {
-	return o < _STUNE_PRM_MAX ? prm_names[o] : "?";
+	return o < _STUNE_PAYLOAD_RM_MAX ? prm_names[o] : "?";
 }
 
 void stune_premove_result_clear(struct stune_premove_result *r)
@@ -942,14 +952,15 @@ void stune_premove_result_clear(struct stune_premove_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct stune_prm_row *rm_row(struct stune_premove_result *res, enum stune_pstep_kind kind, const char *path,
-				    const char *expected, const char *actual, enum stune_prm_outcome outcome)
+static struct stune_payload_rm_row *rm_row(struct stune_premove_result *res, enum stune_payload_step_kind kind,
+					   const char *path, const char *expected, const char *actual,
+					   enum stune_payload_rm_outcome outcome)
 {
-	struct stune_prm_row *n = realloc(res->rows, (res->n + 1) * sizeof(*n));
+	struct stune_payload_rm_row *n = realloc(res->rows, (res->n + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
 	res->rows = n;
-	struct stune_prm_row *w = &n[res->n++];
+	struct stune_payload_rm_row *w = &n[res->n++];
 	memset(w, 0, sizeof(*w));
 	w->kind = kind;
 	w->outcome = outcome;
@@ -959,8 +970,8 @@ static struct stune_prm_row *rm_row(struct stune_premove_result *res, enum stune
 	return w;
 }
 
-static int rm_note(struct stune_prm_row *w, const char *fmt, ...) _printf_(2, 3);
-static int rm_note(struct stune_prm_row *w, const char *fmt, ...)
+static int rm_note(struct stune_payload_rm_row *w, const char *fmt, ...) _printf_(2, 3);
+static int rm_note(struct stune_payload_rm_row *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -974,16 +985,16 @@ static int rm_note(struct stune_prm_row *w, const char *fmt, ...)
 }
 
 /* Does the initrd at path hold any copy of our modules (by hash)? */
-static int initrd_holds_ours(struct stune_ctx *ctx, const struct stune_pjournal *j, const char *path, bool *ours)
+static int initrd_holds_ours(struct stune_ctx *ctx, const struct stune_payload_journal *j, const char *path, bool *ours)
 {
 	_cleanup_(stune_strv_freep) char **names = NULL;
 	size_t nn = 0;
 	int r;
 	*ours = false;
 	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_pstep *s = &j->steps[i];
+		const struct stune_payload_step *s = &j->steps[i];
 		size_t l = s->path ? strlen(s->path) : 0;
-		if (s->kind != STUNE_PS_FILE || l < 4 || strcmp(s->path + l - 3, ".ko"))
+		if (s->kind != STUNE_PAYLOAD_STEP_FILE || l < 4 || strcmp(s->path + l - 3, ".ko"))
 			continue;
 		const char *b = stune_path_basename(s->path);
 		if ((r = stune_strv_push(&names, &nn, strndup(b, strlen(b) - 3))) < 0)
@@ -1000,14 +1011,14 @@ static int initrd_holds_ours(struct stune_ctx *ctx, const struct stune_pjournal 
 		return r;
 	for (size_t k = 0; k < in->n; k++)
 		for (size_t i = 0; i < j->n; i++)
-			if (j->steps[i].kind == STUNE_PS_FILE && j->steps[i].sha256 &&
+			if (j->steps[i].kind == STUNE_PAYLOAD_STEP_FILE && j->steps[i].sha256 &&
 			    !strcmp(j->steps[i].sha256, in->files[k].sha256))
 				*ours = true;
 	return 0;
 }
 
 /* How many of depmod's index files differ from the ones journaled before install (first: the first). */
-static int index_differs(struct stune_ctx *ctx, const struct stune_pjournal *j, size_t *differ, char **first)
+static int index_differs(struct stune_ctx *ctx, const struct stune_payload_journal *j, size_t *differ, char **first)
 {
 	*differ = 0;
 	for (size_t i = 0; i < j->n_index; i++) {
@@ -1021,16 +1032,16 @@ static int index_differs(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 }
 
 /* Refused before any change when the running kernel is a package install put there (force purges it anyway). */
-static int refuse_running_kernel(struct stune_ctx *ctx, const struct stune_pjournal *j, bool force, char **err)
+static int refuse_running_kernel(struct stune_ctx *ctx, const struct stune_payload_journal *j, bool force, char **err)
 {
 	_cleanup_free_ char *running = NULL;
 	(void)stune_root_read(ctx->root, "proc/sys/kernel/osrelease", &running);
 	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_pstep *s = &j->steps[i];
+		const struct stune_payload_step *s = &j->steps[i];
 		char pkg[256];
 		const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
-		if (s->kind != STUNE_PS_KERNEL || s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED ||
-		    !ver || strncmp(pkg, "linux-image-", 12))
+		if (s->kind != STUNE_PAYLOAD_STEP_KERNEL || s->state == STUNE_PAYLOAD_STEP_STATE_PENDING ||
+		    s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED || !ver || strncmp(pkg, "linux-image-", 12))
 			continue;
 		_cleanup_free_ char *now = installed_version(ctx, pkg);
 		if (now && !strcmp(now, ver) && running && !strcmp(running, pkg + 12) && !force)
@@ -1044,79 +1055,83 @@ static int refuse_running_kernel(struct stune_ctx *ctx, const struct stune_pjour
 }
 
 /* A boot link install repointed: back to its old target when it still points where install pointed it. */
-static int restore_boot_link(struct stune_ctx *ctx, const struct stune_pstep *s, bool force,
+static int restore_boot_link(struct stune_ctx *ctx, const struct stune_payload_step *s, bool force,
 			     struct stune_premove_result *res, bool *failed, bool *changed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r;
 	_cleanup_free_ char *cur = NULL;
 	(void)stune_root_readlink(ctx->root, s->path, &cur);
 	bool ours = cur && s->target && !strcmp(cur, s->target);
 	bool before = s->old_target ? cur && !strcmp(cur, s->old_target) : !cur;
-	enum stune_prm_outcome oc = before ? STUNE_PRM_ABSENT : STUNE_PRM_CHANGED;
+	enum stune_payload_rm_outcome oc = before ? STUNE_PAYLOAD_RM_ABSENT : STUNE_PAYLOAD_RM_CHANGED;
 	if (!before && (ours || force)) {
 		r = s->old_target ? stune_root_symlink(ctx->root, s->path, s->old_target)
 				  : stune_root_unlink(ctx->root, s->path);
-		oc = r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RESTORED;
+		oc = r < 0 ? STUNE_PAYLOAD_RM_FAILED : STUNE_PAYLOAD_RM_RESTORED;
 	}
 	if (!(w = rm_row(res, s->kind, s->path, s->old_target, cur, oc)))
 		return -ENOMEM;
 	hook();
-	r = oc == STUNE_PRM_RESTORED ? rm_note(w, "points at %s again", s->old_target ? s->old_target : "nothing")
-	    : oc == STUNE_PRM_ABSENT ? rm_note(w, "already as before install")
-	    : oc == STUNE_PRM_FAILED ? rm_note(w, "putting back %s failed", s->old_target ? s->old_target : "(no link)")
-				     : rm_note(w,
-					       "points at %s now, not where install pointed it: left alone "
-					       "(--force puts back %s)",
-					       cur ? cur : "nothing", s->old_target ? s->old_target : "no link");
+	r = oc == STUNE_PAYLOAD_RM_RESTORED
+		? rm_note(w, "points at %s again", s->old_target ? s->old_target : "nothing")
+	    : oc == STUNE_PAYLOAD_RM_ABSENT ? rm_note(w, "already as before install")
+	    : oc == STUNE_PAYLOAD_RM_FAILED
+		? rm_note(w, "putting back %s failed", s->old_target ? s->old_target : "(no link)")
+		: rm_note(w,
+			  "points at %s now, not where install pointed it: left alone "
+			  "(--force puts back %s)",
+			  cur ? cur : "nothing", s->old_target ? s->old_target : "no link");
 	if (r < 0)
 		return -ENOMEM;
-	*failed |= oc == STUNE_PRM_FAILED;
-	*changed |= oc == STUNE_PRM_CHANGED;
+	*failed |= oc == STUNE_PAYLOAD_RM_FAILED;
+	*changed |= oc == STUNE_PAYLOAD_RM_CHANGED;
 	return 0;
 }
 
 /* The package install put there: purged with apt-get when it is still the version install put there. */
-static int purge_kernel(struct stune_ctx *ctx, const struct stune_pstep *s, struct stune_premove_result *res,
+static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *s, struct stune_premove_result *res,
 			bool *failed, bool *changed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r;
 	char pkg[256];
 	const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
 	if (!ver)
 		return 0;
 	_cleanup_free_ char *now = installed_version(ctx, pkg), *chroot_dir = NULL, *why = NULL;
-	enum stune_prm_outcome oc = !now ? STUNE_PRM_ABSENT : strcmp(now, ver) ? STUNE_PRM_CHANGED : STUNE_PRM_REMOVED;
+	enum stune_payload_rm_outcome oc = !now		      ? STUNE_PAYLOAD_RM_ABSENT
+					   : strcmp(now, ver) ? STUNE_PAYLOAD_RM_CHANGED
+							      : STUNE_PAYLOAD_RM_REMOVED;
 	/* An install killed inside apt-get may have left the package unpacked, not installed:
 	 * purge runs then too (for a package that is not there at all it does nothing). */
-	bool interrupted = oc == STUNE_PRM_ABSENT && s->state == STUNE_PSS_STARTED;
-	if (oc == STUNE_PRM_REMOVED || interrupted) {
+	bool interrupted = oc == STUNE_PAYLOAD_RM_ABSENT && s->state == STUNE_PAYLOAD_STEP_STATE_STARTED;
+	if (oc == STUNE_PAYLOAD_RM_REMOVED || interrupted) {
 		const char *args[] = {"purge", pkg, NULL};
 		if ((r = apt_runner(ctx, &chroot_dir, &why)) < 0 || (r = run_apt(chroot_dir, "purge", args, &why)) < 0)
-			oc = STUNE_PRM_FAILED;
+			oc = STUNE_PAYLOAD_RM_FAILED;
 		else {
 			free(now);
 			now = installed_version(ctx, pkg);
 			if (now)
-				oc = STUNE_PRM_FAILED;
+				oc = STUNE_PAYLOAD_RM_FAILED;
 		}
 	}
 	if (!(w = rm_row(res, s->kind, s->path, s->target, now, oc)))
 		return -ENOMEM;
 	hook();
-	r = oc == STUNE_PRM_REMOVED ? rm_note(w, "%s purged with apt-get", pkg)
-	    : oc == STUNE_PRM_ABSENT
+	r = oc == STUNE_PAYLOAD_RM_REMOVED ? rm_note(w, "%s purged with apt-get", pkg)
+	    : oc == STUNE_PAYLOAD_RM_ABSENT
 		? rm_note(w, "%s is not installed (%s)", pkg,
 			  interrupted ? "install stopped inside apt-get: apt-get purge ran for what it left"
 				      : "purged since?")
-	    : oc == STUNE_PRM_CHANGED
+	    : oc == STUNE_PAYLOAD_RM_CHANGED
 		? rm_note(w, "%s %s is installed, not the payload's %s: left alone", pkg, now, ver)
 		: rm_note(w, "%s", why ? why : "dpkg still lists it installed");
 	if (r < 0)
 		return -ENOMEM;
-	*failed |= oc == STUNE_PRM_FAILED;
-	*changed |= oc == STUNE_PRM_CHANGED;
+	*failed |= oc == STUNE_PAYLOAD_RM_FAILED;
+	*changed |= oc == STUNE_PAYLOAD_RM_CHANGED;
 	return 0;
 }
 
@@ -1126,25 +1141,26 @@ static int purge_kernel(struct stune_ctx *ctx, const struct stune_pstep *s, stru
  * purged with apt-get when it is the version install put there. Refused before any change when
  * the running kernel is the package's (force purges it anyway).
  */
-static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool force, struct stune_premove_result *res,
-			 bool *failed, bool *changed, char **err)
+static int remove_kernel(struct stune_ctx *ctx, struct stune_payload_journal *j, bool force,
+			 struct stune_premove_result *res, bool *failed, bool *changed, char **err)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r;
 	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
 		return r;
 	for (size_t i = j->n; i-- > 0;) {
-		struct stune_pstep *s = &j->steps[i];
-		if ((s->kind != STUNE_PS_DEFAULT && s->kind != STUNE_PS_KERNEL) || s->state == STUNE_PSS_PENDING)
+		struct stune_payload_step *s = &j->steps[i];
+		if ((s->kind != STUNE_PAYLOAD_STEP_DEFAULT && s->kind != STUNE_PAYLOAD_STEP_KERNEL) ||
+		    s->state == STUNE_PAYLOAD_STEP_STATE_PENDING)
 			continue;
-		if (s->state == STUNE_PSS_SKIPPED) {
-			if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+		if (s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED) {
+			if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PAYLOAD_RM_SKIPPED)) ||
 			    rm_note(w, "install did not do it: %s", s->note ? s->note : "skipped") < 0)
 				return -ENOMEM;
 			continue;
 		}
-		r = s->kind == STUNE_PS_DEFAULT ? restore_boot_link(ctx, s, force, res, failed, changed)
-						: purge_kernel(ctx, s, res, failed, changed);
+		r = s->kind == STUNE_PAYLOAD_STEP_DEFAULT ? restore_boot_link(ctx, s, force, res, failed, changed)
+							  : purge_kernel(ctx, s, res, failed, changed);
 		if (r < 0)
 			return r;
 	}
@@ -1152,27 +1168,27 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_pjournal *j, bool f
 }
 
 /* Files: ours by hash (the temporary names too). */
-static int remove_files(struct stune_ctx *ctx, const struct stune_pjournal *j, bool force,
+static int remove_files(struct stune_ctx *ctx, const struct stune_payload_journal *j, bool force,
 			struct stune_premove_result *res, bool *failed, bool *changed, bool *touched)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_pstep *s = &j->steps[i];
-		if (s->kind != STUNE_PS_FILE)
+		const struct stune_payload_step *s = &j->steps[i];
+		if (s->kind != STUNE_PAYLOAD_STEP_FILE)
 			continue;
 		char actual[STUNE_SHA256_HEX];
 		int e = 0;
-		enum stune_prm_outcome oc = unlink_ours(ctx, s->path, s->sha256, force, actual, &e);
+		enum stune_payload_rm_outcome oc = unlink_ours(ctx, s->path, s->sha256, force, actual, &e);
 		if (!(w = rm_row(res, s->kind, s->path, s->sha256, actual, oc)))
 			return -ENOMEM;
-		if (oc == STUNE_PRM_REMOVED)
+		if (oc == STUNE_PAYLOAD_RM_REMOVED)
 			*touched = true;
 		hook();
-		if (oc == STUNE_PRM_CHANGED) {
+		if (oc == STUNE_PAYLOAD_RM_CHANGED) {
 			*changed = true;
 			if (rm_note(w, "changed since install: left alone (--force removes it)") < 0)
 				return -ENOMEM;
-		} else if (oc == STUNE_PRM_FAILED) {
+		} else if (oc == STUNE_PAYLOAD_RM_FAILED) {
 			*failed = true;
 			if (rm_note(w, "%s", strerror(e)) < 0)
 				return -ENOMEM;
@@ -1182,36 +1198,38 @@ static int remove_files(struct stune_ctx *ctx, const struct stune_pjournal *j, b
 }
 
 /* Directories install created, deepest first, when empty. */
-static int remove_dirs(struct stune_ctx *ctx, const struct stune_pjournal *j, struct stune_premove_result *res,
+static int remove_dirs(struct stune_ctx *ctx, const struct stune_payload_journal *j, struct stune_premove_result *res,
 		       bool *failed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	for (size_t i = j->n; i-- > 0;) {
-		const struct stune_pstep *s = &j->steps[i];
-		if (s->kind != STUNE_PS_MKDIR || s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED)
+		const struct stune_payload_step *s = &j->steps[i];
+		if (s->kind != STUNE_PAYLOAD_STEP_MKDIR || s->state == STUNE_PAYLOAD_STEP_STATE_PENDING ||
+		    s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED)
 			continue;
 		_cleanup_free_ char *dir = NULL;
 		const char *base;
 		if (split(s->path, &dir, &base) < 0)
 			return -ENOMEM;
 		_cleanup_close_ int dfd = open_dir(ctx, dir);
-		enum stune_prm_outcome oc = STUNE_PRM_REMOVED;
+		enum stune_payload_rm_outcome oc = STUNE_PAYLOAD_RM_REMOVED;
 		int e = 0;
 		if (dfd < 0)
-			oc = STUNE_PRM_ABSENT;
+			oc = STUNE_PAYLOAD_RM_ABSENT;
 		else if (unlinkat(dfd, base, AT_REMOVEDIR) < 0) {
 			e = errno;
-			oc = e == ENOENT		     ? STUNE_PRM_ABSENT
-			     : e == ENOTEMPTY || e == EEXIST ? STUNE_PRM_KEPT
-							     : STUNE_PRM_FAILED;
+			oc = e == ENOENT		     ? STUNE_PAYLOAD_RM_ABSENT
+			     : e == ENOTEMPTY || e == EEXIST ? STUNE_PAYLOAD_RM_KEPT
+							     : STUNE_PAYLOAD_RM_FAILED;
 		} else
 			stune_dir_sync(dfd);
 		hook();
 		if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, oc)))
 			return -ENOMEM;
-		if (oc == STUNE_PRM_KEPT && rm_note(w, "not empty: left (it holds files scsitune did not write)") < 0)
+		if (oc == STUNE_PAYLOAD_RM_KEPT &&
+		    rm_note(w, "not empty: left (it holds files scsitune did not write)") < 0)
 			return -ENOMEM;
-		if (oc == STUNE_PRM_FAILED) {
+		if (oc == STUNE_PAYLOAD_RM_FAILED) {
 			*failed = true;
 			if (rm_note(w, "%s", strerror(e)) < 0)
 				return -ENOMEM;
@@ -1226,15 +1244,15 @@ static int remove_dirs(struct stune_ctx *ctx, const struct stune_pjournal *j, st
  * one ran it since): the tree is as before install again, and so is its index.
  * Then depmod's index against the one before install (res->index_same, ->index_note).
  */
-static int remove_depmod(struct stune_ctx *ctx, const struct stune_pjournal *j, bool touched,
+static int remove_depmod(struct stune_ctx *ctx, const struct stune_payload_journal *j, bool touched,
 			 struct stune_premove_result *res, bool *failed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r;
 	bool need_depmod = touched;
 	for (size_t i = 0; i < j->n; i++)
-		if ((j->steps[i].kind == STUNE_PS_DEPMOD || j->steps[i].kind == STUNE_PS_FILE) &&
-		    j->steps[i].state != STUNE_PSS_PENDING)
+		if ((j->steps[i].kind == STUNE_PAYLOAD_STEP_DEPMOD || j->steps[i].kind == STUNE_PAYLOAD_STEP_FILE) &&
+		    j->steps[i].state != STUNE_PAYLOAD_STEP_STATE_PENDING)
 			need_depmod = true;
 	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release), *first = NULL;
 	if (!moddir)
@@ -1246,7 +1264,8 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 	if (need_depmod && !index_as_before && is_dir(ctx, moddir)) {
 		_cleanup_free_ char *why = NULL;
 		r = run_depmod(ctx, j->release, &why);
-		if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, r < 0 ? STUNE_PRM_FAILED : STUNE_PRM_RAN)))
+		if (!(w = rm_row(res, STUNE_PAYLOAD_STEP_DEPMOD, NULL, NULL, NULL,
+				 r < 0 ? STUNE_PAYLOAD_RM_FAILED : STUNE_PAYLOAD_RM_RAN)))
 			return -ENOMEM;
 		hook();
 		if (r < 0) {
@@ -1258,7 +1277,7 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 		first = NULL;
 		if ((r = index_differs(ctx, j, &differ, &first)) < 0)
 			return r;
-	} else if (!(w = rm_row(res, STUNE_PS_DEPMOD, NULL, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+	} else if (!(w = rm_row(res, STUNE_PAYLOAD_STEP_DEPMOD, NULL, NULL, NULL, STUNE_PAYLOAD_RM_SKIPPED)) ||
 		   rm_note(w,
 			   !need_depmod	     ? "install never changed the module index"
 			   : index_as_before ? "depmod's index is still the one from before install"
@@ -1279,20 +1298,21 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 }
 
 /* The initrd from before install, put back from the kept copy kp (kept, kl). */
-static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
-				const char *kp, const uint8_t *kept, size_t kl, struct stune_premove_result *res,
-				bool *failed)
+static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
+				const struct stune_payload_step *s, const char *kp, const uint8_t *kept, size_t kl,
+				struct stune_premove_result *res, bool *failed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r = restore_file(ctx, s->path, kept, kl, s->mode ? s->mode : 0644);
 	char after[STUNE_SHA256_HEX] = "";
 	if (r == 0)
 		r = stune_sha256_root_file(ctx->root, s->path, after);
 	if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, after,
-			 r == 0 && !strcmp(after, s->old_sha256) ? STUNE_PRM_RESTORED : STUNE_PRM_FAILED)))
+			 r == 0 && !strcmp(after, s->old_sha256) ? STUNE_PAYLOAD_RM_RESTORED
+								 : STUNE_PAYLOAD_RM_FAILED)))
 		return -ENOMEM;
 	hook();
-	if (w->outcome == STUNE_PRM_FAILED) {
+	if (w->outcome == STUNE_PAYLOAD_RM_FAILED) {
 		*failed = true;
 		if (rm_note(w, "putting back the kept initrd: %s", r < 0 ? strerror(-r) : "SHA-256 differs") < 0)
 			return -ENOMEM;
@@ -1307,15 +1327,15 @@ static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_pjourn
 }
 
 /* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
-static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
-			  const char *cur, bool have_kept, bool no_initramfs, struct stune_premove_result *res,
-			  bool *failed, bool *changed)
+static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
+			  const struct stune_payload_step *s, const char *cur, bool have_kept, bool no_initramfs,
+			  struct stune_premove_result *res, bool *failed, bool *changed)
 {
-	struct stune_prm_row *w;
+	struct stune_payload_rm_row *w;
 	int r;
 	_cleanup_free_ char *chroot_dir = NULL, *why = NULL;
 	if (no_initramfs || stune_initramfs_runner(ctx, &chroot_dir, &why) < 0) {
-		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_SKIPPED)) ||
+		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PAYLOAD_RM_SKIPPED)) ||
 		    rm_note(w, "%s; it may still hold the payload: update-initramfs -u -k %s",
 			    no_initramfs ? "--no-initramfs" : why, j->release) < 0)
 			return -ENOMEM;
@@ -1328,10 +1348,11 @@ static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j,
 		r = initrd_holds_ours(ctx, j, s->path, &ours);
 	char after[STUNE_SHA256_HEX] = "";
 	(void)stune_sha256_root_file(ctx->root, s->path, after);
-	if (!(w = rm_row(res, s->kind, s->path, NULL, after, r == 0 && !ours ? STUNE_PRM_REBUILT : STUNE_PRM_FAILED)))
+	if (!(w = rm_row(res, s->kind, s->path, NULL, after,
+			 r == 0 && !ours ? STUNE_PAYLOAD_RM_REBUILT : STUNE_PAYLOAD_RM_FAILED)))
 		return -ENOMEM;
 	hook();
-	if (w->outcome == STUNE_PRM_FAILED) {
+	if (w->outcome == STUNE_PAYLOAD_RM_FAILED) {
 		*failed = true;
 		if (rm_note(w, "%s", r < 0 ? (why ? why : strerror(-r)) : "the new initrd still holds the payload") < 0)
 			return -ENOMEM;
@@ -1342,13 +1363,14 @@ static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j,
 }
 
 /* The initrd install updated (step s): as before install already, put back from the kept copy, or made again. */
-static int remove_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, const struct stune_pstep *s,
-			 const char *state_dir, bool force, bool no_initramfs, struct stune_premove_result *res,
-			 bool *failed, bool *changed)
+static int remove_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
+			 const struct stune_payload_step *s, const char *state_dir, bool force, bool no_initramfs,
+			 struct stune_premove_result *res, bool *failed, bool *changed)
 {
-	struct stune_prm_row *w;
-	if (s->state == STUNE_PSS_PENDING || s->state == STUNE_PSS_SKIPPED || !s->old_sha256) {
-		if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PRM_SKIPPED)) ||
+	struct stune_payload_rm_row *w;
+	if (s->state == STUNE_PAYLOAD_STEP_STATE_PENDING || s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED ||
+	    !s->old_sha256) {
+		if (!(w = rm_row(res, s->kind, s->path, NULL, NULL, STUNE_PAYLOAD_RM_SKIPPED)) ||
 		    rm_note(w, "install did not touch it") < 0)
 			return -ENOMEM;
 		return 0;
@@ -1359,7 +1381,7 @@ static int remove_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 		/* The install was killed while update-initramfs ran, before it replaced the initrd. */
 		bool bak, new;
 		drop_initramfs_leftovers(ctx, s->path, s->old_sha256, j->started, &bak, &new);
-		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PRM_ABSENT)) ||
+		if (!(w = rm_row(res, s->kind, s->path, s->old_sha256, cur, STUNE_PAYLOAD_RM_ABSENT)) ||
 		    rm_note(w, "already the initrd from before install%s", leftovers_note(bak, new)) < 0)
 			return -ENOMEM;
 		return 0;
@@ -1368,7 +1390,7 @@ static int remove_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 	_cleanup_free_ uint8_t *kept = NULL;
 	size_t kl = 0;
 	char ksha[STUNE_SHA256_HEX] = "";
-	if (stune_pjournal_kept_path(state_dir, &kp) < 0)
+	if (stune_payload_journal_kept_path(state_dir, &kp) < 0)
 		return -ENOMEM;
 	bool have_kept = stune_read_host_file(kp, STUNE_INITRD_MAX, &kept, &kl) == 0;
 	if (have_kept)
@@ -1379,7 +1401,7 @@ static int remove_initrd(struct stune_ctx *ctx, const struct stune_pjournal *j, 
 	return rebuild_initrd(ctx, j, s, cur, have_kept, no_initramfs, res, failed, changed);
 }
 
-int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
+int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_premove_result *res, char **err)
 {
 	int r;
@@ -1394,7 +1416,7 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		return r;
 	/* The initrd. */
 	for (size_t i = 0; i < j->n; i++)
-		if (j->steps[i].kind == STUNE_PS_INITRD &&
+		if (j->steps[i].kind == STUNE_PAYLOAD_STEP_INITRD &&
 		    (r = remove_initrd(ctx, j, &j->steps[i], state_dir, force, no_initramfs, res, &failed, &changed)) <
 			0)
 			return r;
@@ -1408,7 +1430,7 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const 
 		    "payload remove left files that changed since install: the journal in %s/payload stays "
 		    "(--force removes them)",
 		    state_dir);
-	if ((r = stune_pjournal_remove(state_dir)) < 0)
+	if ((r = stune_payload_journal_remove(state_dir)) < 0)
 		return stune_errf(err, r, "%s/payload: %s", state_dir, strerror(-r));
 	res->complete = true;
 	return 0;

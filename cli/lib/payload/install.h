@@ -26,7 +26,7 @@
 
 #define STUNE_DEPMOD_CONF "etc/depmod.d/scsitune.conf"
 
-struct stune_pinstall_opts {
+struct stune_payload_install_opts {
 	const char *state_dir;
 	bool no_initramfs;
 	bool no_kernel;	  /* leave the bundle's kernel package out */
@@ -36,20 +36,20 @@ struct stune_pinstall_opts {
 };
 
 /* What the host needs for a module to be ours in memory. */
-enum stune_pneed {
+enum stune_payload_need {
 	STUNE_NEED_NOTHING = 0,	     /* not loaded: the next modprobe loads ours */
 	STUNE_NEED_RELOAD,	     /* loaded and not in use: reload (install --reload) */
 	STUNE_NEED_REBOOT,	     /* loaded and in use, or the release is not running */
 	STUNE_NEED_NONE_LOADED_OURS, /* already ours */
 };
 
-struct stune_pinstall_result {
-	struct stune_pjournal *journal; /* every step with its outcome */
-	char **resolved;	/* per module: what modprobe resolves to after depmod (lib/modules/R-relative) */
-	bool unresolved;	/* not checked: --sysroot without root (libkmod runs in a chroot) */
-	char *initrd_note;	/* what the initrd check found, or why it was skipped */
-	bool initrd_ok;		/* the new initrd holds our copy of every module it carries */
-	enum stune_pneed *need; /* per module */
+struct stune_payload_install_result {
+	struct stune_payload_journal *journal; /* every step with its outcome */
+	char **resolved;	       /* per module: what modprobe resolves to after depmod (lib/modules/R-relative) */
+	bool unresolved;	       /* not checked: --sysroot without root (libkmod runs in a chroot) */
+	char *initrd_note;	       /* what the initrd check found, or why it was skipped */
+	bool initrd_ok;		       /* the new initrd holds our copy of every module it carries */
+	enum stune_payload_need *need; /* per module */
 	/* stune_payload_reload's, per module (NULL before it ran): 0 not tried,
 	 * 1 reloaded, -errno failed with reload_err[i] saying why */
 	int *reload;
@@ -57,7 +57,7 @@ struct stune_pinstall_result {
 	size_t n_reload; /* modules in reload and reload_err */
 };
 
-void stune_pinstall_result_clear(struct stune_pinstall_result *r);
+void stune_payload_install_result_clear(struct stune_payload_install_result *r);
 
 /* The depmod.d file's text for m. */
 char *stune_depmod_conf_text(const struct stune_manifest *m);
@@ -67,11 +67,13 @@ char *stune_depmod_conf_text(const struct stune_manifest *m);
  * (one line) when a step failed; the journal then says how far it got and
  * `payload remove` undoes it.
  */
-int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			  const struct stune_pinstall_opts *o, struct stune_pinstall_result *res, char **err);
+int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
+			  const struct stune_payload_install_opts *o, struct stune_payload_install_result *res,
+			  char **err);
 
 /* Module i of m resolves to our copy (STUNE_PAYLOAD_SUBDIR/NAME.ko) after the install. */
-bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pinstall_result *res, size_t i);
+bool stune_payload_install_ours(const struct stune_manifest *m, const struct stune_payload_install_result *res,
+				size_t i);
 
 /*
  * install --reload, after stune_payload_install: every module of ours that
@@ -80,38 +82,38 @@ bool stune_pinstall_ours(const struct stune_manifest *m, const struct stune_pins
  * -ENOMEM, or -EALREADY when it ran before on res: a failed reload is the
  * module's outcome, not an error.
  */
-int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
-			 struct stune_pinstall_result *res);
+int stune_payload_reload(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
+			 struct stune_payload_install_result *res);
 
 /* What the host needs for module name of release (reads sys/module/NAME). */
-enum stune_pneed stune_payload_need(struct stune_ctx *ctx, const struct stune_phost *h, const char *name,
-				    const char *srcversion);
+enum stune_payload_need stune_payload_need(struct stune_ctx *ctx, const struct stune_payload_host *h, const char *name,
+					   const char *srcversion);
 
 /* Outcome of one step of remove. */
-enum stune_prm_outcome {
-	STUNE_PRM_REMOVED = 0, /* our file or directory removed */
-	STUNE_PRM_RESTORED,    /* the initrd put back from the kept copy */
-	STUNE_PRM_REBUILT,     /* the initrd made again by update-initramfs (someone had replaced ours) */
-	STUNE_PRM_ABSENT,      /* nothing there (install never got that far) */
-	STUNE_PRM_RAN,	       /* depmod ran */
-	STUNE_PRM_CHANGED,     /* not what install wrote: left alone (--force removes it) */
-	STUNE_PRM_KEPT,	       /* a directory not empty: left */
-	STUNE_PRM_SKIPPED,     /* not needed or not possible (note) */
-	STUNE_PRM_FAILED,
-	_STUNE_PRM_MAX
+enum stune_payload_rm_outcome {
+	STUNE_PAYLOAD_RM_REMOVED = 0, /* our file or directory removed */
+	STUNE_PAYLOAD_RM_RESTORED,    /* the initrd put back from the kept copy */
+	STUNE_PAYLOAD_RM_REBUILT,     /* the initrd made again by update-initramfs (someone had replaced ours) */
+	STUNE_PAYLOAD_RM_ABSENT,      /* nothing there (install never got that far) */
+	STUNE_PAYLOAD_RM_RAN,	      /* depmod ran */
+	STUNE_PAYLOAD_RM_CHANGED,     /* not what install wrote: left alone (--force removes it) */
+	STUNE_PAYLOAD_RM_KEPT,	      /* a directory not empty: left */
+	STUNE_PAYLOAD_RM_SKIPPED,     /* not needed or not possible (note) */
+	STUNE_PAYLOAD_RM_FAILED,
+	_STUNE_PAYLOAD_RM_MAX
 };
-const char *stune_prm_outcome_name(enum stune_prm_outcome o);
+const char *stune_payload_rm_outcome_name(enum stune_payload_rm_outcome o);
 
-struct stune_prm_row {
-	enum stune_pstep_kind kind;
+struct stune_payload_rm_row {
+	enum stune_payload_step_kind kind;
 	char *path;
 	char *expected, *actual; /* SHA-256s where they apply */
-	enum stune_prm_outcome outcome;
+	enum stune_payload_rm_outcome outcome;
 	char *note;
 };
 
 struct stune_premove_result {
-	struct stune_prm_row *rows;
+	struct stune_payload_rm_row *rows;
 	size_t n;
 	bool complete;	 /* everything undone: the journal is gone */
 	bool index_same; /* depmod's index files equal the ones before install */
@@ -120,7 +122,7 @@ struct stune_premove_result {
 void stune_premove_result_clear(struct stune_premove_result *r);
 
 /* Undo what the journal j records; force: remove our paths even when changed since. */
-int stune_payload_remove(struct stune_ctx *ctx, struct stune_pjournal *j, const char *state_dir, bool force,
+int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_premove_result *res, char **err);
 
 /* Where update-initramfs runs for this root: 0 with *chroot_dir (NULL live), or -ENOENT with *why. */

@@ -13,29 +13,30 @@
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
-static const char *const kind_names[_STUNE_PS_MAX] = {
-    [STUNE_PS_MKDIR] = "mkdir",	    [STUNE_PS_STAGE] = "stage",	     [STUNE_PS_FILE] = "file",
-    [STUNE_PS_DEPMOD] = "depmod",   [STUNE_PS_INITRD] = "initramfs", [STUNE_PS_KERNEL] = "kernel",
-    [STUNE_PS_DEFAULT] = "default",
+static const char *const kind_names[_STUNE_PAYLOAD_STEP_MAX] = {
+    [STUNE_PAYLOAD_STEP_MKDIR] = "mkdir",      [STUNE_PAYLOAD_STEP_STAGE] = "stage",
+    [STUNE_PAYLOAD_STEP_FILE] = "file",	       [STUNE_PAYLOAD_STEP_DEPMOD] = "depmod",
+    [STUNE_PAYLOAD_STEP_INITRD] = "initramfs", [STUNE_PAYLOAD_STEP_KERNEL] = "kernel",
+    [STUNE_PAYLOAD_STEP_DEFAULT] = "default",
 };
-static const char *const state_names[_STUNE_PSS_MAX] = {
-    [STUNE_PSS_PENDING] = "pending",
-    [STUNE_PSS_STARTED] = "started",
-    [STUNE_PSS_DONE] = "done",
-    [STUNE_PSS_SKIPPED] = "skipped",
+static const char *const state_names[_STUNE_PAYLOAD_STEP_STATE_MAX] = {
+    [STUNE_PAYLOAD_STEP_STATE_PENDING] = "pending",
+    [STUNE_PAYLOAD_STEP_STATE_STARTED] = "started",
+    [STUNE_PAYLOAD_STEP_STATE_DONE] = "done",
+    [STUNE_PAYLOAD_STEP_STATE_SKIPPED] = "skipped",
 };
 
-const char *stune_pstep_kind_name(enum stune_pstep_kind k)
+const char *stune_payload_step_kind_name(enum stune_payload_step_kind k)
 {
-	return k < _STUNE_PS_MAX ? kind_names[k] : "?";
+	return k < _STUNE_PAYLOAD_STEP_MAX ? kind_names[k] : "?";
 }
 
-const char *stune_pstep_state_name(enum stune_pstep_state s)
+const char *stune_payload_step_state_name(enum stune_payload_step_state s)
 {
-	return s < _STUNE_PSS_MAX ? state_names[s] : "?";
+	return s < _STUNE_PAYLOAD_STEP_STATE_MAX ? state_names[s] : "?";
 }
 
-void stune_pjournal_free(struct stune_pjournal *j)
+void stune_payload_journal_free(struct stune_payload_journal *j)
 {
 	if (!j)
 		return;
@@ -59,13 +60,14 @@ void stune_pjournal_free(struct stune_pjournal *j)
 	free(j);
 }
 
-int stune_pjournal_add(struct stune_pjournal *j, enum stune_pstep_kind kind, const char *path, const char *sha256)
+int stune_payload_journal_add(struct stune_payload_journal *j, enum stune_payload_step_kind kind, const char *path,
+			      const char *sha256)
 {
-	struct stune_pstep *n = realloc(j->steps, (j->n + 1) * sizeof(*n));
+	struct stune_payload_step *n = realloc(j->steps, (j->n + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	j->steps = n;
-	struct stune_pstep *s = &n[j->n];
+	struct stune_payload_step *s = &n[j->n];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	if ((path && !(s->path = strdup(path))) || (sha256 && !(s->sha256 = strdup(sha256)))) {
@@ -76,7 +78,7 @@ int stune_pjournal_add(struct stune_pjournal *j, enum stune_pstep_kind kind, con
 	return 0;
 }
 
-int stune_pjournal_dir(const char *state_dir, bool create, char **out)
+int stune_payload_journal_dir(const char *state_dir, bool create, char **out)
 {
 	_cleanup_free_ char *d = NULL;
 	if (asprintf(&d, "%s/payload", state_dir) < 0)
@@ -90,7 +92,7 @@ int stune_pjournal_dir(const char *state_dir, bool create, char **out)
 	return 0;
 }
 
-int stune_pjournal_kept_path(const char *state_dir, char **out)
+int stune_payload_journal_kept_path(const char *state_dir, char **out)
 {
 	return asprintf(out, "%s/payload/kept-initrd", state_dir) < 0 ? -ENOMEM : 0;
 }
@@ -100,16 +102,16 @@ static void put_str(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
 }
 
-int stune_pjournal_save(const char *state_dir, const struct stune_pjournal *j)
+int stune_payload_journal_save(const char *state_dir, const struct stune_payload_journal *j)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	_cleanup_free_ char *dir = NULL;
 	int r;
 	if (!o)
 		return -ENOMEM;
-	if ((r = stune_pjournal_dir(state_dir, true, &dir)) < 0)
+	if ((r = stune_payload_journal_dir(state_dir, true, &dir)) < 0)
 		return r;
-	json_object_object_add(o, "version", json_object_new_int(STUNE_PJOURNAL_VERSION));
+	json_object_object_add(o, "version", json_object_new_int(STUNE_PAYLOAD_JOURNAL_VERSION));
 	put_str(o, "release", j->release);
 	put_str(o, "payload_version", j->payload_version);
 	put_str(o, "bundle_sha256", j->bundle_sha256);
@@ -120,10 +122,10 @@ int stune_pjournal_save(const char *state_dir, const struct stune_pjournal *j)
 	json_object *steps = json_object_new_array();
 	json_object_object_add(o, "steps", steps);
 	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_pstep *s = &j->steps[i];
+		const struct stune_payload_step *s = &j->steps[i];
 		json_object *e = json_object_new_object();
-		put_str(e, "step", stune_pstep_kind_name(s->kind));
-		put_str(e, "state", stune_pstep_state_name(s->state));
+		put_str(e, "step", stune_payload_step_kind_name(s->kind));
+		put_str(e, "state", stune_payload_step_state_name(s->state));
 		put_str(e, "path", s->path);
 		put_str(e, "sha256", s->sha256);
 		put_str(e, "old_sha256", s->old_sha256);
@@ -166,7 +168,7 @@ static int name_index(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
-int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
+int stune_payload_journal_load(const char *state_dir, struct stune_payload_journal **out)
 {
 	_cleanup_free_ char *p = NULL;
 	if (asprintf(&p, "%s/payload/journal.json", state_dir) < 0)
@@ -176,10 +178,10 @@ int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
 	_cleanup_(json_object_putp) json_object *o = json_object_from_file(p);
 	json_object *v, *steps, *idx;
 	if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "version", &v) ||
-	    json_object_get_int(v) != STUNE_PJOURNAL_VERSION || !json_object_object_get_ex(o, "steps", &steps) ||
+	    json_object_get_int(v) != STUNE_PAYLOAD_JOURNAL_VERSION || !json_object_object_get_ex(o, "steps", &steps) ||
 	    !json_object_is_type(steps, json_type_array))
 		return -EBADMSG;
-	_cleanup_(stune_pjournal_freep) struct stune_pjournal *j = calloc(1, sizeof(*j));
+	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	int r;
@@ -199,13 +201,14 @@ int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
 		_cleanup_free_ char *kind = NULL, *state = NULL;
 		if ((r = get_str(e, "step", &kind)) < 0 || (r = get_str(e, "state", &state)) < 0)
 			return r;
-		int k = name_index(kind_names, _STUNE_PS_MAX, kind), s = name_index(state_names, _STUNE_PSS_MAX, state);
+		int k = name_index(kind_names, _STUNE_PAYLOAD_STEP_MAX, kind),
+		    s = name_index(state_names, _STUNE_PAYLOAD_STEP_STATE_MAX, state);
 		if (k < 0 || s < 0)
 			return -EBADMSG;
-		if ((r = stune_pjournal_add(j, (enum stune_pstep_kind)k, NULL, NULL)) < 0)
+		if ((r = stune_payload_journal_add(j, (enum stune_payload_step_kind)k, NULL, NULL)) < 0)
 			return r;
-		struct stune_pstep *st = &j->steps[j->n - 1];
-		st->state = (enum stune_pstep_state)s;
+		struct stune_payload_step *st = &j->steps[j->n - 1];
+		st->state = (enum stune_payload_step_state)s;
 		if ((r = get_str(e, "path", &st->path)) < 0 || (r = get_str(e, "sha256", &st->sha256)) < 0 ||
 		    (r = get_str(e, "old_sha256", &st->old_sha256)) < 0 || (r = get_str(e, "note", &st->note)) < 0 ||
 		    (r = get_str(e, "target", &st->target)) < 0 || (r = get_str(e, "old_target", &st->old_target)) < 0)
@@ -220,7 +223,7 @@ int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
 	if (json_object_object_get_ex(o, "depmod_index_before", &idx) && json_object_is_type(idx, json_type_object)) {
 		json_object_object_foreach(idx, path, sha)
 		{
-			struct stune_pfiledigest *n = realloc(j->index, (j->n_index + 1) * sizeof(*n));
+			struct stune_payload_file_digest *n = realloc(j->index, (j->n_index + 1) * sizeof(*n));
 			if (!n)
 				return -ENOMEM;
 			j->index = n;
@@ -237,11 +240,11 @@ int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out)
 	return 0;
 }
 
-int stune_pjournal_remove(const char *state_dir)
+int stune_payload_journal_remove(const char *state_dir)
 {
 	_cleanup_free_ char *p = NULL, *k = NULL, *d = NULL;
-	if (asprintf(&p, "%s/payload/journal.json", state_dir) < 0 || stune_pjournal_kept_path(state_dir, &k) < 0 ||
-	    asprintf(&d, "%s/payload", state_dir) < 0)
+	if (asprintf(&p, "%s/payload/journal.json", state_dir) < 0 ||
+	    stune_payload_journal_kept_path(state_dir, &k) < 0 || asprintf(&d, "%s/payload", state_dir) < 0)
 		return -ENOMEM;
 	if (unlink(k) < 0 && errno != ENOENT)
 		return negative_errno();

@@ -20,32 +20,32 @@
 #include "core/macro.h"
 #include "payload/util.h"
 
-#define STUNE_PJOURNAL_VERSION 1
+#define STUNE_PAYLOAD_JOURNAL_VERSION 1
 
-enum stune_pstep_kind {
-	STUNE_PS_MKDIR = 0, /* a directory install created (path) */
-	STUNE_PS_STAGE,	    /* the staging directory (path) and the files in it */
-	STUNE_PS_FILE,	    /* a file install created (path, sha256: its content) */
-	STUNE_PS_DEPMOD,    /* depmod for the release */
-	STUNE_PS_INITRD,    /* the initrd: old_sha256 before, kept in STATE/payload/kept; sha256 after */
-	STUNE_PS_KERNEL,    /* the kernel package installed with apt (path: its release; target: PACKAGE=VERSION;
-			       sha256: the .deb's) */
-	STUNE_PS_DEFAULT,   /* --set-default: a boot link (path: vmlinuz or initrd.img) repointed from old_target
-			       to target */
-	_STUNE_PS_MAX
+enum stune_payload_step_kind {
+	STUNE_PAYLOAD_STEP_MKDIR = 0, /* a directory install created (path) */
+	STUNE_PAYLOAD_STEP_STAGE,     /* the staging directory (path) and the files in it */
+	STUNE_PAYLOAD_STEP_FILE,      /* a file install created (path, sha256: its content) */
+	STUNE_PAYLOAD_STEP_DEPMOD,    /* depmod for the release */
+	STUNE_PAYLOAD_STEP_INITRD,    /* the initrd: old_sha256 before, kept in STATE/payload/kept; sha256 after */
+	STUNE_PAYLOAD_STEP_KERNEL, /* the kernel package installed with apt (path: its release; target: PACKAGE=VERSION;
+			    sha256: the .deb's) */
+	STUNE_PAYLOAD_STEP_DEFAULT, /* --set-default: a boot link (path: vmlinuz or initrd.img) repointed from
+			     old_target to target */
+	_STUNE_PAYLOAD_STEP_MAX
 };
 
-enum stune_pstep_state {
-	STUNE_PSS_PENDING = 0, /* not begun */
-	STUNE_PSS_STARTED,     /* begun, not known to have finished */
-	STUNE_PSS_DONE,
-	STUNE_PSS_SKIPPED, /* not done, on purpose (note says why) */
-	_STUNE_PSS_MAX
+enum stune_payload_step_state {
+	STUNE_PAYLOAD_STEP_STATE_PENDING = 0, /* not begun */
+	STUNE_PAYLOAD_STEP_STATE_STARTED,     /* begun, not known to have finished */
+	STUNE_PAYLOAD_STEP_STATE_DONE,
+	STUNE_PAYLOAD_STEP_STATE_SKIPPED, /* not done, on purpose (note says why) */
+	_STUNE_PAYLOAD_STEP_STATE_MAX
 };
 
-struct stune_pstep {
-	enum stune_pstep_kind kind;
-	enum stune_pstep_state state;
+struct stune_payload_step {
+	enum stune_payload_step_kind kind;
+	enum stune_payload_step_state state;
 	char *path;	  /* root-relative */
 	char *sha256;	  /* FILE: what install writes; INITRD: the new initrd */
 	char *old_sha256; /* INITRD: the initrd before (NULL: there was none) */
@@ -55,12 +55,12 @@ struct stune_pstep {
 	char *note;
 };
 
-struct stune_pfiledigest {
+struct stune_payload_file_digest {
 	char *path; /* root-relative */
 	char sha256[STUNE_SHA256_HEX];
 };
 
-struct stune_pjournal {
+struct stune_payload_journal {
 	char *release;
 	char *payload_version;
 	char *bundle_sha256;
@@ -68,25 +68,26 @@ struct stune_pjournal {
 	char *manifest_sha256;
 	long long started;
 	bool complete; /* install finished */
-	struct stune_pstep *steps;
+	struct stune_payload_step *steps;
 	size_t n;
 	/* depmod's index files before install (modules.*), for remove's check. */
-	struct stune_pfiledigest *index;
+	struct stune_payload_file_digest *index;
 	size_t n_index;
 };
 
-const char *stune_pstep_kind_name(enum stune_pstep_kind k);
-const char *stune_pstep_state_name(enum stune_pstep_state s);
-void stune_pjournal_free(struct stune_pjournal *j);
-DEFINE_CLEANUP_FUNC(struct stune_pjournal, stune_pjournal_free)
-int stune_pjournal_add(struct stune_pjournal *j, enum stune_pstep_kind kind, const char *path, const char *sha256);
+const char *stune_payload_step_kind_name(enum stune_payload_step_kind k);
+const char *stune_payload_step_state_name(enum stune_payload_step_state s);
+void stune_payload_journal_free(struct stune_payload_journal *j);
+DEFINE_CLEANUP_FUNC(struct stune_payload_journal, stune_payload_journal_free)
+int stune_payload_journal_add(struct stune_payload_journal *j, enum stune_payload_step_kind kind, const char *path,
+			      const char *sha256);
 
 /* STATE/payload (created with mode 0700 when create). */
-int stune_pjournal_dir(const char *state_dir, bool create, char **out);
+int stune_payload_journal_dir(const char *state_dir, bool create, char **out);
 /* Save (atomic, fsync'd) / load STATE/payload/journal.json. load: -ENOENT none, -EBADMSG not a journal. */
-int stune_pjournal_save(const char *state_dir, const struct stune_pjournal *j);
-int stune_pjournal_load(const char *state_dir, struct stune_pjournal **out);
+int stune_payload_journal_save(const char *state_dir, const struct stune_payload_journal *j);
+int stune_payload_journal_load(const char *state_dir, struct stune_payload_journal **out);
 /* Remove the journal and the kept initrd. */
-int stune_pjournal_remove(const char *state_dir);
+int stune_payload_journal_remove(const char *state_dir);
 /* The kept initrd's host path (STATE/payload/kept-initrd). */
-int stune_pjournal_kept_path(const char *state_dir, char **out);
+int stune_payload_journal_kept_path(const char *state_dir, char **out);

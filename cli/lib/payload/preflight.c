@@ -15,7 +15,7 @@ void stune_preflight_free(struct stune_preflight *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++) {
-		struct stune_pcheck *c = &p->rows[i];
+		struct stune_payload_check *c = &p->rows[i];
 		free(c->check);
 		free(c->module);
 		free(c->expected);
@@ -31,11 +31,11 @@ static int row(struct stune_preflight *p, const char *check, const char *module,
 static int row(struct stune_preflight *p, const char *check, const char *module, const char *expected,
 	       const char *actual, bool passed, const char *fmt, ...)
 {
-	struct stune_pcheck *n = realloc(p->rows, (p->n + 1) * sizeof(*n));
+	struct stune_payload_check *n = realloc(p->rows, (p->n + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	p->rows = n;
-	struct stune_pcheck *c = &n[p->n++];
+	struct stune_payload_check *c = &n[p->n++];
 	memset(c, 0, sizeof(*c));
 	c->passed = passed;
 	if (!passed)
@@ -74,7 +74,8 @@ static int read_ko(struct stune_ctx *ctx, const char *path, struct stune_ko **ko
 	return stune_ko_read(data, len, ko, why);
 }
 
-static int check_signatures(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
+static int check_signatures(struct stune_preflight *p, const struct stune_manifest *m,
+			    const struct stune_payload_host *h)
 {
 	_cleanup_free_ char *state = NULL, *unsigned_list = NULL;
 	bool lockdown = h->lockdown && strcmp(h->lockdown, "none");
@@ -127,7 +128,7 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 }
 
 /* release: the bundle's kernel is installed (1 when not: nothing else can be checked). */
-static int check_release(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
+static int check_release(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_payload_host *h)
 {
 	int r;
 	if (!h->modules_dir) {
@@ -145,7 +146,7 @@ static int check_release(struct stune_preflight *p, const struct stune_manifest 
 }
 
 /* debian package version */
-static int check_debian(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_phost *h)
+static int check_debian(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_payload_host *h)
 {
 	const char *actual = h->installed_debian_version ? h->installed_debian_version : h->running_debian_version;
 	if (!actual)
@@ -172,7 +173,7 @@ static int check_vermagic(struct stune_ctx *ctx, struct stune_preflight *p, cons
 	size_t nn = 0;
 	int r = 0;
 	for (size_t i = 0; r >= 0 && i < m->n_modules; i++) {
-		const struct stune_pmodule *pm = &m->modules[i];
+		const struct stune_payload_module *pm = &m->modules[i];
 		_cleanup_free_ char *why = NULL;
 		if ((r = stune_strv_push(names, &nn, strdup(pm->name))) < 0)
 			break;
@@ -200,7 +201,7 @@ static int check_vermagic(struct stune_ctx *ctx, struct stune_preflight *p, cons
 
 /* KABI of one module: the imports of its stock dependents (deps) against our exports, and our exports
  * against the stock copy's (ko). */
-static int check_kabi_module(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_pmodule *pm,
+static int check_kabi_module(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_payload_module *pm,
 			     const struct stune_ko *ko, char **deps)
 {
 	int r = 0;
@@ -292,7 +293,7 @@ static int check_target(struct stune_ctx *ctx, struct stune_preflight *p, const 
 	return row(p, "target", NULL, "absent", "absent", true, NULL);
 }
 
-int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
 			    struct stune_preflight **out)
 {
 	_cleanup_(stune_preflight_freep) struct stune_preflight *p = calloc(1, sizeof(*p));

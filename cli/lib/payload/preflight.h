@@ -24,7 +24,7 @@
 #include "payload/bundle.h"
 #include "payload/host.h"
 
-struct stune_pcheck {
+struct stune_payload_check {
 	char *check;  /* release, debian, vermagic, kabi, signatures, target */
 	char *module; /* NULL for the bundle as a whole */
 	char *expected, *actual;
@@ -33,7 +33,7 @@ struct stune_pcheck {
 };
 
 struct stune_preflight {
-	struct stune_pcheck *rows;
+	struct stune_payload_check *rows;
 	size_t n;
 	bool passed;
 	size_t dependents; /* stock modules whose imports were checked */
@@ -44,5 +44,5 @@ void stune_preflight_free(struct stune_preflight *p);
 DEFINE_CLEANUP_FUNC(struct stune_preflight, stune_preflight_free)
 
 /* Only -errno for failures to run it (out of memory); refusals are rows. */
-int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
 			    struct stune_preflight **out);

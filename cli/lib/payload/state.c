@@ -19,10 +19,10 @@ static const char *const link_names[_STUNE_LINK_MAX] = {
     [STUNE_LINK_OK] = "ok",	    [STUNE_LINK_PENDING] = "reboot-pending", [STUNE_LINK_DRIFT] = "drift",
     [STUNE_LINK_ABSENT] = "absent", [STUNE_LINK_SKIPPED] = "not-checked",    [STUNE_LINK_ERROR] = "error",
 };
-static const char *const verdict_names[_STUNE_PV_MAX] = {
-    [STUNE_PV_LOADED] = "loaded",   [STUNE_PV_REBOOT_PENDING] = "reboot-pending",
-    [STUNE_PV_DRIFT] = "drift",	    [STUNE_PV_NOT_INSTALLED] = "not-installed",
-    [STUNE_PV_UNKNOWN] = "unknown",
+static const char *const verdict_names[_STUNE_PAYLOAD_MAX] = {
+    [STUNE_PAYLOAD_LOADED] = "loaded",	 [STUNE_PAYLOAD_REBOOT_PENDING] = "reboot-pending",
+    [STUNE_PAYLOAD_DRIFT] = "drift",	 [STUNE_PAYLOAD_NOT_INSTALLED] = "not-installed",
+    [STUNE_PAYLOAD_UNKNOWN] = "unknown",
 };
 
 const char *stune_link_state_name(enum stune_link_state s)
@@ -30,12 +30,12 @@ const char *stune_link_state_name(enum stune_link_state s)
 	return s < _STUNE_LINK_MAX ? link_names[s] : "?";
 }
 
-const char *stune_pverdict_name(enum stune_pverdict v)
+const char *stune_pverdict_name(enum stune_payload_verdict v)
 {
-	return v < _STUNE_PV_MAX ? verdict_names[v] : "?";
+	return v < _STUNE_PAYLOAD_MAX ? verdict_names[v] : "?";
 }
 
-void stune_pstate_free(struct stune_pstate *s)
+void stune_payload_status_free(struct stune_payload_status *s)
 {
 	if (!s)
 		return;
@@ -53,16 +53,16 @@ void stune_pstate_free(struct stune_pstate *s)
 	free(s);
 }
 
-static int add(struct stune_pstate *st, const char *link, const char *module, const char *expected, const char *actual,
-	       enum stune_link_state state, const char *fmt, ...) _printf_(7, 8);
-static int add(struct stune_pstate *st, const char *link, const char *module, const char *expected, const char *actual,
-	       enum stune_link_state state, const char *fmt, ...)
+static int add(struct stune_payload_status *st, const char *link, const char *module, const char *expected,
+	       const char *actual, enum stune_link_state state, const char *fmt, ...) _printf_(7, 8);
+static int add(struct stune_payload_status *st, const char *link, const char *module, const char *expected,
+	       const char *actual, enum stune_link_state state, const char *fmt, ...)
 {
-	struct stune_plink *n = realloc(st->links, (st->n + 1) * sizeof(*n));
+	struct stune_payload_link *n = realloc(st->links, (st->n + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	st->links = n;
-	struct stune_plink *l = &n[st->n++];
+	struct stune_payload_link *l = &n[st->n++];
 	memset(l, 0, sizeof(*l));
 	l->state = state;
 	if (!(l->link = strdup(link)) || (module && !(l->module = strdup(module))) ||
@@ -196,7 +196,7 @@ static int count_iocounterbits(struct stune_ctx *ctx, size_t *n64, size_t *nothe
 	return r;
 }
 
-static bool has_patch(const struct stune_pmodule *pm, const char *id)
+static bool has_patch(const struct stune_payload_module *pm, const char *id)
 {
 	for (char **p = pm->patches; p && *p; p++)
 		if (!strcmp(*p, id))
@@ -210,16 +210,16 @@ struct loaded_bad {
 	const char *note;
 };
 
-static int add_loaded(struct stune_pstate *st, const char *link, const struct stune_pmodule *pm, const char *want,
-		      const char *got, bool ok, const char *ok_note, const struct loaded_bad *bad)
+static int add_loaded(struct stune_payload_status *st, const char *link, const struct stune_payload_module *pm,
+		      const char *want, const char *got, bool ok, const char *ok_note, const struct loaded_bad *bad)
 {
 	return add(st, link, pm->name, want, got, ok ? STUNE_LINK_OK : bad->state, "%s", ok ? ok_note : bad->note);
 }
 
 /* The module in memory: /sys/module/M (version, srcversion, build-id, taint) and, for patch C, the
  * SCSI devices' counter width. file_ok: our file is on disk; resolves_ours: modprobe finds it. */
-static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_phost *h,
-		       const struct stune_pmodule *pm, unsigned flags, bool file_ok, bool resolves_ours)
+static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_payload_host *h,
+		       const struct stune_payload_module *pm, unsigned flags, bool file_ok, bool resolves_ours)
 {
 	int r;
 	if (!h->running)
@@ -268,7 +268,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 			    : "no O: an in-tree module is loaded")) < 0)
 		return r;
 
-	if ((flags & STUNE_PSTATE_DEVICES) && has_patch(pm, "C")) {
+	if ((flags & STUNE_PAYLOAD_STATUS_DEVICES) && has_patch(pm, "C")) {
 		size_t n64 = 0, nother = 0, ndev = 0;
 		_cleanup_free_ char *other = NULL;
 		int dk = count_iocounterbits(ctx, &n64, &nother, &ndev, &other);
@@ -291,7 +291,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_pstate *st, const str
 
 /* The bundle's kernel package: installed (dpkg), and when it runs, its build-id (sys/kernel/notes).
  * asked: verify is about that kernel's release (--release R), so its not running is pending. */
-static int link_kernel(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pkernel *k,
+static int link_kernel(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_payload_kernel *k,
 		       const char *running, bool asked, bool *installed_ok)
 {
 	_cleanup_free_ char *status = NULL, *ver = NULL, *want = stune_strdupf("%s %s", k->package, k->version);
@@ -373,7 +373,7 @@ static int find_kernel_manifest(struct stune_ctx *ctx, const char *release, uint
 }
 
 /* The verdict from the links: any_file_ok: a module file of ours is on disk. */
-static void judge(struct stune_pstate *st, bool any_file_ok)
+static void judge(struct stune_payload_status *st, bool any_file_ok)
 {
 	bool error = false, drift = false, pending = false;
 	for (size_t i = 0; i < st->n; i++) {
@@ -381,18 +381,18 @@ static void judge(struct stune_pstate *st, bool any_file_ok)
 		drift |= st->links[i].state == STUNE_LINK_DRIFT;
 		pending |= st->links[i].state == STUNE_LINK_PENDING;
 	}
-	st->verdict = error		       ? STUNE_PV_UNKNOWN
-		      : !any_file_ok && !drift ? STUNE_PV_NOT_INSTALLED
-		      : drift		       ? STUNE_PV_DRIFT
-		      : pending		       ? STUNE_PV_REBOOT_PENDING
-					       : STUNE_PV_LOADED;
+	st->verdict = error		       ? STUNE_PAYLOAD_UNKNOWN
+		      : !any_file_ok && !drift ? STUNE_PAYLOAD_NOT_INSTALLED
+		      : drift		       ? STUNE_PAYLOAD_DRIFT
+		      : pending		       ? STUNE_PAYLOAD_REBOOT_PENDING
+					       : STUNE_PAYLOAD_LOADED;
 	if (!any_file_ok && !error) {
 		/* nothing of ours on disk: not installed, however the rest reads */
 		bool absent = true;
 		for (size_t i = 0; i < st->n; i++)
 			if (!strcmp(st->links[i].link, "file") && st->links[i].state != STUNE_LINK_ABSENT)
 				absent = false;
-		st->verdict = absent ? STUNE_PV_NOT_INSTALLED : STUNE_PV_DRIFT;
+		st->verdict = absent ? STUNE_PAYLOAD_NOT_INSTALLED : STUNE_PAYLOAD_DRIFT;
 	}
 }
 
@@ -451,7 +451,7 @@ static int read_installed(struct stune_ctx *ctx, const struct stune_manifest *gi
 }
 
 /* The links of a bundle given: read, and its manifest the one installed or not. */
-static int link_bundle(struct stune_pstate *st, const struct stune_manifest *given, const char *release,
+static int link_bundle(struct stune_payload_status *st, const struct stune_manifest *given, const char *release,
 		       const char *bundle_note, const struct installed *in)
 {
 	int r;
@@ -482,18 +482,18 @@ static int link_bundle(struct stune_pstate *st, const struct stune_manifest *giv
 
 /* The link of the installed manifest, without a bundle: 1 when there is none or it is unreadable, the
  * state then complete (not installed, or unknown). */
-static int link_installed(struct stune_pstate *st, const char *release, const struct installed *in)
+static int link_installed(struct stune_payload_status *st, const char *release, const struct installed *in)
 {
 	int r;
 	if (in->mr == -ENOENT) {
-		st->verdict = STUNE_PV_NOT_INSTALLED;
+		st->verdict = STUNE_PAYLOAD_NOT_INSTALLED;
 		if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ABSENT,
 			     "no payload installed for %s (no /%s)", release, in->mpath)) < 0)
 			return r;
 		return 1;
 	}
 	if (in->mr < 0) {
-		st->verdict = STUNE_PV_UNKNOWN;
+		st->verdict = STUNE_PAYLOAD_UNKNOWN;
 		if ((r = add(st, "installed", NULL, NULL, NULL, STUNE_LINK_ERROR, "/%s: %s", in->mpath,
 			     in->why ? in->why : strerror(-in->mr))) < 0)
 			return r;
@@ -509,7 +509,8 @@ static int link_installed(struct stune_pstate *st, const char *release, const st
 }
 
 /* The kernel package: the same uname -r can be another build (a Debian point release). */
-static int link_debian(struct stune_pstate *st, const struct stune_manifest *m, const struct stune_phost *h)
+static int link_debian(struct stune_payload_status *st, const struct stune_manifest *m,
+		       const struct stune_payload_host *h)
 {
 	const char *inst = h->installed_debian_version, *run = h->running_debian_version;
 	if (inst && strcmp(inst, m->debian_version))
@@ -534,9 +535,9 @@ struct host_files {
 	char *conf;		  /* the depmod.d file */
 	int cr;			  /* 0, or why conf is not read */
 	char *initrd_path;	  /* boot/initrd.img-R */
-	struct stune_initrd *ird; /* its modules (with STUNE_PSTATE_INITRD) */
+	struct stune_initrd *ird; /* its modules (with STUNE_PAYLOAD_STATUS_INITRD) */
 	char *initrd_err;
-	int ir; /* 0, or why ird is not read (-ENOENT without STUNE_PSTATE_INITRD) */
+	int ir; /* 0, or why ird is not read (-ENOENT without STUNE_PAYLOAD_STATUS_INITRD) */
 };
 
 static void host_files_clear(struct host_files *hf)
@@ -547,7 +548,7 @@ static void host_files_clear(struct host_files *hf)
 	free(hf->initrd_err);
 }
 
-static int read_host_files(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_phost *h,
+static int read_host_files(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
 			   unsigned flags, struct host_files *hf)
 {
 	int r;
@@ -555,7 +556,7 @@ static int read_host_files(struct stune_ctx *ctx, const struct stune_manifest *m
 	hf->ir = -ENOENT;
 	if (!(hf->initrd_path = stune_strdupf("boot/initrd.img-%s", h->release)))
 		return -ENOMEM;
-	if (!(flags & STUNE_PSTATE_INITRD))
+	if (!(flags & STUNE_PAYLOAD_STATUS_INITRD))
 		return 0;
 	_cleanup_(stune_strv_freep) char **names = NULL;
 	size_t nn = 0;
@@ -573,8 +574,8 @@ static int read_host_files(struct stune_ctx *ctx, const struct stune_manifest *m
 }
 
 /* The module's file on disk (dir/M.ko, rel below lib/modules/R): the bundle's or not. */
-static int link_file(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pmodule *pm,
-		     const struct stune_pfile *pf, const char *dir, const char *rel, bool *file_ok)
+static int link_file(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_payload_module *pm,
+		     const struct stune_payload_file *pf, const char *dir, const char *rel, bool *file_ok)
 {
 	_cleanup_free_ char *fpath = stune_strdupf("%s/%s.ko", dir, pm->name);
 	if (!fpath)
@@ -591,7 +592,7 @@ static int link_file(struct stune_ctx *ctx, struct stune_pstate *st, const struc
 }
 
 /* depmod.d: the override line that puts our directory first for the module. */
-static int link_depmod(struct stune_pstate *st, const struct stune_pmodule *pm, const char *release,
+static int link_depmod(struct stune_payload_status *st, const struct stune_payload_module *pm, const char *release,
 		       const struct host_files *hf)
 {
 	_cleanup_free_ char *want = stune_strdupf("override %s %s %s", pm->name, release, STUNE_PAYLOAD_SUBDIR);
@@ -608,7 +609,7 @@ static int link_depmod(struct stune_pstate *st, const struct stune_pmodule *pm, 
 }
 
 /* modprobe: the file libkmod resolves the module to is ours (rel). */
-static int link_modprobe(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_pmodule *pm,
+static int link_modprobe(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_payload_module *pm,
 			 const char *release, const char *rel, bool *resolves_ours)
 {
 	_cleanup_free_ char *got = NULL;
@@ -625,8 +626,8 @@ static int link_modprobe(struct stune_ctx *ctx, struct stune_pstate *st, const s
 }
 
 /* initrd: the copy of the module the next boot loads, if the initrd holds one. */
-static int link_initrd(struct stune_pstate *st, const struct stune_pmodule *pm, const struct stune_pfile *pf,
-		       const char *release, const struct host_files *hf)
+static int link_initrd(struct stune_payload_status *st, const struct stune_payload_module *pm,
+		       const struct stune_payload_file *pf, const char *release, const struct host_files *hf)
 {
 	if (hf->ir == -ENOENT)
 		return add(st, "initrd", pm->name, pf->sha256, NULL, STUNE_LINK_SKIPPED, "no /%s", hf->initrd_path);
@@ -651,11 +652,11 @@ static int link_initrd(struct stune_pstate *st, const struct stune_pmodule *pm, 
 }
 
 /* One module's links, in order: file, depmod.d, modprobe, initrd, loaded. file_ok: its file is ours. */
-static int link_module(struct stune_ctx *ctx, struct stune_pstate *st, const struct stune_manifest *m,
-		       const struct stune_pmodule *pm, const struct stune_phost *h, unsigned flags, const char *dir,
-		       const struct host_files *hf, bool *file_ok)
+static int link_module(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_manifest *m,
+		       const struct stune_payload_module *pm, const struct stune_payload_host *h, unsigned flags,
+		       const char *dir, const struct host_files *hf, bool *file_ok)
 {
-	const struct stune_pfile *pf = stune_manifest_file(m, pm->file);
+	const struct stune_payload_file *pf = stune_manifest_file(m, pm->file);
 	_cleanup_free_ char *rel = stune_strdupf("%s/%s.ko", STUNE_PAYLOAD_SUBDIR, pm->name);
 	bool resolves_ours = true;
 	int r;
@@ -665,18 +666,19 @@ static int link_module(struct stune_ctx *ctx, struct stune_pstate *st, const str
 		return r;
 	if ((r = link_depmod(st, pm, h->release, hf)) < 0)
 		return r;
-	if ((flags & STUNE_PSTATE_MODPROBE) && (r = link_modprobe(ctx, st, pm, h->release, rel, &resolves_ours)) < 0)
+	if ((flags & STUNE_PAYLOAD_STATUS_MODPROBE) &&
+	    (r = link_modprobe(ctx, st, pm, h->release, rel, &resolves_ours)) < 0)
 		return r;
-	if ((flags & STUNE_PSTATE_INITRD) && (r = link_initrd(st, pm, pf, h->release, hf)) < 0)
+	if ((flags & STUNE_PAYLOAD_STATUS_INITRD) && (r = link_initrd(st, pm, pf, h->release, hf)) < 0)
 		return r;
 	return link_loaded(ctx, st, h, pm, flags, *file_ok, resolves_ours);
 }
 
 int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release, unsigned flags,
-			const char *bundle_note, struct stune_pstate **out)
+			const char *bundle_note, struct stune_payload_status **out)
 {
-	_cleanup_(stune_pstate_freep) struct stune_pstate *st = calloc(1, sizeof(*st));
-	_cleanup_(stune_phost_freep) struct stune_phost *h = NULL;
+	_cleanup_(stune_payload_status_freep) struct stune_payload_status *st = calloc(1, sizeof(*st));
+	_cleanup_(stune_phost_freep) struct stune_payload_host *h = NULL;
 	_cleanup_(installed_clear) struct installed in = {0};
 	_cleanup_(host_files_clear) struct host_files hf = {0};
 	int r;
@@ -688,7 +690,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	else if (!release && stune_attr_str(ctx, &running, STUNE_ATTR_OPTIONAL, "proc/sys/kernel/osrelease") == 0)
 		release = running;
 	if (!release) { /* no release given and none running: nothing to say */
-		st->verdict = STUNE_PV_UNKNOWN;
+		st->verdict = STUNE_PAYLOAD_UNKNOWN;
 		if ((r = add(st, "release", NULL, NULL, NULL, STUNE_LINK_ERROR,
 			     "no kernel release: proc/sys/kernel/osrelease unreadable")) < 0)
 			return r;

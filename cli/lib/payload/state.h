@@ -36,7 +36,7 @@ enum stune_link_state {
 	_STUNE_LINK_MAX
 };
 
-struct stune_plink {
+struct stune_payload_link {
 	char *link;   /* bundle, debian, file, depmod.d, modprobe, initrd, loaded, iocounterbits */
 	char *module; /* NULL for the bundle as a whole */
 	char *expected, *actual;
@@ -44,35 +44,35 @@ struct stune_plink {
 	char *note;
 };
 
-enum stune_pverdict {
-	STUNE_PV_LOADED = 0,	 /* every module in memory is the bundle's */
-	STUNE_PV_REBOOT_PENDING, /* installed; the running kernel still has the stock copies */
-	STUNE_PV_DRIFT,		 /* something differs from the bundle */
-	STUNE_PV_NOT_INSTALLED,	 /* no payload for this release */
-	STUNE_PV_UNKNOWN,	 /* could not tell (an error row) */
-	_STUNE_PV_MAX
+enum stune_payload_verdict {
+	STUNE_PAYLOAD_LOADED = 0,     /* every module in memory is the bundle's */
+	STUNE_PAYLOAD_REBOOT_PENDING, /* installed; the running kernel still has the stock copies */
+	STUNE_PAYLOAD_DRIFT,	      /* something differs from the bundle */
+	STUNE_PAYLOAD_NOT_INSTALLED,  /* no payload for this release */
+	STUNE_PAYLOAD_UNKNOWN,	      /* could not tell (an error row) */
+	_STUNE_PAYLOAD_MAX
 };
 
-struct stune_pstate {
+struct stune_payload_status {
 	char *release;
 	char *payload_version; /* the manifest's, NULL without one */
 	char *source;	       /* "bundle FILE" or the installed manifest's path */
-	struct stune_plink *links;
+	struct stune_payload_link *links;
 	size_t n;
-	enum stune_pverdict verdict;
+	enum stune_payload_verdict verdict;
 };
 
 enum {
-	STUNE_PSTATE_MODPROBE = 1 << 0, /* libkmod resolution */
-	STUNE_PSTATE_INITRD = 1 << 1,	/* read boot/initrd.img-R */
-	STUNE_PSTATE_DEVICES = 1 << 2,	/* iocounterbits of every SCSI device */
-	STUNE_PSTATE_ALL = 7,
+	STUNE_PAYLOAD_STATUS_MODPROBE = 1 << 0, /* libkmod resolution */
+	STUNE_PAYLOAD_STATUS_INITRD = 1 << 1,	/* read boot/initrd.img-R */
+	STUNE_PAYLOAD_STATUS_DEVICES = 1 << 2,	/* iocounterbits of every SCSI device */
+	STUNE_PAYLOAD_STATUS_ALL = 7,
 };
 
 const char *stune_link_state_name(enum stune_link_state s);
-const char *stune_pverdict_name(enum stune_pverdict v);
-void stune_pstate_free(struct stune_pstate *s);
-DEFINE_CLEANUP_FUNC(struct stune_pstate, stune_pstate_free)
+const char *stune_pverdict_name(enum stune_payload_verdict v);
+void stune_payload_status_free(struct stune_payload_status *s);
+DEFINE_CLEANUP_FUNC(struct stune_payload_status, stune_payload_status_free)
 
 /*
  * m: the bundle's manifest (NULL: the installed one of release); release:
@@ -80,4 +80,4 @@ DEFINE_CLEANUP_FUNC(struct stune_pstate, stune_pstate_free)
  * bundle (NULL: none). Returns -errno only for failures to run.
  */
 int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *m, const char *release, unsigned flags,
-			const char *bundle_note, struct stune_pstate **out);
+			const char *bundle_note, struct stune_payload_status **out);

@@ -92,7 +92,7 @@ void stune_provenance_host(struct stune_provenance *p, const struct stune_topolo
 
 void stune_provenance_payload(struct stune_ctx *ctx, struct stune_provenance *p)
 {
-	_cleanup_(stune_pstate_freep) struct stune_pstate *s = NULL;
+	_cleanup_(stune_payload_status_freep) struct stune_payload_status *s = NULL;
 	p->payload_state =
 	    stune_payload_state(ctx, NULL, NULL, 0, NULL, &s) == 0 ? stune_pverdict_name(s->verdict) : NULL;
 }

@@ -687,8 +687,8 @@ int stune_profile_digest(const struct stune_profile *p, char **out)
 		r = -EIO;
 	/* The resolved text: one "[class:label]" line per rule, then its keys, include order. */
 	for (size_t i = 0; !r && i < p->n_rules; i++) {
-		const struct stune_prule *ru = &p->rules[i];
-		r = hash_str(m, stune_pclass_name(ru->cls));
+		const struct stune_profile_rule *ru = &p->rules[i];
+		r = hash_str(m, stune_profile_section_name(ru->cls));
 		if (!r)
 			r = hash_str(m, ru->label);
 		for (size_t k = 0; !r && k < ru->n_matches; k++)

@@ -68,13 +68,13 @@ static char *num_str(struct stune_num n)
 /* A change under construction; strings are taken over (may be NULL). */
 struct draft {
 	enum stune_object_kind kind;
-	enum stune_pclass cls;
+	enum stune_profile_section cls;
 	const char *object, *device;
 	size_t index;
 	const char *setting;
 	char *path, *current, *desired, *note;
 	enum stune_change_state state;
-	const struct stune_pvalue *source;
+	const struct stune_profile_value *source;
 };
 
 static int add(struct stune_plan *plan, struct draft *d)
@@ -140,9 +140,9 @@ static bool driver_in(const char *words, const struct stune_hba *h)
 		     (h->pci_driver && stune_word_in(words, h->pci_driver)));
 }
 
-static bool match_driver(const struct stune_prule *r, const struct stune_hba *h)
+static bool match_driver(const struct stune_profile_rule *r, const struct stune_hba *h)
 {
-	const struct stune_pvalue *m = stune_prule_match(r, "match_driver");
+	const struct stune_profile_value *m = stune_prule_match(r, "match_driver");
 	return !m || driver_in(m->value, h);
 }
 
@@ -156,11 +156,11 @@ static bool hba_scope(const struct stune_profile *p, const struct stune_hba *h, 
 	bool in = false, seen = false;
 	_cleanup_free_ char *text = NULL;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct stune_prule *r = &p->rules[i];
-		if (r->cls != STUNE_PC_HBA)
+		const struct stune_profile_rule *r = &p->rules[i];
+		if (r->cls != STUNE_SECTION_HBA)
 			continue;
-		const struct stune_pvalue *md = stune_prule_match(r, "match_driver"),
-					  *mp = stune_prule_match(r, "match_pci");
+		const struct stune_profile_value *md = stune_prule_match(r, "match_driver"),
+						 *mp = stune_prule_match(r, "match_pci");
 		if (!md && !mp)
 			continue;
 		seen = true;
@@ -210,26 +210,27 @@ static bool hba_selected(const struct stune_profile *p, const struct stune_hba *
 	return hba_scope(p, h, NULL);
 }
 
-static bool match_disk(const struct stune_prule *r, const struct stune_disk *d, const struct stune_hba *h)
+static bool match_disk(const struct stune_profile_rule *r, const struct stune_disk *d, const struct stune_hba *h)
 {
 	if (!match_driver(r, h))
 		return false;
-	const struct stune_pvalue *m = stune_prule_match(r, "match_rotational");
+	const struct stune_profile_value *m = stune_prule_match(r, "match_rotational");
 	if (m && (!d->rotational.set || d->rotational.v != strtol(m->value, NULL, 10)))
 		return false;
 	return true;
 }
 
 /* The value in effect for one object: the last matching rule that sets key. */
-static const struct stune_pvalue *disk_value(const struct stune_profile *p, enum stune_pclass cls,
-					     const struct stune_disk *d, const struct stune_hba *h, const char *key)
+static const struct stune_profile_value *disk_value(const struct stune_profile *p, enum stune_profile_section cls,
+						    const struct stune_disk *d, const struct stune_hba *h,
+						    const char *key)
 {
-	const struct stune_pvalue *v = NULL;
+	const struct stune_profile_value *v = NULL;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct stune_prule *r = &p->rules[i];
+		const struct stune_profile_rule *r = &p->rules[i];
 		if (r->cls != cls || !match_disk(r, d, h))
 			continue;
-		const struct stune_pvalue *x = stune_prule_get(r, key);
+		const struct stune_profile_value *x = stune_prule_get(r, key);
 		if (x)
 			v = x;
 	}
@@ -283,12 +284,12 @@ struct disk_at {
 
 /* The scheduler comes first: switching it resets nr_requests (blk-mq-sched.c). *final_sched
  * becomes the scheduler the queue has after apply. */
-static int plan_scheduler(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v,
+static int plan_scheduler(struct stune_plan *plan, const struct disk_at *at, const struct stune_profile_value *v,
 			  const char **final_sched)
 {
 	const struct stune_disk *d = at->d;
 	const struct stune_host *host = at->host;
-	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/scheduler"};
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_SECTION_QUEUE, at->object, d->name, at->di, "queue/scheduler"};
 	dr.source = v;
 	dr.path = stune_strdupf("sys/block/%s/queue/scheduler", d->name);
 	dr.current = d->scheduler ? strdup(d->scheduler) : NULL;
@@ -321,12 +322,12 @@ static int plan_scheduler(struct stune_plan *plan, const struct disk_at *at, con
 	return add(plan, &dr);
 }
 
-static int plan_nr_requests(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v,
+static int plan_nr_requests(struct stune_plan *plan, const struct disk_at *at, const struct stune_profile_value *v,
 			    const char *final_sched)
 {
 	const struct stune_disk *d = at->d;
 	const struct stune_host *host = at->host;
-	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/nr_requests"};
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_SECTION_QUEUE, at->object, d->name, at->di, "queue/nr_requests"};
 	dr.source = v;
 	dr.path = stune_strdupf("sys/block/%s/queue/nr_requests", d->name);
 	long long want = -1;
@@ -366,10 +367,10 @@ static int plan_nr_requests(struct stune_plan *plan, const struct disk_at *at, c
 	return add(plan, &dr);
 }
 
-static int plan_io_poll(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v)
+static int plan_io_poll(struct stune_plan *plan, const struct disk_at *at, const struct stune_profile_value *v)
 {
 	const struct stune_disk *d = at->d;
-	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at->object, d->name, at->di, "queue/io_poll"};
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_SECTION_QUEUE, at->object, d->name, at->di, "queue/io_poll"};
 	dr.source = v;
 	dr.path = stune_strdupf("sys/block/%s/queue/io_poll", d->name);
 	dr.current = num_str(d->io_poll);
@@ -391,11 +392,12 @@ static int plan_io_poll(struct stune_plan *plan, const struct disk_at *at, const
 	return add(plan, &dr);
 }
 
-static int plan_queue_depth(struct stune_plan *plan, const struct disk_at *at, const struct stune_pvalue *v)
+static int plan_queue_depth(struct stune_plan *plan, const struct disk_at *at, const struct stune_profile_value *v)
 {
 	const struct stune_disk *d = at->d;
 	const struct stune_host *host = at->host;
-	struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_SCSI_DEVICE, at->object, d->name, at->di, "device/queue_depth"};
+	struct draft dr = {STUNE_OBJ_DISK, STUNE_SECTION_SCSI_DEVICE, at->object, d->name,
+			   at->di,	   "device/queue_depth"};
 	dr.source = v;
 	dr.path = stune_strdupf("sys/block/%s/device/queue_depth", d->name);
 	long long want = strtoll(v->value, NULL, 10);
@@ -416,27 +418,27 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 	const struct stune_disk *d = &t->disks[di];
 	const struct stune_hba *h = disk_hba(t, d);
 	const struct disk_at at = {d, disk_host(t, d), d->key ? d->key : d->name, di};
-	const struct stune_pvalue *v;
+	const struct stune_profile_value *v;
 	const char *final_sched = d->scheduler;
 	int r;
 
-	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "scheduler")) &&
+	if ((v = disk_value(p, STUNE_SECTION_QUEUE, d, h, "scheduler")) &&
 	    (r = plan_scheduler(plan, &at, v, &final_sched)) < 0)
 		return r;
-	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "nr_requests")) &&
+	if ((v = disk_value(p, STUNE_SECTION_QUEUE, d, h, "nr_requests")) &&
 	    (r = plan_nr_requests(plan, &at, v, final_sched)) < 0)
 		return r;
 
 	static const char *const numeric[] = {"rq_affinity", "nomerges", "read_ahead_kb", "add_random"};
 	const struct stune_num cur[] = {d->rq_affinity, d->nomerges, d->read_ahead_kb, d->add_random};
 	for (size_t i = 0; i < ELEMENTSOF(numeric); i++) {
-		v = disk_value(p, STUNE_PC_QUEUE, d, h, numeric[i]);
+		v = disk_value(p, STUNE_SECTION_QUEUE, d, h, numeric[i]);
 		if (!v)
 			continue;
 		_cleanup_free_ char *setting = stune_strdupf("queue/%s", numeric[i]);
 		if (!setting)
 			return -ENOMEM;
-		struct draft dr = {STUNE_OBJ_DISK, STUNE_PC_QUEUE, at.object, d->name, di, setting};
+		struct draft dr = {STUNE_OBJ_DISK, STUNE_SECTION_QUEUE, at.object, d->name, di, setting};
 		dr.source = v;
 		dr.path = stune_strdupf("sys/block/%s/queue/%s", d->name, numeric[i]);
 		size_t before = plan->n_changes;
@@ -448,9 +450,10 @@ static int plan_disk(struct stune_plan *plan, const struct stune_topology *t, co
 					 "--persist keeps it");
 	}
 
-	if ((v = disk_value(p, STUNE_PC_QUEUE, d, h, "io_poll")) && (r = plan_io_poll(plan, &at, v)) < 0)
+	if ((v = disk_value(p, STUNE_SECTION_QUEUE, d, h, "io_poll")) && (r = plan_io_poll(plan, &at, v)) < 0)
 		return r;
-	if ((v = disk_value(p, STUNE_PC_SCSI_DEVICE, d, h, "queue_depth")) && (r = plan_queue_depth(plan, &at, v)) < 0)
+	if ((v = disk_value(p, STUNE_SECTION_SCSI_DEVICE, d, h, "queue_depth")) &&
+	    (r = plan_queue_depth(plan, &at, v)) < 0)
 		return r;
 	return 0;
 }
@@ -465,14 +468,14 @@ static const struct stune_node *find_node(const struct stune_topology *t, int64_
 	return NULL;
 }
 
-static const struct stune_pvalue *irq_policy(const struct stune_profile *p, const struct stune_hba *h)
+static const struct stune_profile_value *irq_policy(const struct stune_profile *p, const struct stune_hba *h)
 {
-	const struct stune_pvalue *v = NULL;
+	const struct stune_profile_value *v = NULL;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct stune_prule *r = &p->rules[i];
-		if (r->cls != STUNE_PC_IRQ || !match_driver(r, h))
+		const struct stune_profile_rule *r = &p->rules[i];
+		if (r->cls != STUNE_SECTION_IRQ || !match_driver(r, h))
 			continue;
-		const struct stune_pvalue *x = stune_prule_get(r, "affinity");
+		const struct stune_profile_value *x = stune_prule_get(r, "affinity");
 		if (x)
 			v = x;
 	}
@@ -498,7 +501,7 @@ static bool *hbas_rq2(const struct stune_profile *p, const struct stune_topology
 		const struct stune_hba *h = disk_hba(t, d);
 		if (!h || rq2[h - t->hbas])
 			continue;
-		const struct stune_pvalue *v = disk_value(p, STUNE_PC_QUEUE, d, h, "rq_affinity");
+		const struct stune_profile_value *v = disk_value(p, STUNE_SECTION_QUEUE, d, h, "rq_affinity");
 		rq2[h - t->hbas] = v && !strcmp(v->value, "2");
 	}
 	return rq2;
@@ -566,7 +569,7 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 			 size_t hi, const bool *rq2, size_t *n_pinned)
 {
 	const struct stune_hba *h = &t->hbas[hi];
-	const struct stune_pvalue *v = irq_policy(p, h);
+	const struct stune_profile_value *v = irq_policy(p, h);
 	int r;
 
 	if (!v || !strcmp(v->value, "keep") || !h->n_irqs)
@@ -593,7 +596,7 @@ static int plan_hba_irqs(struct stune_plan *plan, const struct stune_topology *t
 			r = -ENOMEM;
 			break;
 		}
-		struct draft dr = {STUNE_OBJ_IRQ, STUNE_PC_IRQ, object, device, qi, "smp_affinity_list"};
+		struct draft dr = {STUNE_OBJ_IRQ, STUNE_SECTION_IRQ, object, device, qi, "smp_affinity_list"};
 		dr.source = v;
 		dr.path = stune_strdupf("proc/irq/%u/smp_affinity_list", q->irq);
 		dr.current = cpus_str(&q->affinity);
@@ -671,10 +674,10 @@ static const char *irqbalance_dangling(const char *args, size_t *len)
 static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p,
 			   size_t first_irq_change)
 {
-	const struct stune_pvalue *v = NULL;
+	const struct stune_profile_value *v = NULL;
 	for (size_t i = 0; i < p->n_rules; i++)
-		if (p->rules[i].cls == STUNE_PC_IRQBALANCE) {
-			const struct stune_pvalue *x = stune_prule_get(&p->rules[i], "ban_pinned");
+		if (p->rules[i].cls == STUNE_SECTION_IRQBALANCE) {
+			const struct stune_profile_value *x = stune_prule_get(&p->rules[i], "ban_pinned");
 			if (x)
 				v = x;
 		}
@@ -716,7 +719,7 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	}
 	if (!all)
 		return 0;
-	struct draft dr = {STUNE_OBJ_IRQBALANCE, STUNE_PC_IRQBALANCE, "irqbalance", NULL, 0, STUNE_IRQBALANCE_VAR};
+	struct draft dr = {STUNE_OBJ_IRQBALANCE, STUNE_SECTION_IRQBALANCE, "irqbalance", NULL, 0, STUNE_IRQBALANCE_VAR};
 	dr.source = v;
 	dr.path = strdup(STUNE_IRQBALANCE_DEFAULTS);
 	dr.current = strdup(ib->args ? ib->args : "");
@@ -766,8 +769,8 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 static int plan_modules(struct stune_plan *plan, const struct stune_topology *t, const struct stune_profile *p)
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct stune_prule *rule = &p->rules[i];
-		if (rule->cls != STUNE_PC_MODULE)
+		const struct stune_profile_rule *rule = &p->rules[i];
+		if (rule->cls != STUNE_SECTION_MODULE)
 			continue;
 		bool used = false;
 		for (size_t h = 0; h < t->n_hbas; h++) {
@@ -780,11 +783,11 @@ static int plan_modules(struct stune_plan *plan, const struct stune_topology *t,
 		if (!object)
 			return -ENOMEM;
 		for (size_t j = 0; j < rule->n_settings; j++) {
-			const struct stune_pvalue *v = &rule->settings[j];
+			const struct stune_profile_value *v = &rule->settings[j];
 			_cleanup_free_ char *setting = stune_strdupf("parameters/%s", v->key);
 			if (!setting)
 				return -ENOMEM;
-			struct draft dr = {STUNE_OBJ_MODULE, STUNE_PC_MODULE, object, NULL, 0, setting};
+			struct draft dr = {STUNE_OBJ_MODULE, STUNE_SECTION_MODULE, object, NULL, 0, setting};
 			dr.source = v;
 			dr.path = stune_strdupf("sys/module/%s/parameters/%s", rule->label, v->key);
 			dr.desired = strdup(v->value);
@@ -824,19 +827,19 @@ int stune_plan_add_row(struct stune_plan *plan, enum stune_object_kind kind, con
 unsigned stune_plan_disk_attrs(const struct stune_profile *p)
 {
 	static const struct {
-		enum stune_pclass cls;
+		enum stune_profile_section cls;
 		const char *key;
 		enum stune_disk_raw raw;
 	} keys[] = {
-	    {STUNE_PC_QUEUE, "nr_requests", STUNE_RAW_NR_REQUESTS},
-	    {STUNE_PC_QUEUE, "rq_affinity", STUNE_RAW_RQ_AFFINITY},
-	    {STUNE_PC_QUEUE, "nomerges", STUNE_RAW_NOMERGES},
-	    {STUNE_PC_QUEUE, "read_ahead_kb", STUNE_RAW_READ_AHEAD_KB},
-	    {STUNE_PC_QUEUE, "add_random", STUNE_RAW_ADD_RANDOM},
-	    {STUNE_PC_QUEUE, "io_poll", STUNE_RAW_IO_POLL},
-	    {STUNE_PC_SCSI_DEVICE, "queue_depth", STUNE_RAW_QUEUE_DEPTH},
+	    {STUNE_SECTION_QUEUE, "nr_requests", STUNE_RAW_NR_REQUESTS},
+	    {STUNE_SECTION_QUEUE, "rq_affinity", STUNE_RAW_RQ_AFFINITY},
+	    {STUNE_SECTION_QUEUE, "nomerges", STUNE_RAW_NOMERGES},
+	    {STUNE_SECTION_QUEUE, "read_ahead_kb", STUNE_RAW_READ_AHEAD_KB},
+	    {STUNE_SECTION_QUEUE, "add_random", STUNE_RAW_ADD_RANDOM},
+	    {STUNE_SECTION_QUEUE, "io_poll", STUNE_RAW_IO_POLL},
+	    {STUNE_SECTION_SCSI_DEVICE, "queue_depth", STUNE_RAW_QUEUE_DEPTH},
 	    /* A scheduler switch resets nr_requests: apply journals its old value. */
-	    {STUNE_PC_QUEUE, "scheduler", STUNE_RAW_NR_REQUESTS},
+	    {STUNE_SECTION_QUEUE, "scheduler", STUNE_RAW_NR_REQUESTS},
 	};
 	unsigned attrs = 1u << STUNE_RAW_SCHEDULER;
 	for (size_t i = 0; i < p->n_rules; i++)

@@ -30,7 +30,7 @@ enum stune_object_kind {
 
 struct stune_change {
 	enum stune_object_kind kind;
-	enum stune_pclass cls;
+	enum stune_profile_section cls;
 	char *object;  /* stable key: disk key, "irq:N", "module:NAME", "irqbalance" */
 	char *device;  /* for people: "sda", "mpi3mr0-msix0 0000:01:00.0"; NULL if none */
 	size_t index;  /* into topology.disks / topology.irqs / topology.hbas */
@@ -39,8 +39,8 @@ struct stune_change {
 	char *current; /* normalised; NULL = unknown */
 	char *desired; /* normalised; NULL = nothing to write */
 	enum stune_change_state state;
-	const struct stune_pvalue *source; /* the profile value behind it (owned by the profile) */
-	char *note;			   /* why this state, and what is done instead; NULL for plain changes */
+	const struct stune_profile_value *source; /* the profile value behind it (owned by the profile) */
+	char *note;				  /* why this state, and what is done instead; NULL for plain changes */
 };
 
 /* Per HBA of the host: whether the profile's [hba] takes it, and why. */

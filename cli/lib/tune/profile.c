@@ -22,15 +22,15 @@
 /* The shipped profiles are a few KiB; a megabyte is no profile. */
 #define STUNE_PROFILE_MAX_BYTES (1u << 20)
 
-static const char *const class_names[_STUNE_PC_MAX] = {
-    [STUNE_PC_HBA] = "hba",	  [STUNE_PC_IRQ] = "irq",
-    [STUNE_PC_QUEUE] = "queue",	  [STUNE_PC_SCSI_DEVICE] = "scsi_device",
-    [STUNE_PC_MODULE] = "module", [STUNE_PC_IRQBALANCE] = "irqbalance",
+static const char *const class_names[_STUNE_SECTION_MAX] = {
+    [STUNE_SECTION_HBA] = "hba",       [STUNE_SECTION_IRQ] = "irq",
+    [STUNE_SECTION_QUEUE] = "queue",   [STUNE_SECTION_SCSI_DEVICE] = "scsi_device",
+    [STUNE_SECTION_MODULE] = "module", [STUNE_SECTION_IRQBALANCE] = "irqbalance",
 };
 
-const char *stune_pclass_name(enum stune_pclass c)
+const char *stune_profile_section_name(enum stune_profile_section c)
 {
-	return c < _STUNE_PC_MAX ? class_names[c] : "?";
+	return c < _STUNE_SECTION_MAX ? class_names[c] : "?";
 }
 
 /* Value checkers: NULL when the value is good, else what was expected. */
@@ -107,30 +107,30 @@ static const char *check_param(const char *v)
 }
 
 struct key_spec {
-	enum stune_pclass cls;
+	enum stune_profile_section cls;
 	const char *key;
 	check_fn check;
 	bool match;
 };
 
 static const struct key_spec keys[] = {
-    {STUNE_PC_HBA, "match_driver", check_words, true},
-    {STUNE_PC_HBA, "match_pci", check_words, true},
-    {STUNE_PC_IRQ, "match_driver", check_words, true},
-    {STUNE_PC_IRQ, "affinity", check_affinity, false},
-    {STUNE_PC_QUEUE, "match_driver", check_words, true},
-    {STUNE_PC_QUEUE, "match_rotational", check_01, true},
-    {STUNE_PC_QUEUE, "scheduler", check_scheduler, false},
-    {STUNE_PC_QUEUE, "nr_requests", check_nr_requests, false},
-    {STUNE_PC_QUEUE, "rq_affinity", check_012, false},
-    {STUNE_PC_QUEUE, "nomerges", check_012, false},
-    {STUNE_PC_QUEUE, "read_ahead_kb", check_read_ahead, false},
-    {STUNE_PC_QUEUE, "add_random", check_01, false},
-    {STUNE_PC_QUEUE, "io_poll", check_01, false},
-    {STUNE_PC_SCSI_DEVICE, "match_driver", check_words, true},
-    {STUNE_PC_SCSI_DEVICE, "match_rotational", check_01, true},
-    {STUNE_PC_SCSI_DEVICE, "queue_depth", check_queue_depth, false},
-    {STUNE_PC_IRQBALANCE, "ban_pinned", check_yesno, false},
+    {STUNE_SECTION_HBA, "match_driver", check_words, true},
+    {STUNE_SECTION_HBA, "match_pci", check_words, true},
+    {STUNE_SECTION_IRQ, "match_driver", check_words, true},
+    {STUNE_SECTION_IRQ, "affinity", check_affinity, false},
+    {STUNE_SECTION_QUEUE, "match_driver", check_words, true},
+    {STUNE_SECTION_QUEUE, "match_rotational", check_01, true},
+    {STUNE_SECTION_QUEUE, "scheduler", check_scheduler, false},
+    {STUNE_SECTION_QUEUE, "nr_requests", check_nr_requests, false},
+    {STUNE_SECTION_QUEUE, "rq_affinity", check_012, false},
+    {STUNE_SECTION_QUEUE, "nomerges", check_012, false},
+    {STUNE_SECTION_QUEUE, "read_ahead_kb", check_read_ahead, false},
+    {STUNE_SECTION_QUEUE, "add_random", check_01, false},
+    {STUNE_SECTION_QUEUE, "io_poll", check_01, false},
+    {STUNE_SECTION_SCSI_DEVICE, "match_driver", check_words, true},
+    {STUNE_SECTION_SCSI_DEVICE, "match_rotational", check_01, true},
+    {STUNE_SECTION_SCSI_DEVICE, "queue_depth", check_queue_depth, false},
+    {STUNE_SECTION_IRQBALANCE, "ban_pinned", check_yesno, false},
 };
 
 bool stune_word_in(const char *list, const char *value)
@@ -149,7 +149,7 @@ bool stune_word_in(const char *list, const char *value)
 	return false;
 }
 
-static void pvalue_clear(struct stune_pvalue *v)
+static void pvalue_clear(struct stune_profile_value *v)
 {
 	free(v->key);
 	free(v->value);
@@ -161,7 +161,7 @@ void stune_profile_free(struct stune_profile *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct stune_prule *r = &p->rules[i];
+		struct stune_profile_rule *r = &p->rules[i];
 		free(r->label);
 		for (size_t j = 0; j < r->n_matches; j++)
 			pvalue_clear(&r->matches[j]);
@@ -179,7 +179,7 @@ void stune_profile_free(struct stune_profile *p)
 	free(p);
 }
 
-static const struct stune_pvalue *find_value(const struct stune_pvalue *v, size_t n, const char *key)
+static const struct stune_profile_value *find_value(const struct stune_profile_value *v, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(v[i].key, key))
@@ -187,12 +187,12 @@ static const struct stune_pvalue *find_value(const struct stune_pvalue *v, size_
 	return NULL;
 }
 
-const struct stune_pvalue *stune_prule_get(const struct stune_prule *r, const char *key)
+const struct stune_profile_value *stune_prule_get(const struct stune_profile_rule *r, const char *key)
 {
 	return find_value(r->settings, r->n_settings, key);
 }
 
-const struct stune_pvalue *stune_prule_match(const struct stune_prule *r, const char *key)
+const struct stune_profile_value *stune_prule_match(const struct stune_profile_rule *r, const char *key)
 {
 	return find_value(r->matches, r->n_matches, key);
 }
@@ -298,50 +298,50 @@ static char *reader(char *str, int num, void *stream)
 	return got;
 }
 
-static int parse_section(const char *section, enum stune_pclass *cls, const char **label)
+static int parse_section(const char *section, enum stune_profile_section *cls, const char **label)
 {
 	const char *colon = strchr(section, ':');
 	size_t n = colon ? (size_t)(colon - section) : strlen(section);
 	*label = colon ? colon + 1 : NULL;
-	for (int c = 0; c < _STUNE_PC_MAX; c++)
+	for (int c = 0; c < _STUNE_SECTION_MAX; c++)
 		if (strlen(class_names[c]) == n && !strncmp(class_names[c], section, n)) {
-			*cls = (enum stune_pclass)c;
+			*cls = (enum stune_profile_section)c;
 			if (*label) {
-				if (c == STUNE_PC_HBA || c == STUNE_PC_IRQBALANCE || !**label)
+				if (c == STUNE_SECTION_HBA || c == STUNE_SECTION_IRQBALANCE || !**label)
 					return -EINVAL;
 				for (const char *p = *label; *p; p++)
 					if (!isalnum((unsigned char)*p) && !strchr("_-.", *p))
 						return -EINVAL;
-			} else if (c == STUNE_PC_MODULE)
+			} else if (c == STUNE_SECTION_MODULE)
 				return -EINVAL;
 			return 0;
 		}
 	return -ENOENT;
 }
 
-static struct stune_prule *get_rule(struct stune_profile *p, enum stune_pclass cls, const char *label)
+static struct stune_profile_rule *get_rule(struct stune_profile *p, enum stune_profile_section cls, const char *label)
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct stune_prule *r = &p->rules[i];
+		struct stune_profile_rule *r = &p->rules[i];
 		if (r->cls == cls && ((!r->label && !label) || (r->label && label && !strcmp(r->label, label))))
 			return r;
 	}
-	struct stune_prule *n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
+	struct stune_profile_rule *n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
 	p->rules = n;
-	struct stune_prule *r = &p->rules[p->n_rules];
-	*r = (struct stune_prule){.cls = cls};
+	struct stune_profile_rule *r = &p->rules[p->n_rules];
+	*r = (struct stune_profile_rule){.cls = cls};
 	if (label && !(r->label = strdup(label)))
 		return NULL;
 	p->n_rules++;
 	return r;
 }
 
-static int set_value(struct file_state *s, struct stune_pvalue **arr, size_t *n, const char *section, const char *key,
-		     const char *value)
+static int set_value(struct file_state *s, struct stune_profile_value **arr, size_t *n, const char *section,
+		     const char *key, const char *value)
 {
-	struct stune_pvalue *v = NULL;
+	struct stune_profile_value *v = NULL;
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*arr)[i].key, key))
 			v = &(*arr)[i];
@@ -349,12 +349,12 @@ static int set_value(struct file_state *s, struct stune_pvalue **arr, size_t *n,
 		return set_err(s->L, -EINVAL, "%s:%u: '%s' set twice in [%s] (first at line %u)", s->display, s->line,
 			       key, section, v->line);
 	if (!v) {
-		struct stune_pvalue *na = realloc(*arr, (*n + 1) * sizeof(*na));
+		struct stune_profile_value *na = realloc(*arr, (*n + 1) * sizeof(*na));
 		if (!na)
 			return set_err(s->L, -ENOMEM, "out of memory");
 		*arr = na;
 		v = &na[(*n)++];
-		*v = (struct stune_pvalue){0};
+		*v = (struct stune_profile_value){0};
 		if (!(v->key = strdup(key)))
 			return set_err(s->L, -ENOMEM, "out of memory");
 	}
@@ -436,7 +436,7 @@ static int handle(struct file_state *s, const char *section, const char *name, c
 		return set_err(L, -EINVAL, "%s:%u: key '%s' outside a section (only include= may come first)",
 			       s->display, s->line, name);
 	}
-	enum stune_pclass cls;
+	enum stune_profile_section cls;
 	const char *label;
 	int r = parse_section(section, &cls, &label);
 	if (r == -ENOENT)
@@ -446,11 +446,11 @@ static int handle(struct file_state *s, const char *section, const char *name, c
 	if (!strcmp(name, "include"))
 		return set_err(L, -EINVAL, "%s:%u: include= must come before the first section", s->display, s->line);
 
-	struct stune_prule *rule = get_rule(L->p, cls, label);
+	struct stune_profile_rule *rule = get_rule(L->p, cls, label);
 	if (!rule)
 		return set_err(L, -ENOMEM, "out of memory");
 
-	if (cls == STUNE_PC_MODULE) {
+	if (cls == STUNE_SECTION_MODULE) {
 		/* Driver parameters: names are the driver's; check their shape only. */
 		bool ok = *name != '\0';
 		for (const char *p = name; *p; p++)
@@ -584,7 +584,7 @@ static int load_file(struct loader *L, const char *path, const char *display, un
 static int check_scope(struct loader *L)
 {
 	for (size_t i = 0; i < L->p->n_rules; i++)
-		if (L->p->rules[i].cls == STUNE_PC_HBA && L->p->rules[i].n_matches)
+		if (L->p->rules[i].cls == STUNE_SECTION_HBA && L->p->rules[i].n_matches)
 			return 0;
 	set_err(L, -EINVAL,
 		"%s: no [hba] scope: say which HBAs the profile tunes, e.g. '[hba]' and 'match_driver = mpi3mr' "

@@ -15,18 +15,18 @@
 
 #include "core/macro.h"
 
-enum stune_pclass {
-	STUNE_PC_HBA = 0,     /* [hba]: which HBAs the profile tunes */
-	STUNE_PC_IRQ,	      /* [irq]: IRQ placement policy for the HBAs' IRQs */
-	STUNE_PC_QUEUE,	      /* [queue]: sys/block/X/queue/ */
-	STUNE_PC_SCSI_DEVICE, /* [scsi_device]: sys/block/X/device/ */
-	STUNE_PC_MODULE,      /* [module:NAME]: driver parameters */
-	STUNE_PC_IRQBALANCE,  /* [irqbalance] */
-	_STUNE_PC_MAX
+enum stune_profile_section {
+	STUNE_SECTION_HBA = 0,	   /* [hba]: which HBAs the profile tunes */
+	STUNE_SECTION_IRQ,	   /* [irq]: IRQ placement policy for the HBAs' IRQs */
+	STUNE_SECTION_QUEUE,	   /* [queue]: sys/block/X/queue/ */
+	STUNE_SECTION_SCSI_DEVICE, /* [scsi_device]: sys/block/X/device/ */
+	STUNE_SECTION_MODULE,	   /* [module:NAME]: driver parameters */
+	STUNE_SECTION_IRQBALANCE,  /* [irqbalance] */
+	_STUNE_SECTION_MAX
 };
 
 /* One key = value, with where it was set and the comment above it. */
-struct stune_pvalue {
+struct stune_profile_value {
 	char *key;
 	char *value;	  /* normalised (trimmed, lower-case keywords) */
 	const char *file; /* display name of the file (owned by the profile) */
@@ -34,13 +34,13 @@ struct stune_pvalue {
 	char *why; /* the comment lines just above the key, joined; NULL if none */
 };
 
-struct stune_prule {
-	enum stune_pclass cls;
+struct stune_profile_rule {
+	enum stune_profile_section cls;
 	char *label; /* "queue:hdd" → "hdd"; module name for [module:NAME]; NULL for plain [queue] */
 	/* match_* keys (values kept as written, space-separated alternatives) */
-	struct stune_pvalue *matches;
+	struct stune_profile_value *matches;
 	size_t n_matches;
-	struct stune_pvalue *settings;
+	struct stune_profile_value *settings;
 	size_t n_settings;
 };
 
@@ -49,7 +49,7 @@ struct stune_profile {
 	char *path;   /* the file it came from */
 	char **files; /* display names of every file read, include order; NULL-terminated */
 	size_t n_files;
-	struct stune_prule *rules;
+	struct stune_profile_rule *rules;
 	size_t n_rules;
 };
 
@@ -67,7 +67,7 @@ int stune_profile_load_string(const char *display, const char *text, const char 
 void stune_profile_free(struct stune_profile *p);
 DEFINE_CLEANUP_FUNC(struct stune_profile, stune_profile_free)
 
-const char *stune_pclass_name(enum stune_pclass c);
+const char *stune_profile_section_name(enum stune_profile_section c);
 /* The rule's value for key, or NULL. */
-const struct stune_pvalue *stune_prule_get(const struct stune_prule *r, const char *key);
-const struct stune_pvalue *stune_prule_match(const struct stune_prule *r, const char *key);
+const struct stune_profile_value *stune_prule_get(const struct stune_profile_rule *r, const char *key);
+const struct stune_profile_value *stune_prule_match(const struct stune_profile_rule *r, const char *key);
