@@ -75,7 +75,7 @@ truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 # finds translated code by its virtual address too, so with randomized
 # mappings each new process had its libraries translated again (vm/detect:
 # 33 s of QEMU CPU with, 25 s without; tests/vm/README.md "Timings").
-append="console=ttyS0 panic=-1 quiet norandmaps scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
+append="console=ttyS0 panic=-1 quiet norandmaps no_timer_check scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
 	-accel tcg -cpu max -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
