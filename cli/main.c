@@ -104,12 +104,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		int r = global_opt(&g, c, optarg);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
+		if (r == CLI_NOT_MINE) {
 			fputs("Try 'scsitune --help' for more information.\n", stderr);
 			return EXIT_USAGE;
 		}
+		if (r != CLI_GO_ON)
+			return r;
 	}
 	if (help) {
 		if (optind >= argc) {

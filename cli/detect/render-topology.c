@@ -67,7 +67,7 @@ static void render_payload(struct out *o, const struct stune_topology *t, const 
 
 	out_obj_begin(o, "payload");
 	/* payload verify's verdict, from its code (without the modprobe and initrd links). */
-	out_str(o, "verdict", NULL, ps ? stune_pverdict_name(ps->verdict) : NULL);
+	out_str(o, "verdict", NULL, ps ? stune_payload_verdict_name(ps->verdict) : NULL);
 	out_str(o, "payload_version", NULL, ps ? ps->payload_version : NULL);
 	out_arr_begin(o, "modules");
 	for (size_t i = 0; i < k->n_modules; i++) {
@@ -94,11 +94,11 @@ static void render_payload(struct out *o, const struct stune_topology *t, const 
 	out_arr_end(o);
 	if (ps && ps->payload_version)
 		out_text(o, "           scsitune payload %s: %s (scsitune payload verify)\n", ps->payload_version,
-			 stune_pverdict_name(ps->verdict));
+			 stune_payload_verdict_name(ps->verdict));
 	else if (ps && ps->verdict == STUNE_PAYLOAD_NOT_INSTALLED)
 		out_text(o, "           scsitune payload: not installed (no updates/scsitune/manifest.json)\n");
 	else if (ps)
-		out_text(o, "           scsitune payload: %s\n", stune_pverdict_name(ps->verdict));
+		out_text(o, "           scsitune payload: %s\n", stune_payload_verdict_name(ps->verdict));
 	out_obj_end(o);
 }
 

@@ -201,7 +201,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
 	if (!dry_run) {
-		if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
+		if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
 			return EXIT_ERROR;
 		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
 		int r = stune_payload_journal_load(state_dir, &j);
@@ -269,7 +269,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 		error_msg("writing output: %s", strerror(-w));
 		return EXIT_ERROR;
 	}
-	return r < 0 ? EXIT_ERROR : EXIT_OK;
+	return r;
 }
 
 /* --- apply --payload -------------------------------------------------------------- */
@@ -326,22 +326,12 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 
 /* --- remove ------------------------------------------------------------------------ */
 
-static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const char *state_dir, bool force,
-				 bool no_initramfs)
+/* remove, the lock held, j its journal: renders into o; EXIT_OK, or EXIT_ERROR after printing why. */
+static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, struct stune_payload_journal *j,
+				 const char *state_dir, bool force, bool no_initramfs)
 {
-	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
-	int r = stune_payload_journal_load(state_dir, &j);
-	if (r == -ENOENT) {
-		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
-			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");
-		return -2;
-	}
-	if (r < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir,
-			  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
-		return -2;
-	}
-	_cleanup_(stune_premove_result_clear) struct stune_premove_result res = {0};
+	int r;
+	_cleanup_(stune_payload_remove_result_clear) struct stune_payload_remove_result res = {0};
 	_cleanup_free_ char *err = NULL;
 	r = stune_payload_remove(ctx, j, state_dir, force, no_initramfs, &res, &err);
 	out_str(o, "payload_version", "Payload %s", j->payload_version);
@@ -370,11 +360,11 @@ static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, const cha
 	out_bool(o, "complete", NULL, res.complete ? STUNE_YES : STUNE_NO);
 	if (r < 0) {
 		error_msg("%s", err ? err : strerror(-r));
-		return -1;
+		return EXIT_ERROR;
 	}
 	out_text(o, "Removed: the kernel package's modules are in force again%s.\n",
 		 res.index_same ? "" : " (depmod's index differs from before: see above)");
-	return 0;
+	return EXIT_OK;
 }
 
 static int payload_remove(struct global_opts *g, const char *state_opt, bool force, bool no_initramfs)
@@ -384,7 +374,7 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
+	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	/* No journal: an error, before a byte of the document (stdout is streamed). */
 	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
@@ -406,14 +396,14 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "remove");
-	int r = payload_remove_locked(ctx, o, state_dir, force, no_initramfs);
+	int r = payload_remove_locked(ctx, o, j, state_dir, force, no_initramfs);
 	out_obj_end(o);
 	int w = out_finish(o);
 	if (w < 0) {
 		error_msg("writing output: %s", strerror(-w));
 		return EXIT_ERROR;
 	}
-	return r < 0 ? EXIT_ERROR : EXIT_OK;
+	return r;
 }
 
 /* --- the command -------------------------------------------------------------------- */
@@ -508,7 +498,7 @@ static int payload_options(struct global_opts *g, const char *sub, int argc, cha
 			continue;
 		case OPT_OUTPUT:
 			if (strcmp(sub, "pack")) {
-				if (global_opt(g, 'o', optarg) < 0)
+				if (global_opt(g, 'o', optarg) != CLI_GO_ON)
 					return EXIT_USAGE;
 				continue;
 			}

@@ -54,7 +54,7 @@ static int add_host(char ***hosts, size_t *n, const char *name, size_t len, cons
 	*hosts = nv;
 	nv[(*n)++] = steal_pointer(&h);
 	nv[*n] = NULL;
-	return -1;
+	return CLI_GO_ON;
 }
 
 int query_hosts_opt(struct query_opts *q, const char *arg)
@@ -66,15 +66,15 @@ int query_hosts_opt(struct query_opts *q, const char *arg)
 	}
 	for (const char *p = arg;;) {
 		size_t len = strcspn(p, ",");
-		int ec = len ? add_host(&q->hosts, &q->n_hosts, p, len, "--hosts") : -1;
-		if (ec != -1)
+		int ec = len ? add_host(&q->hosts, &q->n_hosts, p, len, "--hosts") : CLI_GO_ON;
+		if (ec != CLI_GO_ON)
 			return ec;
 		if (!len) {
 			usage_error("report", "--hosts: an empty name in '%s'", arg);
 			return EXIT_USAGE;
 		}
 		if (!p[len])
-			return -1;
+			return CLI_GO_ON;
 		p += len + 1;
 	}
 }
@@ -105,14 +105,14 @@ static int read_hosts_file(const char *path, char ***hosts, size_t *n)
 			continue;
 		snprintf(where, sizeof(where), "--hosts-file %.24s:%zu", path, lineno);
 		int ec = add_host(hosts, n, p, k, where);
-		if (ec != -1)
+		if (ec != CLI_GO_ON)
 			return ec;
 	}
 	if (*n == 0) {
 		error_msg("--hosts-file %s: no host in the file", path);
 		return EXIT_ERROR;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 static int idx_cmp(const void *x, const void *y, void *data)
@@ -150,7 +150,7 @@ static int dedup_hosts(char **v, size_t *n)
 	return 0;
 }
 
-/* The options together: -1 to go on, else the exit code. */
+/* The options together: CLI_GO_ON to go on, else the exit code. */
 static int check_opts(const struct query_opts *q, const char *phase, const char *compare, enum stune_query_api *api,
 		      int64_t *since_ms)
 {
@@ -181,7 +181,7 @@ static int check_opts(const struct query_opts *q, const char *phase, const char 
 			    q->since);
 		return EXIT_USAGE;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 static void query_retry(void *data, const char *msg, unsigned seconds)
@@ -263,7 +263,7 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 	enum stune_query_api api;
 	int64_t since_ms;
 	int ec = check_opts(q, phase, compare, &api, &since_ms);
-	if (ec != -1)
+	if (ec != CLI_GO_ON)
 		return ec;
 	_cleanup_free_ char *url = NULL, *err = NULL;
 	enum stune_query_api url_api;
@@ -278,7 +278,7 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 	}
 	_cleanup_(stune_strv_freep) char **hosts = NULL;
 	size_t n_hosts = 0;
-	if (q->hosts_file && (ec = read_hosts_file(q->hosts_file, &hosts, &n_hosts)) != -1)
+	if (q->hosts_file && (ec = read_hosts_file(q->hosts_file, &hosts, &n_hosts)) != CLI_GO_ON)
 		return ec;
 	char **asked = q->hosts_file ? hosts : q->hosts;
 	size_t n_asked = q->hosts_file ? n_hosts : q->n_hosts;

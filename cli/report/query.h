@@ -20,7 +20,7 @@ struct query_opts {
 	const char *html; /* --html FILE (report's option, shared) */
 };
 
-/* --hosts LIST: appended to q->hosts. -1 to go on, else the exit code (usage error printed). */
+/* --hosts LIST: appended to q->hosts. CLI_GO_ON to go on, else the exit code (usage error printed). */
 int query_hosts_opt(struct query_opts *q, const char *arg);
 
 /* The whole query: checks, ask, render, gate. Returns the exit code. */

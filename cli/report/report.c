@@ -468,7 +468,7 @@ static int path_opt(struct report_opts *ro, int c, const char *arg)
 	  : c == OPT_AUTH_FILE ? &ro->auth_file
 	  : c == OPT_CA_FILE   ? &ro->ca_file
 			       : &ro->config) = (char *)arg;
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* --device, --rw, --bs, --job-file, --fio: one line, not empty. */
@@ -502,7 +502,7 @@ static int job_text_opt(struct report_opts *ro, char ***devices, int c, const ch
 	} else {
 		*(c == OPT_JOB_FILE ? &ro->job.job_file : &ro->fio) = arg;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* The numeric --run options. */
@@ -512,7 +512,7 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 		if (!parse_uint("--runs", arg, 1, 1000, &ro->runs))
 			return EXIT_USAGE;
 		ro->job_opts = true;
-		return -1;
+		return CLI_GO_ON;
 	}
 	if (c == OPT_NODE) {
 		unsigned node;
@@ -520,7 +520,7 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 			return EXIT_USAGE;
 		ro->node = (int)node;
 		ro->node_set = ro->job_opts = true;
-		return -1;
+		return CLI_GO_ON;
 	}
 	if (!parse_uint(c == OPT_IODEPTH   ? "--iodepth"
 			: c == OPT_NUMJOBS ? "--numjobs"
@@ -531,10 +531,10 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 					   : &ro->job.runtime_s))
 		return EXIT_USAGE;
 	ro->job_opts = ro->job_shape = true;
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* --query and the options that go with it: -1 to go on, else the exit code. */
+/* --query and the options that go with it: CLI_GO_ON to go on, else the exit code. */
 static int query_opt(struct query_opts *q, int c, const char *arg)
 {
 	static const char *const names[] = {"--query", "--query-api", "--hosts", "--hosts-file", "--since", "--gate"};
@@ -547,7 +547,7 @@ static int query_opt(struct query_opts *q, int c, const char *arg)
 				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
 			return EXIT_USAGE;
 		}
-		return -1;
+		return CLI_GO_ON;
 	}
 	if (!*arg || strchr(arg, '\n')) {
 		usage_error("report", "%s: empty or multi-line argument", names[c - OPT_QUERY]);
@@ -560,10 +560,10 @@ static int query_opt(struct query_opts *q, int c, const char *arg)
 				: &q->gate) = arg;
 	if (c != OPT_QUERY)
 		q->any = true;
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* --query: nothing of the other modes. -1 to go on, else the exit code. */
+/* --query: nothing of the other modes. CLI_GO_ON to go on, else the exit code. */
 static int check_query(const struct report_opts *ro, int argc)
 {
 	if (!ro->q.url) {
@@ -577,10 +577,10 @@ static int check_query(const struct report_opts *ro, int argc)
 				      "--host-facts, --state-dir or fio options");
 		return EXIT_USAGE;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* One option of report's own: -1 to go on, else the exit code. */
+/* One option of report's own: CLI_GO_ON to go on, else the exit code. */
 static int report_opt(struct report_opts *ro, char ***devices, int c, const char *arg)
 {
 	switch (c) {
@@ -593,7 +593,7 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 			return EXIT_USAGE;
 		}
 		ro->phase = arg;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_STATE_DIR:
 		if (!*arg) {
 			usage_error("report", "--state-dir: empty directory name");
@@ -601,14 +601,14 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		}
 		ro->state_dir = arg;
 		ro->state_dir_given = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_COMPARE:
 		if (!stune_report_is_file_arg(arg) && !stune_phase_valid(arg)) {
 			usage_error("report", "--compare: '%s' is neither a phase name nor a file", arg);
 			return EXIT_USAGE;
 		}
 		ro->compare = arg;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_UPLOAD: {
 		/* A URL that cannot be one is a bad value on the command line, like the others (64). */
 		_cleanup_free_ char *url = NULL, *err = NULL;
@@ -629,17 +629,17 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		return path_opt(ro, c, arg);
 	case OPT_FLUSH:
 		ro->flush = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_HOST_FACTS:
 		ro->host_facts = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_HTML:
 		if (!*arg || strchr(arg, '\n')) {
 			usage_error("report", "--html: empty or multi-line file name");
 			return EXIT_USAGE;
 		}
 		ro->html = arg;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_QUERY:
 	case OPT_QUERY_API:
 	case OPT_HOSTS:
@@ -654,18 +654,18 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
 			return EXIT_USAGE;
 		}
-		return -1;
+		return CLI_GO_ON;
 	case OPT_GROUP:
 		if (!parse_uint("--group", arg, 0, 1000000, &ro->group))
 			return EXIT_USAGE;
 		ro->group_set = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_RUN:
 		ro->run = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_DESTRUCTIVE:
 		ro->job.destructive = ro->job_opts = true;
-		return -1;
+		return CLI_GO_ON;
 	case OPT_RUNS:
 	case OPT_IODEPTH:
 	case OPT_NUMJOBS:
@@ -679,10 +679,10 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_FIO:
 		return job_text_opt(ro, devices, c, arg);
 	}
-	return -2; /* not report's own */
+	return CLI_NOT_MINE; /* not report's own */
 }
 
-/* --run's options together: -1 to go on, else the exit code. */
+/* --run's options together: CLI_GO_ON to go on, else the exit code. */
 static int check_run(struct report_opts *ro, int argc)
 {
 	if (optind < argc) {
@@ -716,10 +716,10 @@ static int check_run(struct report_opts *ro, int argc)
 			return EXIT_USAGE;
 		}
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* --flush's options: -1 to go on, else the exit code. */
+/* --flush's options: CLI_GO_ON to go on, else the exit code. */
 static int check_flush(const struct report_opts *ro, int argc)
 {
 	if (optind < argc) {
@@ -734,7 +734,7 @@ static int check_flush(const struct report_opts *ro, int argc)
 		usage_error("report", "--flush: no --phase, --compare or --html");
 		return EXIT_USAGE;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 static void ingest_bad(void *data, const char *msg)
@@ -858,9 +858,9 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "report")) != -1) {
 		ec = report_opt(&ro, &devices, c, optarg);
 		query_hosts = ro.q.hosts;
-		if (ec == -1)
+		if (ec == CLI_GO_ON)
 			continue;
-		if (ec != -2)
+		if (ec != CLI_NOT_MINE)
 			return ec;
 		if ((ec = command_opt(g, "report", c, optarg)))
 			return ec;
@@ -876,14 +876,14 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		}
 		ro.state_dir = tree_state;
 	}
-	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != -1)
+	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != CLI_GO_ON)
 		return ec;
 	if (ro.job_opts && !ro.run) {
 		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "
 				      "--destructive, --node and --fio go with --run");
 		return EXIT_USAGE;
 	}
-	if (ro.run && (ec = check_run(&ro, argc)) != -1)
+	if (ro.run && (ec = check_run(&ro, argc)) != CLI_GO_ON)
 		return ec;
 	if (ro.host_facts && (ro.run || ro.flush)) {
 		usage_error("report", "--host-facts goes with fio FILEs (--run records the host's facts itself)");
@@ -896,7 +896,7 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	ro.q.html = ro.html;
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
-	if (ro.flush && (ec = check_flush(&ro, argc)) != -1)
+	if (ro.flush && (ec = check_flush(&ro, argc)) != CLI_GO_ON)
 		return ec;
 	if (!ro.flush && !ro.run && optind >= argc) {
 		usage_error("report", "report: no fio JSON file given (or --run)");

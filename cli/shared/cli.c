@@ -69,24 +69,24 @@ int global_opt(struct global_opts *g, int opt, const char *arg)
 			g->format = OUT_TEXT;
 		else {
 			usage_error(NULL, "--output: unknown format '%s' (expected text or json)", arg);
-			return -1;
+			return EXIT_USAGE;
 		}
-		return 1;
+		return CLI_GO_ON;
 	case 'R':
 		if (!*arg) {
 			usage_error(NULL, "--sysroot: empty directory name");
-			return -1;
+			return EXIT_USAGE;
 		}
 		g->sysroot = arg;
-		return 1;
+		return CLI_GO_ON;
 	case 'v':
 		g->verbose++;
-		return 1;
+		return CLI_GO_ON;
 	case 'V':
 		printf("scsitune %s\n", SCSITUNE_VERSION);
 		exit(EXIT_OK);
 	}
-	return 0;
+	return CLI_NOT_MINE;
 }
 
 /* Edit distance, for "did you mean". */
@@ -199,9 +199,9 @@ int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg
 	if (opt == '?') /* cli_getopt said what was wrong */
 		return EXIT_USAGE;
 	int r = global_opt(g, opt, arg);
-	if (r > 0)
+	if (r == CLI_GO_ON)
 		return 0;
-	if (r == 0)
+	if (r == CLI_NOT_MINE)
 		fprintf(stderr, "Try 'scsitune %s --help' for more information.\n", cmd);
 	return EXIT_USAGE;
 }

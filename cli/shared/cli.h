@@ -19,6 +19,17 @@ enum {
 	EXIT_USAGE = 64		  /* bad command line (EX_USAGE) */
 };
 
+/*
+ * What a front-end helper returns: an exit code above (its message printed),
+ * or, where its caller goes on, CLI_GO_ON; an option parser given an option it
+ * does not know returns CLI_NOT_MINE for the next parser. Neither is an exit
+ * code, and no front-end helper returns -1 or -errno for "printed" (the
+ * engine's -errno is turned into a message and an exit code where it is
+ * received).
+ */
+#define CLI_GO_ON    (-1)
+#define CLI_NOT_MINE (-2)
+
 struct global_opts {
 	enum out_format format;
 	const char *sysroot;
@@ -33,8 +44,8 @@ struct command {
 };
 
 /*
- * Parse one global option given getopt's result; returns 1 if handled,
- * 0 if not a global option, -1 after printing a usage error.
+ * Parse one global option given getopt's result: CLI_GO_ON if taken,
+ * CLI_NOT_MINE if not a global option, EXIT_USAGE after printing the error.
  */
 int global_opt(struct global_opts *g, int opt, const char *arg);
 #define GLOBAL_LONGOPTS                                                                      \

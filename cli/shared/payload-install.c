@@ -202,14 +202,15 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 {
 	bool reload = flags & PAYLOAD_RELOAD;
 	const struct stune_manifest *m = b->m;
-	_cleanup_(stune_phost_freep) struct stune_payload_host *h = NULL;
+	_cleanup_(stune_payload_host_freep) struct stune_payload_host *h = NULL;
 	_cleanup_(stune_preflight_freep) struct stune_preflight *p = NULL;
 	int r;
 	(void)g;
 	*refused = false;
-	if ((r = stune_phost_read(ctx, m->release, &h)) < 0 || (r = stune_payload_preflight(ctx, m, h, &p)) < 0) {
+	if ((r = stune_payload_host_read(ctx, m->release, &h)) < 0 ||
+	    (r = stune_payload_preflight(ctx, m, h, &p)) < 0) {
 		error_msg("preflight: %s", strerror(-r));
-		return -1;
+		return EXIT_ERROR;
 	}
 	render_preflight(o, p);
 	if (!p->passed || !state_dir) {
@@ -225,11 +226,11 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 				error_msg("refused: %s%s%s: %s", p->rows[i].check, p->rows[i].module ? " " : "",
 					  p->rows[i].module ? p->rows[i].module : "",
 					  p->rows[i].why ? p->rows[i].why : "");
-		return -1;
+		return EXIT_ERROR;
 	}
 	if (!state_dir) { /* dry run */
 		out_str(o, "result", "Dry run: the preflight passed; nothing was changed.\n", "dry-run");
-		return 0;
+		return EXIT_OK;
 	}
 	struct stune_payload_install_opts io = {.state_dir = state_dir,
 						.no_initramfs = flags & PAYLOAD_NO_INITRAMFS,
@@ -249,11 +250,11 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 		    "install: %s (the journal in %s/payload says how far it got: 'scsitune payload remove' undoes "
 		    "it)",
 		    err ? err : strerror(-r), state_dir);
-		return -1;
+		return EXIT_ERROR;
 	}
 	if (reload && (r = stune_payload_reload(ctx, m, h, &res)) < 0) {
 		error_msg("install --reload: %s", strerror(-r));
-		return -1;
+		return EXIT_ERROR;
 	}
 	bool ok = render_resolution(o, m, h, &res);
 	out_obj_begin(o, "initrd");
@@ -270,7 +271,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	}
 	out_str(o, "result", ok ? "Installed.\n" : "Installed, with errors (above).\n", ok ? "installed" : "failed");
 	out_text(o, "Journal: %s/payload/journal.json ('scsitune payload remove' undoes this)\n", state_dir);
-	return ok ? 0 : -1;
+	return ok ? EXIT_OK : EXIT_ERROR;
 }
 
 int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct stune_loaded_bundle *b,
@@ -288,17 +289,17 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 					  !j->complete ? "an interrupted payload install"
 						       : "another payload is installed",
 					  state_dir);
-				return -1;
+				return EXIT_ERROR;
 			}
 			if (g->format != OUT_JSON)
 				printf("Payload %s already installed for %s (%s/payload/journal.json).\n",
 				       b->m->payload_version, b->m->release, state_dir);
-			return 0;
+			return EXIT_OK;
 		}
 		if (r != -ENOENT) {
 			error_msg("%s/payload/journal.json: %s", state_dir,
 				  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
-			return -1;
+			return EXIT_ERROR;
 		}
 	}
 	/* Text: printed before apply's own output. JSON: kept, and printed only when the
@@ -309,13 +310,17 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 	FILE *f = stdout;
 	_cleanup_fclose_ FILE *mem = NULL;
 	if (g->format == OUT_JSON) {
-		if (!(mem = open_memstream(&buf, &len)))
-			return -1;
+		if (!(mem = open_memstream(&buf, &len))) {
+			error_msg("out of memory");
+			return EXIT_ERROR;
+		}
 		f = mem;
 	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, f);
-	if (!o)
-		return -1;
+	if (!o) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
@@ -326,13 +331,18 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, 0, &refused);
 	out_str(o, "journal", NULL, dry_run ? NULL : state_dir);
 	out_obj_end(o);
-	if (out_finish(o) < 0)
-		return -1;
+	int w = out_finish(o);
+	if (w < 0) {
+		error_msg("writing output: %s", strerror(-w));
+		return EXIT_ERROR;
+	}
 	if (mem) {
 		fclose(mem);
 		mem = NULL;
-		if (r < 0 && fwrite(buf, 1, len, stdout) != len)
-			return -1;
+		if (r != EXIT_OK && fwrite(buf, 1, len, stdout) != len) {
+			error_msg("writing output: %s", strerror(errno));
+			return EXIT_ERROR;
+		}
 	} else
 		fputc('\n', stdout);
 	return r;
@@ -343,7 +353,7 @@ void payload_render_state(struct out *o, const struct stune_payload_status *s, i
 	out_str(o, "release", "Kernel %s", s->release);
 	out_str(o, "payload_version", s->payload_version ? ", payload %s" : NULL, s->payload_version);
 	out_str(o, "source", NULL, s->source);
-	out_str(o, "verdict", ": %s\n", stune_pverdict_name(s->verdict));
+	out_str(o, "verdict", ": %s\n", stune_payload_verdict_name(s->verdict));
 	const struct stune_payload_link *prev = NULL;
 	out_arr_begin(o, "links");
 	for (size_t i = 0; i < s->n; i++) {

@@ -22,7 +22,7 @@ int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig
 /*
  * Preflight and install, the lock held (state_dir NULL: dry run, preflight
  * only). Renders into o (keys preflight, steps, modules, initrd, result);
- * prints errors; -1 on refusal (*refused) or failure.
+ * EXIT_OK, or EXIT_ERROR after printing why (*refused: the preflight refused).
  */
 enum {
 	PAYLOAD_NO_INITRAMFS = 1 << 0, /* --no-initramfs */
@@ -32,16 +32,16 @@ enum {
 };
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
 			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused);
-/* remove, the lock held: renders into o; -1 after printing the error, -2 when nothing was rendered. */
 /*
  * apply --payload: preflight and install b with the lock held (dry_run: the
  * preflight only). Text goes to stdout ahead of apply's; in JSON the install
  * document is printed only when the install did not go through (then it is
- * the only document). 0 installed (or already), -1 refused or failed.
+ * the only document). EXIT_OK installed (or already), EXIT_ERROR refused or
+ * failed, its reason printed.
  */
 int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct stune_loaded_bundle *b,
 			  const char *state_dir, bool dry_run);
-/* The chain of custody (keys release, payload_version, source, verdict, links). */
 /* The bundle: file, SHA-256, signature, manifest (text and JSON "bundle"). */
 void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b);
+/* The chain of custody (keys release, payload_version, source, verdict, links). */
 void payload_render_state(struct out *o, const struct stune_payload_status *s, int verbose);

@@ -13,7 +13,7 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
-		return -1;
+		return EXIT_ERROR;
 	}
 	pid_t holder = 0;
 	r = stune_lock_take(*state_dir, fd, &holder);
@@ -22,11 +22,11 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int
 			error_msg("another scsitune apply or revert is running (pid %ld)", (long)holder);
 		else
 			error_msg("another scsitune apply or revert is running (pid unknown)");
-		return -1;
+		return EXIT_ERROR;
 	}
 	if (r < 0) {
 		error_msg("%s/lock: %s", *state_dir, strerror(-r));
-		return -1;
+		return EXIT_ERROR;
 	}
-	return 0;
+	return EXIT_OK;
 }

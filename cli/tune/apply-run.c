@@ -34,7 +34,7 @@
  * The journal this apply appends to: a journal left by an earlier apply
  * stays, its entries first, so revert undoes this apply, then that one, back
  * to the original values. The profile fields say this apply's profile.
- * -1 after printing the error.
+ * EXIT_OK, or EXIT_ERROR after printing the error.
  */
 static int journal_begin(const struct stune_plan *plan, const char *profile_dir, const char *state_dir, bool persist,
 			 struct stune_journal **out)
@@ -47,7 +47,7 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
 	if (r < 0) {
 		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
-		return -1;
+		return EXIT_ERROR;
 	}
 	free(j->profile);
 	free(j->profile_path);
@@ -64,10 +64,10 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 	j->persist = j->persist || persist;
 	if (!j->profile || !j->profile_path || !j->profile_dir || stune_profile_digest(p, &j->digest) < 0) {
 		error_msg("out of memory");
-		return -1;
+		return EXIT_ERROR;
 	}
 	*out = steal_pointer(&j);
-	return 0;
+	return EXIT_OK;
 }
 
 /* irqbalance reads its defaults only when it starts: apply restarted a
@@ -169,13 +169,13 @@ int apply_run(struct global_opts *g, struct stune_ctx *ctx, const struct stune_t
 	const struct stune_profile *p = plan->profile;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) < 0)
+	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	/* apply --payload: the payload first, under the same lock; refused or failed: no profile either. */
-	if (b && payload_apply_install(g, ctx, b, state_dir, false) < 0)
+	if (b && payload_apply_install(g, ctx, b, state_dir, false) != EXIT_OK)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	if (journal_begin(plan, profile_dir, state_dir, persist, &j) < 0)
+	if (journal_begin(plan, profile_dir, state_dir, persist, &j) != EXIT_OK)
 		return EXIT_ERROR;
 	if (b) { /* the journal names the payload installed with this apply */
 		free(j->payload);

@@ -317,7 +317,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	if (!dry_run)
 		return apply_run(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
-	if (payload && payload_apply_install(g, ctx, &b, NULL, true) < 0)
+	if (payload && payload_apply_install(g, ctx, &b, NULL, true) != EXIT_OK)
 		return EXIT_ERROR;
 	return print_plan(g, t, plan);
 }

@@ -189,14 +189,14 @@ CASE(profile_parse, "a profile: its rules in order, each value with its line, th
 	CHECK(err == NULL);
 	CHECK(p && p->n_rules == 4);
 	if (p && p->n_rules == 4) {
-		const struct stune_profile_value *v = stune_prule_get(&p->rules[0], "scheduler");
+		const struct stune_profile_value *v = stune_profile_rule_get(&p->rules[0], "scheduler");
 		CHECK(v && !strcmp(v->value, "none") && v->line == 6);
 		CHECK_STR(v ? v->why : NULL, "why one why two");
 		CHECK_STR(v ? v->file : NULL, "t");
-		v = stune_prule_get(&p->rules[0], "rq_affinity");
+		v = stune_profile_rule_get(&p->rules[0], "rq_affinity");
 		CHECK(v && v->why == NULL && v->line == 7);
 		CHECK_STR(p->rules[1].label, "hdd");
-		CHECK(stune_prule_match(&p->rules[1], "match_rotational") != NULL);
+		CHECK(stune_profile_rule_match(&p->rules[1], "match_rotational") != NULL);
 		CHECK(p->rules[2].cls == STUNE_SECTION_MODULE);
 		CHECK_STR(p->rules[2].label, "mpi3mr");
 	}

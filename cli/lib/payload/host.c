@@ -11,7 +11,7 @@
 
 #define EFI_SECUREBOOT "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e98032b8c4b4"
 
-void stune_phost_free(struct stune_payload_host *h)
+void stune_payload_host_free(struct stune_payload_host *h)
 {
 	if (!h)
 		return;
@@ -67,9 +67,9 @@ char *stune_dpkg_status_version(const char *text, const char *package)
 	return NULL;
 }
 
-int stune_phost_read(struct stune_ctx *ctx, const char *release, struct stune_payload_host **out)
+int stune_payload_host_read(struct stune_ctx *ctx, const char *release, struct stune_payload_host **out)
 {
-	_cleanup_(stune_phost_freep) struct stune_payload_host *h = calloc(1, sizeof(*h));
+	_cleanup_(stune_payload_host_freep) struct stune_payload_host *h = calloc(1, sizeof(*h));
 	_cleanup_free_ char *v = NULL, *status = NULL, *pkg = NULL, *lockdown = NULL, *enforce = NULL, *dir = NULL;
 	if (!h)
 		return -ENOMEM;

@@ -36,10 +36,10 @@ struct stune_payload_host {
 	enum stune_tristate secure_boot;
 };
 
-void stune_phost_free(struct stune_payload_host *h);
-DEFINE_CLEANUP_FUNC(struct stune_payload_host, stune_phost_free)
+void stune_payload_host_free(struct stune_payload_host *h);
+DEFINE_CLEANUP_FUNC(struct stune_payload_host, stune_payload_host_free)
 /* release NULL: the running one. Unreadable facts stay NULL / unknown. */
-int stune_phost_read(struct stune_ctx *ctx, const char *release, struct stune_payload_host **out);
+int stune_payload_host_read(struct stune_ctx *ctx, const char *release, struct stune_payload_host **out);
 
 /* "Debian 6.1.192-3" in a proc/version text (after the '#'): the version, allocated; NULL if none. */
 char *stune_proc_version_debian(const char *text);

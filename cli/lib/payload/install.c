@@ -939,7 +939,7 @@ const char *stune_payload_rm_outcome_name(enum stune_payload_rm_outcome o)
 	return o < _STUNE_PAYLOAD_RM_MAX ? prm_names[o] : "?";
 }
 
-void stune_premove_result_clear(struct stune_premove_result *r)
+void stune_payload_remove_result_clear(struct stune_payload_remove_result *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->rows[i].path);
@@ -952,7 +952,7 @@ void stune_premove_result_clear(struct stune_premove_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct stune_payload_rm_row *rm_row(struct stune_premove_result *res, enum stune_payload_step_kind kind,
+static struct stune_payload_rm_row *rm_row(struct stune_payload_remove_result *res, enum stune_payload_step_kind kind,
 					   const char *path, const char *expected, const char *actual,
 					   enum stune_payload_rm_outcome outcome)
 {
@@ -1056,7 +1056,7 @@ static int refuse_running_kernel(struct stune_ctx *ctx, const struct stune_paylo
 
 /* A boot link install repointed: back to its old target when it still points where install pointed it. */
 static int restore_boot_link(struct stune_ctx *ctx, const struct stune_payload_step *s, bool force,
-			     struct stune_premove_result *res, bool *failed, bool *changed)
+			     struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
@@ -1090,8 +1090,8 @@ static int restore_boot_link(struct stune_ctx *ctx, const struct stune_payload_s
 }
 
 /* The package install put there: purged with apt-get when it is still the version install put there. */
-static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *s, struct stune_premove_result *res,
-			bool *failed, bool *changed)
+static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *s,
+			struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
@@ -1142,7 +1142,7 @@ static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *
  * the running kernel is the package's (force purges it anyway).
  */
 static int remove_kernel(struct stune_ctx *ctx, struct stune_payload_journal *j, bool force,
-			 struct stune_premove_result *res, bool *failed, bool *changed, char **err)
+			 struct stune_payload_remove_result *res, bool *failed, bool *changed, char **err)
 {
 	struct stune_payload_rm_row *w;
 	int r;
@@ -1169,7 +1169,7 @@ static int remove_kernel(struct stune_ctx *ctx, struct stune_payload_journal *j,
 
 /* Files: ours by hash (the temporary names too). */
 static int remove_files(struct stune_ctx *ctx, const struct stune_payload_journal *j, bool force,
-			struct stune_premove_result *res, bool *failed, bool *changed, bool *touched)
+			struct stune_payload_remove_result *res, bool *failed, bool *changed, bool *touched)
 {
 	struct stune_payload_rm_row *w;
 	for (size_t i = 0; i < j->n; i++) {
@@ -1198,8 +1198,8 @@ static int remove_files(struct stune_ctx *ctx, const struct stune_payload_journa
 }
 
 /* Directories install created, deepest first, when empty. */
-static int remove_dirs(struct stune_ctx *ctx, const struct stune_payload_journal *j, struct stune_premove_result *res,
-		       bool *failed)
+static int remove_dirs(struct stune_ctx *ctx, const struct stune_payload_journal *j,
+		       struct stune_payload_remove_result *res, bool *failed)
 {
 	struct stune_payload_rm_row *w;
 	for (size_t i = j->n; i-- > 0;) {
@@ -1245,7 +1245,7 @@ static int remove_dirs(struct stune_ctx *ctx, const struct stune_payload_journal
  * Then depmod's index against the one before install (res->index_same, ->index_note).
  */
 static int remove_depmod(struct stune_ctx *ctx, const struct stune_payload_journal *j, bool touched,
-			 struct stune_premove_result *res, bool *failed)
+			 struct stune_payload_remove_result *res, bool *failed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
@@ -1300,7 +1300,7 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_payload_journ
 /* The initrd from before install, put back from the kept copy kp (kept, kl). */
 static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
 				const struct stune_payload_step *s, const char *kp, const uint8_t *kept, size_t kl,
-				struct stune_premove_result *res, bool *failed)
+				struct stune_payload_remove_result *res, bool *failed)
 {
 	struct stune_payload_rm_row *w;
 	int r = restore_file(ctx, s->path, kept, kl, s->mode ? s->mode : 0644);
@@ -1329,7 +1329,7 @@ static int put_back_kept_initrd(struct stune_ctx *ctx, const struct stune_payloa
 /* Someone made another initrd since (or the kept copy is gone): make it again without ours. */
 static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
 			  const struct stune_payload_step *s, const char *cur, bool have_kept, bool no_initramfs,
-			  struct stune_premove_result *res, bool *failed, bool *changed)
+			  struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
@@ -1365,7 +1365,7 @@ static int rebuild_initrd(struct stune_ctx *ctx, const struct stune_payload_jour
 /* The initrd install updated (step s): as before install already, put back from the kept copy, or made again. */
 static int remove_initrd(struct stune_ctx *ctx, const struct stune_payload_journal *j,
 			 const struct stune_payload_step *s, const char *state_dir, bool force, bool no_initramfs,
-			 struct stune_premove_result *res, bool *failed, bool *changed)
+			 struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	if (s->state == STUNE_PAYLOAD_STEP_STATE_PENDING || s->state == STUNE_PAYLOAD_STEP_STATE_SKIPPED ||
@@ -1402,7 +1402,7 @@ static int remove_initrd(struct stune_ctx *ctx, const struct stune_payload_journ
 }
 
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
-			 bool no_initramfs, struct stune_premove_result *res, char **err)
+			 bool no_initramfs, struct stune_payload_remove_result *res, char **err)
 {
 	int r;
 	bool failed = false, changed = false, touched = false;

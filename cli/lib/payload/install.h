@@ -112,18 +112,18 @@ struct stune_payload_rm_row {
 	char *note;
 };
 
-struct stune_premove_result {
+struct stune_payload_remove_result {
 	struct stune_payload_rm_row *rows;
 	size_t n;
 	bool complete;	 /* everything undone: the journal is gone */
 	bool index_same; /* depmod's index files equal the ones before install */
 	char *index_note;
 };
-void stune_premove_result_clear(struct stune_premove_result *r);
+void stune_payload_remove_result_clear(struct stune_payload_remove_result *r);
 
 /* Undo what the journal j records; force: remove our paths even when changed since. */
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
-			 bool no_initramfs, struct stune_premove_result *res, char **err);
+			 bool no_initramfs, struct stune_payload_remove_result *res, char **err);
 
 /* Where update-initramfs runs for this root: 0 with *chroot_dir (NULL live), or -ENOENT with *why. */
 int stune_initramfs_runner(struct stune_ctx *ctx, char **chroot_dir, char **why);

@@ -30,7 +30,7 @@ const char *stune_link_state_name(enum stune_link_state s)
 	return s < _STUNE_LINK_MAX ? link_names[s] : "?";
 }
 
-const char *stune_pverdict_name(enum stune_payload_verdict v)
+const char *stune_payload_verdict_name(enum stune_payload_verdict v)
 {
 	return v < _STUNE_PAYLOAD_MAX ? verdict_names[v] : "?";
 }
@@ -678,7 +678,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 			const char *bundle_note, struct stune_payload_status **out)
 {
 	_cleanup_(stune_payload_status_freep) struct stune_payload_status *st = calloc(1, sizeof(*st));
-	_cleanup_(stune_phost_freep) struct stune_payload_host *h = NULL;
+	_cleanup_(stune_payload_host_freep) struct stune_payload_host *h = NULL;
 	_cleanup_(installed_clear) struct installed in = {0};
 	_cleanup_(host_files_clear) struct host_files hf = {0};
 	int r;
@@ -715,7 +715,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	if (!st->source || !(st->payload_version = strdup(m->payload_version)))
 		return -ENOMEM;
 	/* The host's facts only now: a host without a payload costs detect no more reads. */
-	if ((r = stune_phost_read(ctx, release, &h)) < 0)
+	if ((r = stune_payload_host_read(ctx, release, &h)) < 0)
 		return r;
 
 	bool any_file_ok = false, kernel_ok = false;

@@ -70,7 +70,7 @@ enum {
 };
 
 const char *stune_link_state_name(enum stune_link_state s);
-const char *stune_pverdict_name(enum stune_payload_verdict v);
+const char *stune_payload_verdict_name(enum stune_payload_verdict v);
 void stune_payload_status_free(struct stune_payload_status *s);
 DEFINE_CLEANUP_FUNC(struct stune_payload_status, stune_payload_status_free)
 

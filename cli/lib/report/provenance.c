@@ -94,7 +94,7 @@ void stune_provenance_payload(struct stune_ctx *ctx, struct stune_provenance *p)
 {
 	_cleanup_(stune_payload_status_freep) struct stune_payload_status *s = NULL;
 	p->payload_state =
-	    stune_payload_state(ctx, NULL, NULL, 0, NULL, &s) == 0 ? stune_pverdict_name(s->verdict) : NULL;
+	    stune_payload_state(ctx, NULL, NULL, 0, NULL, &s) == 0 ? stune_payload_verdict_name(s->verdict) : NULL;
 }
 
 /* The journal's own state: applied, incomplete (pending or failed entries), partly-reverted. */

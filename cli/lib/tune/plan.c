@@ -142,7 +142,7 @@ static bool driver_in(const char *words, const struct stune_hba *h)
 
 static bool match_driver(const struct stune_profile_rule *r, const struct stune_hba *h)
 {
-	const struct stune_profile_value *m = stune_prule_match(r, "match_driver");
+	const struct stune_profile_value *m = stune_profile_rule_match(r, "match_driver");
 	return !m || driver_in(m->value, h);
 }
 
@@ -159,8 +159,8 @@ static bool hba_scope(const struct stune_profile *p, const struct stune_hba *h, 
 		const struct stune_profile_rule *r = &p->rules[i];
 		if (r->cls != STUNE_SECTION_HBA)
 			continue;
-		const struct stune_profile_value *md = stune_prule_match(r, "match_driver"),
-						 *mp = stune_prule_match(r, "match_pci");
+		const struct stune_profile_value *md = stune_profile_rule_match(r, "match_driver"),
+						 *mp = stune_profile_rule_match(r, "match_pci");
 		if (!md && !mp)
 			continue;
 		seen = true;
@@ -214,7 +214,7 @@ static bool match_disk(const struct stune_profile_rule *r, const struct stune_di
 {
 	if (!match_driver(r, h))
 		return false;
-	const struct stune_profile_value *m = stune_prule_match(r, "match_rotational");
+	const struct stune_profile_value *m = stune_profile_rule_match(r, "match_rotational");
 	if (m && (!d->rotational.set || d->rotational.v != strtol(m->value, NULL, 10)))
 		return false;
 	return true;
@@ -230,7 +230,7 @@ static const struct stune_profile_value *disk_value(const struct stune_profile *
 		const struct stune_profile_rule *r = &p->rules[i];
 		if (r->cls != cls || !match_disk(r, d, h))
 			continue;
-		const struct stune_profile_value *x = stune_prule_get(r, key);
+		const struct stune_profile_value *x = stune_profile_rule_get(r, key);
 		if (x)
 			v = x;
 	}
@@ -475,7 +475,7 @@ static const struct stune_profile_value *irq_policy(const struct stune_profile *
 		const struct stune_profile_rule *r = &p->rules[i];
 		if (r->cls != STUNE_SECTION_IRQ || !match_driver(r, h))
 			continue;
-		const struct stune_profile_value *x = stune_prule_get(r, "affinity");
+		const struct stune_profile_value *x = stune_profile_rule_get(r, "affinity");
 		if (x)
 			v = x;
 	}
@@ -677,7 +677,7 @@ static int plan_irqbalance(struct stune_plan *plan, const struct stune_topology 
 	const struct stune_profile_value *v = NULL;
 	for (size_t i = 0; i < p->n_rules; i++)
 		if (p->rules[i].cls == STUNE_SECTION_IRQBALANCE) {
-			const struct stune_profile_value *x = stune_prule_get(&p->rules[i], "ban_pinned");
+			const struct stune_profile_value *x = stune_profile_rule_get(&p->rules[i], "ban_pinned");
 			if (x)
 				v = x;
 		}
@@ -844,7 +844,7 @@ unsigned stune_plan_disk_attrs(const struct stune_profile *p)
 	unsigned attrs = 1u << STUNE_RAW_SCHEDULER;
 	for (size_t i = 0; i < p->n_rules; i++)
 		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-			if (p->rules[i].cls == keys[k].cls && stune_prule_get(&p->rules[i], keys[k].key))
+			if (p->rules[i].cls == keys[k].cls && stune_profile_rule_get(&p->rules[i], keys[k].key))
 				attrs |= 1u << keys[k].raw;
 	return attrs;
 }

@@ -187,12 +187,12 @@ static const struct stune_profile_value *find_value(const struct stune_profile_v
 	return NULL;
 }
 
-const struct stune_profile_value *stune_prule_get(const struct stune_profile_rule *r, const char *key)
+const struct stune_profile_value *stune_profile_rule_get(const struct stune_profile_rule *r, const char *key)
 {
 	return find_value(r->settings, r->n_settings, key);
 }
 
-const struct stune_profile_value *stune_prule_match(const struct stune_profile_rule *r, const char *key)
+const struct stune_profile_value *stune_profile_rule_match(const struct stune_profile_rule *r, const char *key)
 {
 	return find_value(r->matches, r->n_matches, key);
 }

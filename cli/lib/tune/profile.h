@@ -69,5 +69,5 @@ DEFINE_CLEANUP_FUNC(struct stune_profile, stune_profile_free)
 
 const char *stune_profile_section_name(enum stune_profile_section c);
 /* The rule's value for key, or NULL. */
-const struct stune_profile_value *stune_prule_get(const struct stune_profile_rule *r, const char *key);
-const struct stune_profile_value *stune_prule_match(const struct stune_profile_rule *r, const char *key);
+const struct stune_profile_value *stune_profile_rule_get(const struct stune_profile_rule *r, const char *key);
+const struct stune_profile_value *stune_profile_rule_match(const struct stune_profile_rule *r, const char *key);
