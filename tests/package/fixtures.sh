@@ -48,8 +48,9 @@ make_chroot() {
 # build-clean (in a fresh chroot); OUT/debs/ holds the .debs, .changes and
 # .buildinfo, their names CMake's version. Returns non-zero on a failure.
 build_debs() {
-	# (out and tree are global: the EXIT trap removes the build tree)
-	local mode=$1 src version where arch deb dbg f
+	# (src, out, version and tree are global: the EXIT trap removes the build
+	# tree, and build-clean runs the case contents on what it built)
+	local mode=$1 where arch deb dbg f
 	src=$(abs "${2:?usage: test-package.sh build|build-clean SRC OUT VERSION}") out=$(abs "${3:?}") version=${4:?}
 	need tar dpkg-deb readelf
 	rm -f "$out/build-deps.log" "$out/build.log"

@@ -202,4 +202,3 @@ find "$root" -xdev -name '*scsitune*' ! -path "$root/etc/scsitune*" ! -path "$ro
 	! -path "$root/var/log/*" | sed 's/^/  left: /' | grep . && fail "files named *scsitune* left after purge" || ok
 nothing_mounted "$root" "at the end"
 [ $status -eq 0 ] && echo "ok: installed with its dependencies, detect/apply/verify/revert/report ran, purged without a trace"
-exit $status
