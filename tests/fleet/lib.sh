@@ -14,9 +14,9 @@ export LC_ALL=C.UTF-8
 # shellcheck source=tests/service/common.sh
 . "$src/tests/service/common.sh"
 declare -A fleet_pids=()
-fails=0 checks=0
+fails=0 checks=0 passes=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-pass() { echo "ok   $*"; }
+pass() { echo "ok   $*"; passes=$((passes + 1)); }
 fleet_cleanup() {
 	local p
 	for p in "${fleet_pids[@]}"; do kill "$p" 2>/dev/null; done
