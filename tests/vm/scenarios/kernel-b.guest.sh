@@ -10,7 +10,8 @@
 #      in flight at a time: it uses one tag, and stays an active user of the
 #      tags; a LUN with nothing in flight is dropped from the users within
 #      5 s, and a trickle of reads drops in and out): the depths sampled
-#      from debugfs and sysfs while fio runs;
+#      from debugfs and sysfs while fio runs (run again, up to 3 times in all,
+#      while fewer than 3 samples saw LUN 0 busy beside LUN 1);
 #   3. LUN 1 left idle until the block layer drops it (debugfs active_queues
 #      back to 1: its request timer, at most 5 s), then LUN 0 alone again:
 #      the depth without a second user;
@@ -127,8 +128,20 @@ phase() { # NAME RUNTIME DISK:IODEPTH[:RATE_IOPS]...
 
 echo "phase together at $(cut -d' ' -f1 /proc/uptime)"
 phase together 5 "$lun0:32" "$lun1:32"
+# enough SAMPLES DISK N: at least N samples with DISK's tags busy while two
+# queues are the tag set's users (what the "alone" checks judge).
+enough() { [ "$(grep -cE "^t=[0-9.]+ $2 busy=[1-9][0-9]* active_queues=2 " "$1")" -ge "$3" ]; }
 echo "phase alone (LUN 1 light: one read in flight) at $(cut -d' ' -f1 /proc/uptime)"
 phase alone 10 "$lun0:64" "$lun1:1"
+# A starved guest (a CI machine busy with other work) can pass a 10 s phase
+# with a sample or two: the phase is run again, at most twice more, until the
+# sampler saw 3 such samples; the checks judge the last run.
+try=1
+while ! enough "$R/alone.samples" "$lun0" 3 && [ $try -lt 3 ]; do
+	try=$((try + 1))
+	echo "phase alone again (try $try: too few samples with LUN 0 busy beside LUN 1) at $(cut -d' ' -f1 /proc/uptime)"
+	phase alone 10 "$lun0:64" "$lun1:1"
+done
 # The block layer marks a hctx idle from its request timeout timer, which
 # fires at most 5 s (BLK_MAX_TIMEOUT) after it was armed and finds no request
 # in flight; wait until LUN 1 is no longer counted.
