@@ -28,8 +28,48 @@
 #include "payload-install.h"
 #include "cli.h"
 #include "commands.h"
+#include "modes.h"
 #include "statedir.h"
 #include "wrap.h"
+
+enum {
+	OPT_OUTPUT = 0x100,
+	OPT_SIGNATURE,
+	OPT_TRUSTED_KEY,
+	OPT_DRY_RUN,
+	OPT_NO_INITRAMFS,
+	OPT_RELOAD,
+	OPT_RELEASE,
+	OPT_FORCE,
+	OPT_STATE_DIR,
+	OPT_NO_KERNEL,
+	OPT_SET_DEFAULT,
+};
+/* The subcommands, and which options go with which (modes.h): the refusals, getopt's table and
+ * --help's "Options by mode" come from here. */
+enum { M_PACK, M_INSTALL, M_VERIFY, M_REMOVE, N_MODES };
+static const struct mode_def payload_modes[N_MODES] = {
+    [M_PACK] = {"payload pack", 1, 1, "payload pack: give the payload/build output directory and --output FILE"},
+    [M_INSTALL] = {"payload install", 1, 1, "payload install: give one bundle FILE"},
+    [M_VERIFY] = {"payload verify", 0, 1, "payload verify: at most one bundle FILE"},
+    [M_REMOVE] = {"payload remove", 0, 0, "payload remove: takes no argument"},
+};
+/* --output FILE is pack's; for the other subcommands --output (and -o) is the global output format. */
+static const struct mode_opt payload_opts_table[] = {
+    {"output", required_argument, OPT_OUTPUT, MODE(M_PACK)},
+    {"signature", required_argument, OPT_SIGNATURE, MODE(M_INSTALL) | MODE(M_VERIFY)},
+    {"trusted-key", required_argument, OPT_TRUSTED_KEY, MODE(M_INSTALL) | MODE(M_VERIFY)},
+    {"dry-run", no_argument, OPT_DRY_RUN, MODE(M_INSTALL)},
+    {"no-initramfs", no_argument, OPT_NO_INITRAMFS, MODE(M_INSTALL) | MODE(M_REMOVE)},
+    {"reload", no_argument, OPT_RELOAD, MODE(M_INSTALL)},
+    {"no-kernel", no_argument, OPT_NO_KERNEL, MODE(M_INSTALL)},
+    {"set-default", no_argument, OPT_SET_DEFAULT, MODE(M_INSTALL)},
+    {"release", required_argument, OPT_RELEASE, MODE(M_VERIFY)},
+    {"force", no_argument, OPT_FORCE, MODE(M_REMOVE)},
+    {"state-dir", required_argument, OPT_STATE_DIR, MODE(M_INSTALL) | MODE(M_REMOVE)},
+};
+static const struct mode_table payload_table = {"payload", payload_modes, N_MODES, payload_opts_table,
+						ELEMENTSOF(payload_opts_table)};
 
 void help_payload(FILE *f)
 {
@@ -80,6 +120,8 @@ void help_payload(FILE *f)
 	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
 	      "                           inside the --sysroot tree when one is given)\n\n",
 	      f);
+	mode_help(f, &payload_table);
+	fputc('\n', f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success (verify: the loaded modules are the bundle's), 1 error\n"
 	      "or refusal, 2 verify: drift, not installed or reboot pending, 64 usage.\n"
@@ -408,121 +450,84 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 
 /* --- the command -------------------------------------------------------------------- */
 
-/* payload's options, for every subcommand (payload_options checks which go with which). */
+/* payload's options, for every subcommand (the table below says which go with which). */
 struct payload_opts {
 	const char *output, *sig, *key, *release, *state_opt;
 	bool help, dry_run, no_initramfs, reload, force, no_kernel, set_default;
 };
 
-/* Options that do not belong to the subcommand are usage errors, not ignored: 0, or EXIT_USAGE. */
-static int payload_options_fit(const char *sub, const struct payload_opts *po)
+/* One option of payload's own into *po: CLI_GO_ON, or CLI_NOT_MINE for a global one. */
+static int payload_opt(struct payload_opts *po, const char *sub, int c, const char *arg)
 {
-	struct {
-		bool set;
-		const char *name, *subs;
-	} only[] = {
-	    {po->output != NULL, "--output", "pack"},
-	    {po->sig != NULL, "--signature", "install verify"},
-	    {po->key != NULL, "--trusted-key", "install verify"},
-	    {po->dry_run, "--dry-run", "install"},
-	    {po->no_initramfs, "--no-initramfs", "install remove"},
-	    {po->reload, "--reload", "install"},
-	    {po->release != NULL, "--release", "verify"},
-	    {po->force, "--force", "remove"},
-	    {po->state_opt != NULL, "--state-dir", "install remove"},
-	    {po->no_kernel, "--no-kernel", "install"},
-	    {po->set_default, "--set-default", "install"},
-	};
-	for (size_t i = 0; i < ELEMENTSOF(only); i++)
-		if (only[i].set && !strstr(only[i].subs, sub)) {
-			usage_error("payload", "payload %s: %s is for payload %s only", sub, only[i].name,
-				    only[i].subs);
+	switch (c) {
+	case OPT_DRY_RUN:
+		po->dry_run = true;
+		return CLI_GO_ON;
+	case OPT_NO_INITRAMFS:
+		po->no_initramfs = true;
+		return CLI_GO_ON;
+	case OPT_RELOAD:
+		po->reload = true;
+		return CLI_GO_ON;
+	case OPT_FORCE:
+		po->force = true;
+		return CLI_GO_ON;
+	case OPT_NO_KERNEL:
+		po->no_kernel = true;
+		return CLI_GO_ON;
+	case OPT_SET_DEFAULT:
+		po->set_default = true;
+		return CLI_GO_ON;
+	case OPT_OUTPUT:
+	case OPT_SIGNATURE:
+	case OPT_TRUSTED_KEY:
+	case OPT_RELEASE:
+	case OPT_STATE_DIR:
+		if (!*arg) {
+			usage_error("payload", "payload %s: empty argument", sub);
 			return EXIT_USAGE;
 		}
-	return 0;
+		*(c == OPT_OUTPUT	 ? &po->output
+		  : c == OPT_SIGNATURE	 ? &po->sig
+		  : c == OPT_TRUSTED_KEY ? &po->key
+		  : c == OPT_RELEASE	 ? &po->release
+					 : &po->state_opt) = arg;
+		return CLI_GO_ON;
+	}
+	return CLI_NOT_MINE;
 }
 
-/* The options after "payload SUB" into *po: 0, or an exit code (the usage error printed). */
-static int payload_options(struct global_opts *g, const char *sub, int argc, char **argv, struct payload_opts *po)
+/*
+ * The options after "payload SUB" into *po, checked against the table: one
+ * that does not go with SUB, or arguments SUB does not take, is a usage
+ * error. CLI_GO_ON, or the exit code.
+ */
+static int payload_options(struct global_opts *g, size_t mode, int argc, char **argv, struct payload_opts *po)
 {
-	enum {
-		OPT_OUTPUT = 0x100,
-		OPT_SIGNATURE,
-		OPT_TRUSTED_KEY,
-		OPT_DRY_RUN,
-		OPT_NO_INITRAMFS,
-		OPT_RELOAD,
-		OPT_RELEASE,
-		OPT_FORCE,
-		OPT_STATE_DIR,
-		OPT_NO_KERNEL,
-		OPT_SET_DEFAULT,
-	};
-	/* --output FILE is pack's; for the others (and -o) it is the global output format. */
-	static const struct option longopts[] = {{"output", required_argument, NULL, OPT_OUTPUT},
-						 GLOBAL_LONGOPTS,
-						 {"signature", required_argument, NULL, OPT_SIGNATURE},
-						 {"trusted-key", required_argument, NULL, OPT_TRUSTED_KEY},
-						 {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-						 {"no-initramfs", no_argument, NULL, OPT_NO_INITRAMFS},
-						 {"reload", no_argument, NULL, OPT_RELOAD},
-						 {"release", required_argument, NULL, OPT_RELEASE},
-						 {"force", no_argument, NULL, OPT_FORCE},
-						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-						 {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-						 {"set-default", no_argument, NULL, OPT_SET_DEFAULT},
-						 {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, GLOBAL_SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+	const char *sub = payload_modes[mode].name + strlen("payload ");
+	_cleanup_free_ struct option *longopts = mode_longopts(&payload_table);
+	uint64_t given = 0;
+	int c, ec;
+	if (!longopts) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "payload")) != -1) {
+		if (c == 'h') {
 			po->help = true;
-			return 0;
-		case OPT_DRY_RUN:
-			po->dry_run = true;
-			continue;
-		case OPT_NO_INITRAMFS:
-			po->no_initramfs = true;
-			continue;
-		case OPT_RELOAD:
-			po->reload = true;
-			continue;
-		case OPT_FORCE:
-			po->force = true;
-			continue;
-		case OPT_NO_KERNEL:
-			po->no_kernel = true;
-			continue;
-		case OPT_SET_DEFAULT:
-			po->set_default = true;
-			continue;
-		case OPT_OUTPUT:
-			if (strcmp(sub, "pack")) {
-				if (global_opt(g, 'o', optarg) != CLI_GO_ON)
-					return EXIT_USAGE;
-				continue;
-			}
-			/* fall through */
-		case OPT_SIGNATURE:
-		case OPT_TRUSTED_KEY:
-		case OPT_RELEASE:
-		case OPT_STATE_DIR:
-			if (!*optarg) {
-				usage_error("payload", "payload %s: empty argument", sub);
-				return EXIT_USAGE;
-			}
-			*(c == OPT_OUTPUT	 ? &po->output
-			  : c == OPT_SIGNATURE	 ? &po->sig
-			  : c == OPT_TRUSTED_KEY ? &po->key
-			  : c == OPT_RELEASE	 ? &po->release
-						 : &po->state_opt) = optarg;
-			continue;
+			return CLI_GO_ON;
 		}
-		int ec = command_opt(g, "payload", c, optarg);
-		if (ec)
+		if (c == OPT_OUTPUT && mode != M_PACK)
+			c = 'o';
+		mode_given(&payload_table, c, &given);
+		if ((ec = payload_opt(po, sub, c, optarg)) == CLI_GO_ON)
+			continue;
+		if (ec != CLI_NOT_MINE)
+			return ec;
+		if ((ec = command_opt(g, "payload", c, optarg)))
 			return ec;
 	}
-	return payload_options_fit(sub, po);
+	return mode_check(&payload_table, mode, given, argc - optind);
 }
 
 int cmd_payload(struct global_opts *g, int argc, char **argv)
@@ -536,35 +541,33 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 		usage_error("payload", "payload: which one? pack, install, verify or remove");
 		return EXIT_USAGE;
 	}
-	const char *sub = argv[1];
-	if (strcmp(sub, "pack") && strcmp(sub, "install") && strcmp(sub, "verify") && strcmp(sub, "remove")) {
-		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove)", sub);
+	size_t mode = 0;
+	while (mode < N_MODES && strcmp(argv[1], payload_modes[mode].name + strlen("payload ")))
+		mode++;
+	if (mode == N_MODES) {
+		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove)", argv[1]);
 		return EXIT_USAGE;
 	}
 	argc--;
 	argv++;
 	struct payload_opts po = {0};
-	int ec = payload_options(g, sub, argc, argv, &po);
-	if (ec)
+	int ec = payload_options(g, mode, argc, argv, &po);
+	if (ec != CLI_GO_ON)
 		return ec;
 	if (po.help) {
 		help_payload(stdout);
 		return EXIT_OK;
 	}
 	int npos = argc - optind;
-	if (!strcmp(sub, "pack")) {
-		if (npos != 1 || !po.output) {
+	if (mode == M_PACK) {
+		if (!po.output) {
 			usage_error("payload",
 				    "payload pack: give the payload/build output directory and --output FILE");
 			return EXIT_USAGE;
 		}
 		return payload_pack(g, argv[optind], po.output);
 	}
-	if (!strcmp(sub, "install")) {
-		if (npos != 1) {
-			usage_error("payload", "payload install: give one bundle FILE");
-			return EXIT_USAGE;
-		}
+	if (mode == M_INSTALL) {
 		if (po.dry_run && po.reload) {
 			usage_error("payload", "payload install: --dry-run and --reload together");
 			return EXIT_USAGE;
@@ -578,20 +581,12 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 					   (po.no_kernel ? PAYLOAD_NO_KERNEL : 0) |
 					   (po.set_default ? PAYLOAD_SET_DEFAULT : 0));
 	}
-	if (!strcmp(sub, "verify")) {
-		if (npos > 1) {
-			usage_error("payload", "payload verify: at most one bundle FILE");
-			return EXIT_USAGE;
-		}
+	if (mode == M_VERIFY) {
 		if ((po.sig || po.key) && npos == 0) {
 			usage_error("payload", "payload verify: --signature and --trusted-key need a bundle FILE");
 			return EXIT_USAGE;
 		}
 		return payload_verify(g, npos ? argv[optind] : NULL, po.sig, po.key, po.release);
-	}
-	if (npos) {
-		usage_error("payload", "payload remove: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	return payload_remove(g, po.state_opt, po.force, po.no_initramfs);
 }

@@ -59,7 +59,6 @@ static int add_host(char ***hosts, size_t *n, const char *name, size_t len, cons
 
 int query_hosts_opt(struct query_opts *q, const char *arg)
 {
-	q->any = true;
 	if (!*arg) {
 		usage_error("report", "--hosts: empty list");
 		return EXIT_USAGE;

@@ -16,7 +16,6 @@ struct query_opts {
 	char **hosts;		/* --hosts, split at ',' (NULL-terminated) */
 	size_t n_hosts;
 	long timeout_s;	  /* --query-timeout; 0: the settings file's, else 30 */
-	bool any;	  /* one of the options above given */
 	const char *html; /* --html FILE (report's option, shared) */
 };
 

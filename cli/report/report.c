@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "html-file.h"
+#include "modes.h"
 #include "wrap.h"
 
 #ifndef SCSITUNE_PROFILE_DIR
@@ -38,6 +39,92 @@
 #endif
 
 #define DEFAULT_STATE_DIR "/var/lib/scsitune"
+
+enum {
+	OPT_PHASE = 0x100,
+	OPT_STATE_DIR,
+	OPT_COMPARE,
+	OPT_UPLOAD,
+	OPT_FLUSH,
+	OPT_AUTH_FILE,
+	OPT_CA_FILE,
+	OPT_CONFIG,
+	OPT_UPLOAD_TIMEOUT,
+	OPT_RUN,
+	OPT_RUNS,
+	OPT_DEVICE,
+	OPT_RW,
+	OPT_BS,
+	OPT_IODEPTH,
+	OPT_NUMJOBS,
+	OPT_RUNTIME,
+	OPT_JOB_FILE,
+	OPT_DESTRUCTIVE,
+	OPT_NODE,
+	OPT_FIO,
+	OPT_HOST_FACTS,
+	OPT_QUERY,
+	OPT_QUERY_API,
+	OPT_HOSTS,
+	OPT_HOSTS_FILE,
+	OPT_SINCE,
+	OPT_GATE,
+	OPT_QUERY_TIMEOUT,
+	OPT_GROUP,
+	OPT_HTML
+};
+/* The modes of report, and which options go with which (modes.h): the refusals,
+ * getopt's table and --help's "Options by mode" come from here. */
+enum { M_FILES, M_RUN, M_FLUSH, M_QUERY, N_MODES };
+static const struct mode_def report_modes[N_MODES] = {
+    [M_FILES] = {"report FILE...", 1, -1, "report: no fio JSON file given (or --run)"},
+    [M_RUN] = {"report --run", 0, 0, "--run makes its own fio outputs: no FILE"},
+    [M_FLUSH] = {"report --flush", 0, 0, "--flush sends the spool only: no FILE"},
+    [M_QUERY] = {"report --query", 0, 0, "--query reads the central service: no FILE"},
+};
+#define F_ MODE(M_FILES)
+#define R_ MODE(M_RUN)
+#define U_ MODE(M_FLUSH)
+#define Q_ MODE(M_QUERY)
+static const struct mode_opt report_opts_table[] = {
+    {"run", no_argument, OPT_RUN, R_},
+    {"flush", no_argument, OPT_FLUSH, U_},
+    {"query", required_argument, OPT_QUERY, Q_},
+    {"phase", required_argument, OPT_PHASE, F_ | R_ | Q_},
+    {"state-dir", required_argument, OPT_STATE_DIR, F_ | R_ | U_},
+    {"group", required_argument, OPT_GROUP, F_ | R_},
+    {"compare", required_argument, OPT_COMPARE, F_ | R_ | Q_},
+    {"upload", required_argument, OPT_UPLOAD, F_ | R_ | U_},
+    {"auth-file", required_argument, OPT_AUTH_FILE, F_ | R_ | U_ | Q_},
+    {"ca-file", required_argument, OPT_CA_FILE, F_ | R_ | U_ | Q_},
+    {"upload-timeout", required_argument, OPT_UPLOAD_TIMEOUT, F_ | R_ | U_ | Q_},
+    {"config", required_argument, OPT_CONFIG, F_ | R_ | U_ | Q_},
+    {"html", required_argument, OPT_HTML, F_ | R_ | Q_},
+    {"host-facts", no_argument, OPT_HOST_FACTS, F_},
+    {"query-api", required_argument, OPT_QUERY_API, Q_},
+    {"hosts", required_argument, OPT_HOSTS, Q_},
+    {"hosts-file", required_argument, OPT_HOSTS_FILE, Q_},
+    {"since", required_argument, OPT_SINCE, Q_},
+    {"gate", required_argument, OPT_GATE, Q_},
+    {"query-timeout", required_argument, OPT_QUERY_TIMEOUT, Q_},
+    {"runs", required_argument, OPT_RUNS, R_},
+    {"device", required_argument, OPT_DEVICE, R_},
+    {"rw", required_argument, OPT_RW, R_},
+    {"bs", required_argument, OPT_BS, R_},
+    {"iodepth", required_argument, OPT_IODEPTH, R_},
+    {"numjobs", required_argument, OPT_NUMJOBS, R_},
+    {"runtime", required_argument, OPT_RUNTIME, R_},
+    {"job-file", required_argument, OPT_JOB_FILE, R_},
+    {"destructive", no_argument, OPT_DESTRUCTIVE, R_},
+    {"node", required_argument, OPT_NODE, R_},
+    {"fio", required_argument, OPT_FIO, R_},
+};
+#undef F_
+#undef R_
+#undef U_
+#undef Q_
+static const struct mode_table report_table = {"report", report_modes, N_MODES, report_opts_table,
+					       ELEMENTSOF(report_opts_table)};
 
 void help_report(FILE *f)
 {
@@ -115,6 +202,8 @@ void help_report(FILE *f)
 	      "                           node)\n"
 	      "      --fio PATH           the fio program (default: fio in PATH)\n\n",
 	      f);
+	mode_help(f, &report_table);
+	fputc('\n', f);
 	print_global_options(f);
 	fputs("\nA file that is not fio output, or a run in which a fio job failed, is an error\n"
 	      "(exit 1) and nothing is saved. An upload that did not get through keeps the\n"
@@ -146,7 +235,7 @@ struct report_opts {
 	int node;
 	const char *fio;
 	bool state_dir_given;
-	bool job_opts, job_shape; /* a --run option given; one the job file would ignore */
+	bool job_shape; /* a --run option the job file would ignore given */
 	char **devices;		  /* NULL-terminated */
 	size_t n_devices;
 	struct stune_fio_job_opts job;
@@ -386,72 +475,6 @@ static int flush_spool(const struct report_opts *ro, const struct stune_auth *au
 	return ret;
 }
 
-enum {
-	OPT_PHASE = 0x100,
-	OPT_STATE_DIR,
-	OPT_COMPARE,
-	OPT_UPLOAD,
-	OPT_FLUSH,
-	OPT_AUTH_FILE,
-	OPT_CA_FILE,
-	OPT_CONFIG,
-	OPT_UPLOAD_TIMEOUT,
-	OPT_RUN,
-	OPT_RUNS,
-	OPT_DEVICE,
-	OPT_RW,
-	OPT_BS,
-	OPT_IODEPTH,
-	OPT_NUMJOBS,
-	OPT_RUNTIME,
-	OPT_JOB_FILE,
-	OPT_DESTRUCTIVE,
-	OPT_NODE,
-	OPT_FIO,
-	OPT_HOST_FACTS,
-	OPT_QUERY,
-	OPT_QUERY_API,
-	OPT_HOSTS,
-	OPT_HOSTS_FILE,
-	OPT_SINCE,
-	OPT_GATE,
-	OPT_QUERY_TIMEOUT,
-	OPT_GROUP,
-	OPT_HTML
-};
-static const struct option longopts[] = {GLOBAL_LONGOPTS,
-					 {"phase", required_argument, NULL, OPT_PHASE},
-					 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-					 {"compare", required_argument, NULL, OPT_COMPARE},
-					 {"upload", required_argument, NULL, OPT_UPLOAD},
-					 {"flush", no_argument, NULL, OPT_FLUSH},
-					 {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
-					 {"ca-file", required_argument, NULL, OPT_CA_FILE},
-					 {"config", required_argument, NULL, OPT_CONFIG},
-					 {"upload-timeout", required_argument, NULL, OPT_UPLOAD_TIMEOUT},
-					 {"run", no_argument, NULL, OPT_RUN},
-					 {"runs", required_argument, NULL, OPT_RUNS},
-					 {"device", required_argument, NULL, OPT_DEVICE},
-					 {"rw", required_argument, NULL, OPT_RW},
-					 {"bs", required_argument, NULL, OPT_BS},
-					 {"iodepth", required_argument, NULL, OPT_IODEPTH},
-					 {"numjobs", required_argument, NULL, OPT_NUMJOBS},
-					 {"runtime", required_argument, NULL, OPT_RUNTIME},
-					 {"job-file", required_argument, NULL, OPT_JOB_FILE},
-					 {"destructive", no_argument, NULL, OPT_DESTRUCTIVE},
-					 {"node", required_argument, NULL, OPT_NODE},
-					 {"fio", required_argument, NULL, OPT_FIO},
-					 {"host-facts", no_argument, NULL, OPT_HOST_FACTS},
-					 {"query", required_argument, NULL, OPT_QUERY},
-					 {"query-api", required_argument, NULL, OPT_QUERY_API},
-					 {"hosts", required_argument, NULL, OPT_HOSTS},
-					 {"hosts-file", required_argument, NULL, OPT_HOSTS_FILE},
-					 {"since", required_argument, NULL, OPT_SINCE},
-					 {"gate", required_argument, NULL, OPT_GATE},
-					 {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
-					 {"group", required_argument, NULL, OPT_GROUP},
-					 {"html", required_argument, NULL, OPT_HTML},
-					 {NULL, 0, NULL, 0}};
 
 /* The options that take a file, URL or directory: not empty. */
 static int path_opt(struct report_opts *ro, int c, const char *arg)
@@ -475,13 +498,12 @@ static int path_opt(struct report_opts *ro, int c, const char *arg)
 static int job_text_opt(struct report_opts *ro, char ***devices, int c, const char *arg)
 {
 	if (!*arg || strchr(arg, '\n')) {
-		const struct option *lo = longopts;
-		while (lo->name && lo->val != c)
-			lo++;
-		usage_error("report", "--%s: empty or multi-line argument", lo->name);
+		const struct mode_opt *mo = report_opts_table;
+		while (mo->val != c)
+			mo++;
+		usage_error("report", "--%s: empty or multi-line argument", mo->name);
 		return EXIT_USAGE;
 	}
-	ro->job_opts = true;
 	if (c == OPT_DEVICE) {
 		char **nv = realloc(*devices, (ro->n_devices + 2) * sizeof(char *));
 		if (!nv || !(nv[ro->n_devices] = strdup(arg))) {
@@ -511,7 +533,6 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 	if (c == OPT_RUNS) {
 		if (!parse_uint("--runs", arg, 1, 1000, &ro->runs))
 			return EXIT_USAGE;
-		ro->job_opts = true;
 		return CLI_GO_ON;
 	}
 	if (c == OPT_NODE) {
@@ -519,7 +540,7 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 		if (!parse_uint("--node", arg, 0, 4095, &node))
 			return EXIT_USAGE;
 		ro->node = (int)node;
-		ro->node_set = ro->job_opts = true;
+		ro->node_set = true;
 		return CLI_GO_ON;
 	}
 	if (!parse_uint(c == OPT_IODEPTH   ? "--iodepth"
@@ -530,7 +551,7 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 			: c == OPT_NUMJOBS ? &ro->job.numjobs
 					   : &ro->job.runtime_s))
 		return EXIT_USAGE;
-	ro->job_opts = ro->job_shape = true;
+	ro->job_shape = true;
 	return CLI_GO_ON;
 }
 
@@ -541,7 +562,6 @@ static int query_opt(struct query_opts *q, int c, const char *arg)
 	if (c == OPT_HOSTS)
 		return query_hosts_opt(q, arg);
 	if (c == OPT_QUERY_TIMEOUT) {
-		q->any = true;
 		if (stune_parse_upload_timeout(arg, &q->timeout_s) < 0) {
 			usage_error("report", "--query-timeout: '%s' is not a number of seconds from %d to %d", arg,
 				    STUNE_UPLOAD_TIMEOUT_MIN, STUNE_UPLOAD_TIMEOUT_MAX);
@@ -558,25 +578,6 @@ static int query_opt(struct query_opts *q, int c, const char *arg)
 	  : c == OPT_HOSTS_FILE ? &q->hosts_file
 	  : c == OPT_SINCE	? &q->since
 				: &q->gate) = arg;
-	if (c != OPT_QUERY)
-		q->any = true;
-	return CLI_GO_ON;
-}
-
-/* --query: nothing of the other modes. CLI_GO_ON to go on, else the exit code. */
-static int check_query(const struct report_opts *ro, int argc)
-{
-	if (!ro->q.url) {
-		usage_error("report", "--query-api, --hosts, --hosts-file, --since, --gate and --query-timeout go with "
-				      "--query URL");
-		return EXIT_USAGE;
-	}
-	if (optind < argc || ro->run || ro->flush || ro->upload || ro->host_facts || ro->job_opts ||
-	    ro->state_dir_given) {
-		usage_error("report", "--query reads the central service: no FILE, --run, --flush, --upload, "
-				      "--host-facts, --state-dir or fio options");
-		return EXIT_USAGE;
-	}
 	return CLI_GO_ON;
 }
 
@@ -664,7 +665,7 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		ro->run = true;
 		return CLI_GO_ON;
 	case OPT_DESTRUCTIVE:
-		ro->job.destructive = ro->job_opts = true;
+		ro->job.destructive = true;
 		return CLI_GO_ON;
 	case OPT_RUNS:
 	case OPT_IODEPTH:
@@ -683,16 +684,8 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 }
 
 /* --run's options together: CLI_GO_ON to go on, else the exit code. */
-static int check_run(struct report_opts *ro, int argc)
+static int check_run(struct report_opts *ro)
 {
-	if (optind < argc) {
-		usage_error("report", "--run makes its own fio outputs: no FILE");
-		return EXIT_USAGE;
-	}
-	if (ro->flush) {
-		usage_error("report", "--run and --flush: one or the other");
-		return EXIT_USAGE;
-	}
 	if (ro->job.job_file && ro->job_shape) {
 		usage_error("report", "--job-file: the job file says the devices and job options (no --device, "
 				      "--rw, --bs, --iodepth, --numjobs, --runtime)");
@@ -719,19 +712,11 @@ static int check_run(struct report_opts *ro, int argc)
 	return CLI_GO_ON;
 }
 
-/* --flush's options: CLI_GO_ON to go on, else the exit code. */
-static int check_flush(const struct report_opts *ro, int argc)
+/* --flush's URL, from --upload or the settings file: CLI_GO_ON to go on, else the exit code. */
+static int check_flush(const struct report_opts *ro)
 {
-	if (optind < argc) {
-		usage_error("report", "--flush sends the spool only: no FILE");
-		return EXIT_USAGE;
-	}
 	if (!ro->upload) {
 		usage_error("report", "--flush: no --upload URL (nor url= in [upload] of the settings file)");
-		return EXIT_USAGE;
-	}
-	if (ro->phase || ro->compare || ro->html) {
-		usage_error("report", "--flush: no --phase, --compare or --html");
 		return EXIT_USAGE;
 	}
 	return CLI_GO_ON;
@@ -841,6 +826,36 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 	return ro->upload ? flush_spool(ro, auth) : EXIT_OK;
 }
 
+/*
+ * The command line into *ro, checked against the mode table: an option that
+ * does not go with the mode (--query, --run, --flush, or fio FILEs), or
+ * arguments it does not take, is a usage error. CLI_GO_ON, or the exit code.
+ */
+static int report_options(struct global_opts *g, struct report_opts *ro, char ***devices, char ***query_hosts,
+			  int argc, char **argv)
+{
+	_cleanup_free_ struct option *longopts = mode_longopts(&report_table);
+	uint64_t given = 0;
+	int c, ec;
+	if (!longopts) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "report")) != -1) {
+		mode_given(&report_table, c, &given);
+		ec = report_opt(ro, devices, c, optarg);
+		*query_hosts = ro->q.hosts;
+		if (ec == CLI_GO_ON)
+			continue;
+		if (ec != CLI_NOT_MINE)
+			return ec;
+		if ((ec = command_opt(g, "report", c, optarg)))
+			return ec;
+	}
+	size_t mode = ro->q.url ? M_QUERY : ro->run ? M_RUN : ro->flush ? M_FLUSH : M_FILES;
+	return mode_check(&report_table, mode, given, argc - optind);
+}
+
 int cmd_report(struct global_opts *g, int argc, char **argv)
 {
 	struct report_opts ro = {.state_dir = DEFAULT_STATE_DIR,
@@ -853,18 +868,9 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 					 .runtime_s = STUNE_FIO_SEED_RUNTIME}};
 	_cleanup_(stune_strv_freep) char **devices = NULL;
 	_cleanup_(stune_strv_freep) char **query_hosts = NULL;
-	int c, ec;
-
-	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "report")) != -1) {
-		ec = report_opt(&ro, &devices, c, optarg);
-		query_hosts = ro.q.hosts;
-		if (ec == CLI_GO_ON)
-			continue;
-		if (ec != CLI_NOT_MINE)
-			return ec;
-		if ((ec = command_opt(g, "report", c, optarg)))
-			return ec;
-	}
+	int ec = report_options(g, &ro, &devices, &query_hosts, argc, argv);
+	if (ec != CLI_GO_ON)
+		return ec;
 	ro.verbose = g->verbose;
 	/* Under --sysroot everything follows the root, as for apply: saved sets and the spool go to the
 	 * tree's /var/lib/scsitune, never this machine's. */
@@ -876,19 +882,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		}
 		ro.state_dir = tree_state;
 	}
-	if ((ro.q.url || ro.q.any) && (ec = check_query(&ro, argc)) != CLI_GO_ON)
+	if (ro.run && (ec = check_run(&ro)) != CLI_GO_ON)
 		return ec;
-	if (ro.job_opts && !ro.run) {
-		usage_error("report", "--runs, --device, --rw, --bs, --iodepth, --numjobs, --runtime, --job-file, "
-				      "--destructive, --node and --fio go with --run");
-		return EXIT_USAGE;
-	}
-	if (ro.run && (ec = check_run(&ro, argc)) != CLI_GO_ON)
-		return ec;
-	if (ro.host_facts && (ro.run || ro.flush)) {
-		usage_error("report", "--host-facts goes with fio FILEs (--run records the host's facts itself)");
-		return EXIT_USAGE;
-	}
 	ro.devices = devices;
 	_cleanup_(stune_config_freep) struct stune_config *cfg = NULL;
 	if (!load_config(g, &ro, &cfg))
@@ -896,12 +891,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	ro.q.html = ro.html;
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
-	if (ro.flush && (ec = check_flush(&ro, argc)) != CLI_GO_ON)
+	if (ro.flush && (ec = check_flush(&ro)) != CLI_GO_ON)
 		return ec;
-	if (!ro.flush && !ro.run && optind >= argc) {
-		usage_error("report", "report: no fio JSON file given (or --run)");
-		return EXIT_USAGE;
-	}
 	/* "-" is standard input, which can be read once. */
 	for (int i = optind, dash = 0; i < argc; i++)
 		if (!strcmp(argv[i], "-") && dash++) {

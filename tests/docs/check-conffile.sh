@@ -6,9 +6,9 @@
 #  - every key the parser knows has a commented example 'key = value' in it,
 #    and with every example uncommented scsitune accepts it too;
 #  - control: an unknown key makes scsitune name the file and line (exit 1).
-# `report --config FILE` without a fio file reads the file, then stops with
-# the usage error "no fio JSON file given" (exit 64): nothing is sent and no
-# other file is read.
+# `report --config FILE - -` reads the file, then stops with the usage error
+# "'-' (standard input) given more than once" (exit 64): nothing is sent and
+# no other file is read.
 # Usage: check-conffile.sh SCSITUNE SOURCE_DIR
 set -uo pipefail
 bin=${1:?usage: check-conffile.sh SCSITUNE SOURCE_DIR}
@@ -22,8 +22,8 @@ fail() { echo "FAIL: $*"; status=1; }
 # accepts LABEL FILE: the file parses (exit 64 after it was read, no error naming it).
 accepts() {
 	local rc=0
-	"$bin" report --config "$2" >"$work/out" 2>"$work/err" || rc=$?
-	if [ $rc -ne 64 ] || ! grep -q 'no fio JSON file given' "$work/err" || grep -qF "$2" "$work/err"; then
+	"$bin" report --config "$2" - - >"$work/out" 2>"$work/err" || rc=$?
+	if [ $rc -ne 64 ] || ! grep -qF "'-' (standard input) given more than once" "$work/err" || grep -qF "$2" "$work/err"; then
 		fail "$1: scsitune report --config exited $rc: $(head -2 "$work/err")"
 	fi
 }
@@ -42,7 +42,7 @@ accepts "etc/scsitune.conf with every example uncommented" "$work/uncommented.co
 # Control: the same check sees a bad file.
 { cat "$conf"; echo "user = nobody"; } >"$work/bad.conf"
 rc=0
-"$bin" report --config "$work/bad.conf" >/dev/null 2>"$work/err" || rc=$?
+"$bin" report --config "$work/bad.conf" - - >/dev/null 2>"$work/err" || rc=$?
 line=$(wc -l <"$work/bad.conf")
 [ $rc -eq 1 ] && grep -qF "$work/bad.conf:$line: unknown key 'upload.user'" "$work/err" ||
 	fail "control: an unknown key gave exit $rc and '$(head -1 "$work/err")'"

@@ -221,9 +221,9 @@ q 64 "--since: '0d'" --query "$vm" "${cmp_args[@]}" --since 0d
 q 64 "--query-api: 'sql'" --query "$vm" "${cmp_args[@]}" --query-api sql
 q 64 'cannot tell the query API' --query "$vm/other" "${cmp_args[@]}"
 q 64 'needs the database' --query "$ix/query" "${cmp_args[@]}"
-q 64 'no FILE, --run' --query "$vm" "${cmp_args[@]}" "$T/local-q1.json"
-q 64 'no FILE, --run' --query "$vm" "${cmp_args[@]}" --upload "$vm/write"
-q 64 'go with --query URL' "${cmp_args[@]}" --gate 'kiops>=+5%' "$T/local-q1.json"
+q 64 '--query reads the central service: no FILE' --query "$vm" "${cmp_args[@]}" "$T/local-q1.json"
+q 64 '--upload does not go with report --query' --query "$vm" "${cmp_args[@]}" --upload "$vm/write"
+q 64 '--gate does not go with report FILE' "${cmp_args[@]}" --gate 'kiops>=+5%' "$T/local-q1.json"
 : >"$T/empty.txt"
 q 1 '--hosts-file .*: no host in the file' --query "$vm" "${cmp_args[@]}" --hosts-file "$T/empty.txt"
 mkfifo "$T/fifo"

@@ -253,7 +253,7 @@ fi
 "$bin" report --html "$work/keep/r.html" "${set4[@]}" >/dev/null 2>&1
 checks=$((checks + 1))
 if grep -q '^<!DOCTYPE html>' "$work/keep/r.html" && [ "$(ls -A "$work/keep")" = r.html ]; then pass "replaced by the new report"; else fail "not replaced: $(ls -A "$work/keep")"; fi
-expect "--html with --flush" 64 "--flush: no --phase, --compare or --html" -- report --flush --upload http://127.0.0.1:9/write \
+expect "--html with --flush" 64 "--html does not go with report --flush" -- report --flush --upload http://127.0.0.1:9/write \
 	--state-dir "$work/bad4" --html "$work/f.html"
 expect "--html empty" 64 "--html: empty" -- report --html "" "${set4[@]}"
 nothing_in "usage errors" "$work/bad4"

@@ -216,7 +216,7 @@ PATH=/nonexistent "$bin" report --run --device "$data" --state-dir "$work/rs" >"
 expect "no mpi3mr disk" 1 "no disk behind an mpi3mr HBA found: name the devices with --device DEV" -- \
 	--sysroot "$work/fx/no-hba" "${W[@]}"
 expect "FILE with --run" 64 "--run makes its own fio outputs: no FILE" -- "${W[@]}" "$work/x.json"
-expect "--runs without --run" 64 "go with --run" -- report --runs 2 "$work/x.json"
+expect "--runs without --run" 64 "--runs does not go with report FILE...; it goes with report --run" -- report --runs 2 "$work/x.json"
 expect "--runs 0" 64 "--runs: '0' is not a number" -- "${W[@]}" --runs 0
 expect "node this host lacks" 1 "--node 4000: no such NUMA node on this host" -- "${W[@]}" --device "$data" --node 4000
 # fio fails: its first stderr line, the output kept, exit 1, nothing saved.
