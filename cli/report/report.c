@@ -236,7 +236,7 @@ struct report_opts {
 	const char *fio;
 	bool state_dir_given;
 	bool job_shape; /* a --run option the job file would ignore given */
-	char **devices;		  /* NULL-terminated */
+	char **devices; /* NULL-terminated */
 	size_t n_devices;
 	struct stune_fio_job_opts job;
 };
@@ -474,7 +474,6 @@ static int flush_spool(const struct report_opts *ro, const struct stune_auth *au
 	stune_flush_result_clear(&res);
 	return ret;
 }
-
 
 /* The options that take a file, URL or directory: not empty. */
 static int path_opt(struct report_opts *ro, int c, const char *arg)
@@ -831,8 +830,8 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
  * does not go with the mode (--query, --run, --flush, or fio FILEs), or
  * arguments it does not take, is a usage error. CLI_GO_ON, or the exit code.
  */
-static int report_options(struct global_opts *g, struct report_opts *ro, char ***devices, char ***query_hosts,
-			  int argc, char **argv)
+static int report_options(struct global_opts *g, struct report_opts *ro, char ***devices, char ***query_hosts, int argc,
+			  char **argv)
 {
 	_cleanup_free_ struct option *longopts = mode_longopts(&report_table);
 	uint64_t given = 0;

@@ -63,7 +63,8 @@ void mode_help(FILE *f, const struct mode_table *t)
 			width = strlen(t->modes[m].name);
 	fputs("Options by mode (the global options go with every mode; any other is refused):\n", f);
 	for (size_t m = 0; m < t->n_modes; m++) {
-		size_t col = (size_t)fprintf(f, "  %s:%*s", t->modes[m].name, (int)(width - strlen(t->modes[m].name)), "");
+		size_t col =
+		    (size_t)fprintf(f, "  %s:%*s", t->modes[m].name, (int)(width - strlen(t->modes[m].name)), "");
 		bool none = true;
 		for (size_t i = 0; i < t->n_opts; i++) {
 			if (!(t->opts[i].modes & MODE(m)))

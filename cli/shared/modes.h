@@ -40,7 +40,7 @@ struct mode_table {
 	size_t n_opts; /* at most 64 */
 };
 
-#define MODE(i)	    (1u << (i))
+#define MODE(i)	     (1u << (i))
 #define MODES_ALL(n) ((1u << (n)) - 1)
 
 /* getopt's table: t's options, then the global ones, then the terminator. NULL: out of memory. */
