@@ -377,7 +377,7 @@ static void fmt_value(char *buf, size_t size, const struct stune_gate_cond *c, d
 static void render_outcome(struct out *o, const struct stune_fleet *f, const struct stune_gate_cond *c,
 			   const struct stune_gate_outcome *oc)
 {
-	char v[64], item[320];
+	char v[64], item[640];
 	out_obj_begin(o, NULL);
 	out_str(o, "condition", NULL, c->text);
 	out_text(o, "  %-5s %s%s", oc->passed ? "ok" : "FAIL", c->text, c->implicit ? " (added)" : "");
@@ -398,6 +398,7 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 			out_obj_begin(o, NULL);
 			out_str(o, "host", NULL, f->hosts[mi->host].name);
 			out_dbl(o, "value", NULL, mi->unknown ? NAN : mi->value, 3);
+			out_str(o, "reason", NULL, NULL);
 			out_obj_end(o);
 			if (mi->unknown)
 				snprintf(v, sizeof(v), "unknown");
@@ -413,11 +414,15 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 			snprintf(v, sizeof(v), "unknown (no compared host)");
 		out_text(o, ": %s", v);
 		for (size_t i = 0; i < oc->n_names && c->metric != STUNE_GATE_HOSTS; i++) {
+			const struct stune_qhost *h = &f->hosts[oc->names[i]];
 			out_obj_begin(o, NULL);
-			out_str(o, "host", NULL, f->hosts[oc->names[i]].name);
+			out_str(o, "host", NULL, h->name);
 			out_str(o, "value", NULL, NULL);
+			out_str(o, "reason", NULL, h->reason);
 			out_obj_end(o);
-			snprintf(item, sizeof(item), "%s%s", i ? "" : " (", f->hosts[oc->names[i]].name);
+			/* apart and missing: each host with its reason */
+			snprintf(item, sizeof(item), "%s%s%s%s%s", i ? "" : " (", h->name, h->reason ? " (" : "",
+				 h->reason ? h->reason : "", h->reason ? ")" : "");
 			wrap_item(&w, i ? ", " : "", item);
 		}
 		if (oc->n_names && c->metric != STUNE_GATE_HOSTS)
@@ -488,6 +493,8 @@ char *gate_failure_line(const struct stune_fleet *f, const struct stune_gate *g,
 		for (size_t k = 0; k < n && k < 10; k++) {
 			size_t h = oc->per_host ? oc->misses[k].host : oc->names[k];
 			fprintf(m, "%s%s", k ? ", " : "", f->hosts[h].name);
+			if (!oc->per_host && f->hosts[h].reason)
+				fprintf(m, " (%s)", f->hosts[h].reason);
 			if (oc->per_host) {
 				if (oc->misses[k].unknown)
 					snprintf(v, sizeof(v), "unknown");

@@ -17,7 +17,8 @@
 #    a bad path refused; 6 hosts from the stub: the +100 % one named as the
 #    outlier, its name with markup shown as text;
 #  - --gate: passes, fails on a condition naming the hosts (exit 4), the
-#    implicit missing=0, --hosts-file; bad expressions and options (exit 64);
+#    implicit missing=0 and apart=0 (a not comparable host beside a good one
+#    fails the gate, its reason named; apart<=1 relaxes it), --hosts-file; bad expressions and options (exit 64);
 #  - a stub service for what the real ones never do: empty, not JSON,
 #    truncated, cut (Content-Length), InfluxDB partial, slow (bounded by
 #    --query-timeout, 3 tries), 503 (3 tries), 400 (1 try), a duplicate
@@ -187,10 +188,14 @@ q 1 "^scsitune: --html $T/nodir/v.html: $T/nodir: No such file or directory\$" -
 good=(--hosts stor-q1,stor-q2 --hosts stor-q3)
 q 0 'gate passed: kiops>=\+5%,spread<=15%,drifted=0 \(3 host\(s\) compared\)' --query "$vm" "${cmp_args[@]}" \
 	"${good[@]}" --gate 'kiops>=+5%,spread<=15%,drifted=0'
-q 4 'gate failed: drifted=0 \(2: stor-q4, stor-q5\)' --query "$vm" "${cmp_args[@]}" --gate 'kiops>=+5%,drifted=0'
+q 4 'gate failed: drifted=0 \(2: stor-q4 \(drifted: [^)]*\), stor-q5 \(not applied: [^)]*\)\); apart=0 \(3: ' --query "$vm" "${cmp_args[@]}" --gate 'kiops>=+5%,drifted=0'
 q 4 'gate failed: kiops>=\+25% \(stor-q2 \+[0-9.]+ %\)' --query "$vm" "${cmp_args[@]}" "${good[@]}" --gate 'kiops>=+25%'
-q 4 'gate failed: missing=0 \(1: stor-zz\)' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-zz --gate 'kiops>=+5%'
+q 4 'gate failed: missing=0 \(1: stor-zz \(no points in the window\)\)' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-zz --gate 'kiops>=+5%'
 q 0 'gate passed' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-zz --gate 'kiops>=+5%,missing<=1'
+q 4 'gate failed: apart=0 \(1: stor-q6 \(not comparable: ' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-q6 \
+	--gate 'kiops>=+5%'
+q 0 'gate passed: kiops>=\+5%,apart<=1 \(1 host' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-q6 \
+	--gate 'kiops>=+5%,apart<=1'
 q 4 'selection.cov<1 \([0-9.]+ %\)' --query "$ix/query?db=scsitune" "${cmp_args[@]}" "${good[@]}" --gate 'selection.cov<1'
 printf '# wave 2\nstor-q1\n\n  stor-q2   # canary\nstor-q1\n' >"$T/wave.txt"
 q 0 'gate passed: spread<=15% \(2 host' --query "$vm" "${cmp_args[@]}" --hosts-file "$T/wave.txt" --gate 'spread<=15%' -o json
@@ -202,7 +207,7 @@ import json, sys
 g = json.load(open(sys.argv[1]))
 assert g["query"]["hosts_asked"] == 2 and [h["host"] for h in g["hosts"]] == ["stor-q1", "stor-q2"], g["query"]
 c = [(x["condition"], x["implicit"], x["passed"]) for x in g["gate"]["conditions"]]
-assert c == [("spread<=15%", False, True), ("missing=0", True, True), ("hosts>=1", True, True)], c
+assert c == [("spread<=15%", False, True), ("missing=0", True, True), ("apart=0", True, True), ("hosts>=1", True, True)], c
 n = json.load(open(sys.argv[2]))
 assert n["query"]["compare"] is None and n["hosts"][0]["status"] == "compared", "no --compare: none-applied is not apart"
 assert not n["gate"]["passed"]

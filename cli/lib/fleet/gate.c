@@ -146,7 +146,7 @@ static int add_implicit(struct stune_gate *g, enum stune_gate_metric m, enum stu
 int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, char **err)
 {
 	*err = NULL;
-	size_t max = 3;
+	size_t max = 4; /* one condition, and the implicit ones */
 	for (const char *p = expr; *p; p++)
 		max += *p == ',';
 	_cleanup_free_ char *copy = strdup(expr);
@@ -170,7 +170,8 @@ int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, ch
 		g->n++;
 	}
 	int r = add_implicit(g, STUNE_GATE_MISSING, STUNE_GATE_EQ, 0);
-	if (r < 0 || (r = add_implicit(g, STUNE_GATE_HOSTS, STUNE_GATE_GE, 1)) < 0)
+	if (r < 0 || (r = add_implicit(g, STUNE_GATE_APART, STUNE_GATE_EQ, 0)) < 0 ||
+	    (r = add_implicit(g, STUNE_GATE_HOSTS, STUNE_GATE_GE, 1)) < 0)
 		return r;
 	*out = steal_pointer(&g);
 	return 0;

@@ -14,9 +14,10 @@
  *     hosts      compared hosts           drifted  apart: drifted or not applied
  *     apart      every host shown apart   missing  asked for, without points
  *
- * OP is >=, <=, >, <, = (==) or !=. Unless EXPR names them, missing=0 and
- * hosts>=1 are added: a host without data, or nothing to judge, never
- * passes. Values are compared exactly as computed (not as rounded for show).
+ * OP is >=, <=, >, <, = (==) or !=. Unless EXPR names them, missing=0,
+ * apart=0 and hosts>=1 are added: a host without data, a host set apart
+ * (drifted, not applied, not comparable: never judged), or nothing to judge,
+ * never passes; EXPR relaxes one only by naming it (apart<=1). Values are compared exactly as computed (not as rounded for show).
  */
 #pragma once
 
@@ -47,7 +48,7 @@ struct stune_gate_cond {
 	enum stune_gate_op op;
 	double value;
 	bool change;   /* kiops with %: the change against --compare */
-	bool implicit; /* added: missing=0, hosts>=1 */
+	bool implicit; /* added: missing=0, apart=0, hosts>=1 */
 };
 
 struct stune_gate {
