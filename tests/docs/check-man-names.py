@@ -11,7 +11,7 @@ command's options (`scsitune CMD --help`). In each file:
   - every scsitune command line (in a code block, a `...` span of the README,
     or a bold *scsitune ...* span of a man page) names a command the binary
     has, and each option after the command is that command's or a global one
-    (so `scsitune apply --payload` fails: apply has no --payload);
+    (so `scsitune detect --payload` fails: detect has no --payload);
   - for a command with modes (its --help has an "Options by mode" block:
     report, payload), each such command line is in one mode (report --run,
     payload install, or the default, report FILE...) and names only that
