@@ -522,13 +522,18 @@ static void compare_row(FILE *f, const char *key, const char *label, const char 
 }
 
 /* The change, signed, coloured by whether it is better (more IOPS, less spread). */
-static void change_span(FILE *f, const char *key, double v, bool higher_better, const char *unit)
+/* A change, green when better and red when worse; uncoloured when the sets are not comparable. */
+static void change_span(FILE *f, const char *key, double v, bool higher_better, bool comparable, const char *unit)
 {
 	char shown[80];
 	struct jnum n = jnum_of(v);
 	jnum_shown(shown, sizeof(shown), n, 1, 1);
 	bool better = higher_better ? n.v > 0 : n.v < 0;
-	fprintf(f, "<span class=\"%s\">%s<span", n.v == 0 ? "" : better ? "up" : "down", n.v > 0 ? "+" : "");
+	fprintf(f, "<span class=\"%s\">%s<span",
+		n.v == 0 || !comparable ? ""
+		: better		? "up"
+					: "down",
+		n.v > 0 ? "+" : "");
 	num_attrs(f, key, n, 1, false);
 	fprintf(f, ">%s</span>%s</span>", shown, unit);
 }
@@ -539,9 +544,11 @@ static void render_change(FILE *f, const struct stune_report_compare *c)
 	fputs(" → ", f);
 	html_str(f, c->cur_label);
 	fputs(": avg KIOPS ", f);
-	change_span(f, "compare.avg_change_pct", c->cmp.avg_change * 100, true, " %");
+	change_span(f, "compare.avg_change_pct", c->cmp.avg_change * 100, true, !c->n_mismatch, " %");
 	fputs(", spread ", f);
-	change_span(f, "compare.spread_change_points", c->cmp.spread_change * 100, false, " points");
+	change_span(f, "compare.spread_change_points", c->cmp.spread_change * 100, false, !c->n_mismatch, " points");
+	if (c->n_mismatch)
+		fputs(" <strong class=\"nc\">(not comparable: the change means nothing)</strong>", f);
 }
 
 static void render_compare(FILE *f, const struct stune_report_compare *c, const struct stune_stats *cur)
@@ -809,10 +816,10 @@ static void fleet_stats_table(FILE *f, const char *key, const struct fleet_meta 
 		html_str(f, m->phase);
 		fputs(": avg KIOPS ", f);
 		change_span(f, key_of(k, sizeof(k), "%s.compare.avg_change_pct", key), cmp->avg_change * 100, true,
-			    " %");
+			    true, " %");
 		fputs(", spread ", f);
 		change_span(f, key_of(k, sizeof(k), "%s.compare.spread_change_points", key), cmp->spread_change * 100,
-			    false, " points");
+			    false, true, " points");
 		fputs("</p>\n", f);
 	}
 }

@@ -71,7 +71,8 @@ enum {
 	OPT_GATE,
 	OPT_QUERY_TIMEOUT,
 	OPT_GROUP,
-	OPT_HTML
+	OPT_HTML,
+	OPT_ALLOW_MIXED
 };
 /* The modes of report, and which options go with which (modes.h): the refusals,
  * getopt's table and --help's "Options by mode" come from here. */
@@ -101,6 +102,7 @@ static const struct mode_opt report_opts_table[] = {
     {"config", required_argument, OPT_CONFIG, F_ | R_ | U_ | Q_},
     {"html", required_argument, OPT_HTML, F_ | R_ | Q_},
     {"host-facts", no_argument, OPT_HOST_FACTS, F_},
+    {"allow-mixed", no_argument, OPT_ALLOW_MIXED, F_ | R_},
     {"query-api", required_argument, OPT_QUERY_API, Q_},
     {"hosts", required_argument, OPT_HOSTS, Q_},
     {"hosts-file", required_argument, OPT_HOSTS_FILE, Q_},
@@ -168,6 +170,10 @@ void help_report(FILE *f)
 	      "      --html FILE          also write the report (or with --query the fleet\n"
 	      "                           view) as one self-contained HTML file (inline\n"
 	      "                           charts, no script; written atomically)\n"
+	      "      --allow-mixed        keep runs that are not one fio job (another bs,\n"
+	      "                           rw, iodepth, numjobs, fio version): the set is\n"
+	      "                           marked not comparable, never uploaded (without it\n"
+	      "                           such a set is refused, exit 1)\n"
 	      "      --host-facts         the FILEs were made on this host (or --sysroot tree):\n"
 	      "                           record its provenance (host, kernel, HBA, payload,\n"
 	      "                           profile and verify_state) as --run does\n"
@@ -224,8 +230,9 @@ struct report_opts {
 	const char *html;      /* --html FILE */
 	long upload_timeout_s; /* 0: the settings file's, else STUNE_UPLOAD_DEFAULT_TIMEOUT_S */
 	bool flush;
-	bool host_facts; /* --host-facts: the FILEs were made on this host */
-	bool group_set;	 /* --group N: that fio group of each file */
+	bool host_facts;  /* --host-facts: the FILEs were made on this host */
+	bool allow_mixed; /* --allow-mixed: runs of different jobs kept, the set marked not comparable */
+	bool group_set;	  /* --group N: that fio group of each file */
 	unsigned group;
 	struct query_opts q; /* --query and its options */
 	int verbose;
@@ -633,6 +640,9 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_HOST_FACTS:
 		ro->host_facts = true;
 		return CLI_GO_ON;
+	case OPT_ALLOW_MIXED:
+		ro->allow_mixed = true;
+		return CLI_GO_ON;
 	case OPT_HTML:
 		if (!*arg || strchr(arg, '\n')) {
 			usage_error("report", "--html: empty or multi-line file name");
@@ -766,8 +776,11 @@ static int html_fill(FILE *f, void *data)
 static int report_set(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
 		      char *const *files, size_t n, const struct stune_provenance *prov, const struct stune_auth *auth)
 {
-	_cleanup_(stune_report_set_clear) struct stune_report_set set = {
-	    .phase = ro->phase, .prov = prov, .group_set = ro->group_set, .group = ro->group};
+	_cleanup_(stune_report_set_clear) struct stune_report_set set = {.phase = ro->phase,
+									 .prov = prov,
+									 .group_set = ro->group_set,
+									 .group = ro->group,
+									 .allow_mixed = ro->allow_mixed};
 	_cleanup_(stune_saved_set_freep) struct stune_saved_set *ref = NULL;
 	_cleanup_free_ char *saved = NULL, *doc = NULL, *err = NULL;
 	_cleanup_(stune_report_compare_clear) struct stune_report_compare cmp = {0};
@@ -888,6 +901,12 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
 	ro.q.html = ro.html;
+	/* A set that may mix jobs never reaches the fleet service: no gate may judge it. */
+	if (ro.allow_mixed && ro.upload) {
+		usage_error("report", "--allow-mixed: a set marked not comparable is never uploaded (no --upload, nor "
+				      "url= in [upload] of the settings file)");
+		return EXIT_USAGE;
+	}
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro)) != CLI_GO_ON)

@@ -92,8 +92,8 @@ mapfile -t ok_runs < <(ls ./*.json | grep -v enospc) # (its failed job is an err
 for f in "${ok_runs[@]}"; do
 	out "report $f" 0 report --group 0 "$f"
 done
-out "report (every fio output)" 0 report --group 0 --phase all --state-dir "$work/state-report" "${ok_runs[@]}"
-out "report --compare" 0 report --state-dir "$work/state-report" --compare all ./fio-3.33-randread-*.json
+out "report (every fio output)" 0 report --allow-mixed --group 0 --phase all --state-dir "$work/state-report" "${ok_runs[@]}"
+out "report --compare" 0 report --allow-mixed --state-dir "$work/state-report" --compare all ./fio-3.33-randread-*.json
 echo "measured: $runs outputs, $lines lines, widest $widest columns"
 [ "$status" -eq 0 ] && echo "ok: every text line of detect, apply --dry-run, apply, verify, revert and report fits 80 columns"
 exit "$status"

@@ -39,17 +39,18 @@ doc() {
 }
 
 # --- Files given on the command line.
-set4=("$fio_fx"/fio-3.33-randread-2jobs-json.json "$fio_fx"/fio-3.33-randread-2jobs-jsonplus.json
+# Four different jobs (numjobs, job mix) and fio versions: a set only with --allow-mixed.
+set4=(--allow-mixed "$fio_fx"/fio-3.33-randread-2jobs-json.json "$fio_fx"/fio-3.33-randread-2jobs-jsonplus.json
 	"$fio_fx"/fio-3.33-randread-1job-jsonplus.json "$fio_fx"/fio-3.33-global-mixed-json.json)
 doc files-one 0 report "$fio_fx"/fio-3.33-randread-1job-jsonplus.json
 doc files-set4 0 report "${set4[@]}"
-doc files-old 0 report --group 0 "$fio_fx"/fio-2.1.4-5groups-json.json "$fio_fx"/fio-2.17-randread-randwrite-2groups-json.json \
+doc files-old 0 report --allow-mixed --group 0 "$fio_fx"/fio-2.1.4-5groups-json.json "$fio_fx"/fio-2.17-randread-randwrite-2groups-json.json \
 	"$fio_fx"/fio-3.1-randread-1job-json.json
 st=$work/state
 doc files-phase 0 report --phase baseline --state-dir "$st" "${set4[@]}"
 saved=$(find "$st/reports/baseline" -name '*.json' | head -1)
 [ -n "$saved" ] && cp "$saved" "$work/files-saved.json" || fail "no saved result set"
-doc compare-phase 0 report --phase tuned --compare baseline --state-dir "$st" \
+doc compare-phase 0 report --allow-mixed --phase tuned --compare baseline --state-dir "$st" \
 	"$fio_fx"/fio-3.33-randread-2jobs-jsonplus.json "$fio_fx"/fio-3.33-randread-1job-jsonplus.json
 doc compare-file 0 report --compare "$work/files-saved.json" --state-dir "$st" "$fio_fx"/fio-3.1-randread-1job-json.json
 doc files-group 0 report --group 1 "$fio_fx"/fio-3.33-stonewall-2groups-json.json

@@ -65,7 +65,8 @@ PY
 }
 
 cd "$fixtures" || exit 1
-set4=(fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
+# Four different jobs (numjobs, job mix) and fio versions: a set only with --allow-mixed.
+set4=(--allow-mixed fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
 	fio-3.33-randread-1job-jsonplus.json fio-3.33-global-mixed-json.json)
 "$bin" report -o json --html "$work/fixtures.html" "${set4[@]}" >"$work/fixtures.json" 2>/dev/null ||
 	fail "report --html on the fixtures"

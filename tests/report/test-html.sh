@@ -59,9 +59,11 @@ nothing_in() { # NAME DIR: no file under DIR
 }
 
 cd "$fixtures" || exit 1
-set4=(fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
+# Four different jobs (numjobs, job mix) and fio versions: a set only with --allow-mixed.
+set4=(--allow-mixed fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
 	fio-3.33-randread-1job-jsonplus.json fio-3.33-global-mixed-json.json)
-old=(fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
+# Three fio versions: a set only with --allow-mixed.
+old=(--allow-mixed fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
 
 # --- The committed outputs: -o json and --html from one invocation.
 "$bin" report -o json --phase fixtures --state-dir "$work/st" --html "$work/fixtures.html" "${set4[@]}" \
@@ -83,7 +85,7 @@ checks=$((checks + 1))
 if cmp -s "$work/plain.txt" "$work/with.txt"; then pass "text output unchanged by --html"; else fail "text output changed by --html"; fi
 
 # Runs of different jobs: the warning box, each reason as text (check-html.py), and the checker catches its loss.
-"$bin" report -o json --html "$work/mixed.html" fio-3.33-randread-2jobs-json.json fio-3.33-global-mixed-json.json \
+"$bin" report -o json --allow-mixed --html "$work/mixed.html" fio-3.33-randread-2jobs-json.json fio-3.33-global-mixed-json.json \
 	>"$work/mixed.json" 2>/dev/null || fail "report --html on runs of different jobs"
 ok "runs not comparable: said in the HTML" "$py" "$check" "$work/mixed.html" "$work/mixed.json"
 checks=$((checks + 1))

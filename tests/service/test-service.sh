@@ -116,8 +116,13 @@ spooled() { # NAME DIR N: DIR/spool holds N batches
 	if [ "$n" -eq "$3" ]; then pass "$1: $n batch(es) in the spool"; else fail "$1: $n batch(es) in the spool, want $3"; fi
 }
 
+# Four runs of one job (a set that mixes jobs is never uploaded): the recorded json
+# and json+ outputs of the same fio 3.33 job, and two more varied from the json+
+# one (tests/fleet/vary-fio.py: IOPS scaled, another start time).
 runs=("$fx"/fio-3.33-randread-2jobs-json.json "$fx"/fio-3.33-randread-2jobs-jsonplus.json
-	"$fx"/fio-3.33-randread-1job-jsonplus.json "$fx"/fio-3.33-global-mixed-json.json)
+	"$T"/run3.json "$T"/run4.json)
+"$py" "$here/../fleet/vary-fio.py" "$fx"/fio-3.33-randread-2jobs-jsonplus.json \
+	"$T/run3.json:0.93:1764487200000" "$T/run4.json:1.04:1764487210000" || { echo "FAIL: vary-fio.py"; exit 1; }
 "$bin" report -o json "${runs[@]}" >"$T/doc.json" || { echo "FAIL: report -o json"; exit 1; }
 
 for v in vm_port ix_port ixa_port tls_port stub_port silent_port auth_port; do

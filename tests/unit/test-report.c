@@ -340,8 +340,8 @@ CASE(sig_diff, "job signatures: sizes in bytes, defaults and aliases the same jo
 	stune_strv_free(d);
 }
 
-CASE(ingest_mismatch, "the same job in json and json+ is comparable; numjobs 2 vs 1 is ingested with a mismatch "
-		      "naming both files")
+CASE(ingest_mismatch, "the same job in json and json+ is comparable; numjobs 2 vs 1 is refused naming the odd "
+		      "file and the option, and with allow_mixed ingested with a mismatch naming both files")
 {
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = fio_ctx();
 	struct seen seen = {0};
@@ -357,9 +357,18 @@ CASE(ingest_mismatch, "the same job in json and json+ is comparable; numjobs 2 v
 	CHECK(stune_report_ingest(ctx, same, 2, &s, on_bad, &seen) == 0 && s.n_mismatch == 0);
 	stune_report_set_clear(&s);
 
-	/* numjobs 2 vs 1: ingested (a warning, not an error), the mismatch names both files. */
+	/* numjobs 2 vs 1: refused, one message naming the odd file, the first and the option. */
 	char *diff[] = {two, one};
-	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, &seen) == 0 && s.n_mismatch == 1);
+	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, &seen) == -EINVAL && seen.n_bad == 1);
+	CHECK_MSG(strstr(seen.last_bad, "1job-jsonplus.json: not the same fio job as ") &&
+		      strstr(seen.last_bad, "2jobs-json.json (numjobs 2 vs 1)") &&
+		      strstr(seen.last_bad, "--allow-mixed"),
+		  "%s", seen.last_bad);
+	stune_report_set_clear(&s);
+
+	/* allow_mixed: ingested (a warning, not an error), the mismatch names both files. */
+	s = (struct stune_report_set){.allow_mixed = true};
+	CHECK(stune_report_ingest(ctx, diff, 2, &s, on_bad, &seen) == 0 && s.n_mismatch == 1 && seen.n_bad == 1);
 	if (s.n_mismatch == 1)
 		CHECK(strstr(s.mismatch[0], "run 2 (") && strstr(s.mismatch[0], "1job-jsonplus.json") &&
 		      strstr(s.mismatch[0], "2jobs-json.json") && strstr(s.mismatch[0], "numjobs 2 vs 1"));

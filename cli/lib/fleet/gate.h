@@ -17,7 +17,8 @@
  * OP is >=, <=, >, <, = (==) or !=. Unless EXPR names them, missing=0,
  * apart=0 and hosts>=1 are added: a host without data, a host set apart
  * (drifted, not applied, not comparable: never judged), or nothing to judge,
- * never passes; EXPR relaxes one only by naming it (apart<=1). Values are compared exactly as computed (not as rounded for show).
+ * never passes; EXPR relaxes one only by naming it (apart<=1). Values are compared exactly as computed (not as rounded
+ * for show).
  */
 #pragma once
 

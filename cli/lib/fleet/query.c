@@ -790,6 +790,24 @@ static void series_range(const struct stune_fleet *f, const char *host, const ch
 	*last = lo;
 }
 
+static const enum stune_qlabel job_opts[] = {STUNE_QL_RW, STUNE_QL_BS, STUNE_QL_IODEPTH, STUNE_QL_NUMJOBS,
+					     STUNE_QL_FIO_VERSION};
+
+/* The first job option whose tag differs between two runs of side, into side->mixed_*. */
+static void side_mixed(struct stune_qside *side, const struct stune_qseries *series, size_t first, size_t last)
+{
+	side->mixed_opt = -1;
+	for (size_t i = first + 1; i < last; i++)
+		for (size_t k = 0; k < ELEMENTSOF(job_opts); k++)
+			if (series[i].n &&
+			    strcmp_null(series[first].labels[job_opts[k]], series[i].labels[job_opts[k]])) {
+				side->mixed_opt = (int)job_opts[k];
+				side->mixed_a = series[first].labels[job_opts[k]];
+				side->mixed_b = series[i].labels[job_opts[k]];
+				return;
+			}
+}
+
 /* The newest set of host's phase into side; *found false when the host has no point of it. */
 static int take_side(const struct stune_fleet *f, const char *host, const char *phase, struct stune_qside *side,
 		     bool *found)
@@ -824,6 +842,9 @@ static int take_side(const struct stune_fleet *f, const char *host, const char *
 	side->n = n;
 	side->set = newest;
 	side->labels = (const char *const *)runs[0].s->labels;
+	while (first < last && f->series[first].n == 0)
+		first++;
+	side_mixed(side, f->series, first, last);
 	return stune_stats_compute(side->kiops, n, &side->stats);
 }
 
@@ -845,11 +866,19 @@ static int set_reason(struct stune_qhost *h, enum stune_qhost_status st, const c
 /* The first job option that differs between the two sides, or -1. */
 static int differing_option(const struct stune_qside *a, const struct stune_qside *b)
 {
-	static const enum stune_qlabel opts[] = {STUNE_QL_RW, STUNE_QL_BS, STUNE_QL_IODEPTH, STUNE_QL_NUMJOBS};
-	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
-		if (strcmp_null(a->labels[opts[i]], b->labels[opts[i]]))
-			return (int)opts[i];
+	for (size_t i = 0; i < ELEMENTSOF(job_opts) - 1; i++) /* a new fio version alone: same job */
+		if (strcmp_null(a->labels[job_opts[i]], b->labels[job_opts[i]]))
+			return (int)job_opts[i];
 	return -1;
+}
+
+/* A side whose runs are not all the same job: apart. */
+static int mixed_reason(struct stune_qhost *h, const struct stune_qside *s, const char *phase)
+{
+	h->apart = STUNE_QAPART_INCOMPARABLE;
+	return set_reason(h, STUNE_QHOST_APART, "not comparable: its %s runs are not one job (%s %s and %s)", phase,
+			  label_names[s->mixed_opt], s->mixed_a ? s->mixed_a : "unset",
+			  s->mixed_b ? s->mixed_b : "unset");
 }
 
 /* Compared, apart (and why) or missing. */
@@ -875,6 +904,10 @@ static int classify(const struct stune_query *q, struct stune_qhost *h)
 		return set_reason(h, STUNE_QHOST_APART, "not applied: its %s runs were made with no profile applied",
 				  q->phase);
 	}
+	if (h->cur.mixed_opt >= 0)
+		return mixed_reason(h, &h->cur, q->phase);
+	if (q->compare && h->ref.mixed_opt >= 0)
+		return mixed_reason(h, &h->ref, q->compare);
 	int opt = q->compare ? differing_option(&h->cur, &h->ref) : -1;
 	if (opt >= 0) {
 		const char *a = h->ref.labels[opt], *b = h->cur.labels[opt];

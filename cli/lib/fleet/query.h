@@ -98,6 +98,10 @@ struct stune_qside {
 	int64_t *ts_ms;
 	struct stune_stats stats;
 	const char *const *labels; /* the first run's tags (STUNE_QL_N) */
+	/* A job option (STUNE_QL_RW...) whose tag differs between two runs of the set, and their values;
+	 * -1: every run the same job. Such a set is not comparable with anything. */
+	int mixed_opt;
+	const char *mixed_a, *mixed_b;
 };
 
 enum stune_qhost_status {

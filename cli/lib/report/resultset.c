@@ -223,6 +223,10 @@ int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **
 		s->kiops[i] = json_object_get_double(v);
 	}
 	s->n = n;
+	json_object *summary;
+	if (json_object_object_get_ex(doc, "summary", &summary) &&
+	    json_object_object_get_ex(summary, "comparable", &v) && json_object_is_type(v, json_type_boolean))
+		s->mixed = !json_object_get_boolean(v);
 	if ((r = saved_sig(doc, json_object_array_get_idx(runs, 0), s)) < 0)
 		goto out;
 	*out = steal_pointer(&s);

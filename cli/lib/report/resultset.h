@@ -29,6 +29,7 @@ struct stune_saved_set {
 	size_t n;
 	struct stune_sig sig; /* its first run's fio version and jobs */
 	char *host;	      /* provenance.host when the set had one */
+	bool mixed;	      /* summary.comparable false: its runs are not one job (--allow-mixed) */
 };
 
 void stune_saved_set_free(struct stune_saved_set *s);

@@ -79,8 +79,13 @@ static bool one_group(struct stune_report_set *s, size_t i, const char *shown, v
 	return false;
 }
 
-/* The runs of a set that are not the same job as its first, into s->mismatch. */
-static int set_mismatch(struct stune_report_set *s, char *const *files)
+/*
+ * The runs of a set that are not the same job as its first, into
+ * s->mismatch; without s->allow_mixed each is also reported through bad()
+ * and *refused set.
+ */
+static int set_mismatch(struct stune_report_set *s, char *const *files, void (*bad)(void *, const char *), void *data,
+			bool *refused)
 {
 	_cleanup_(stune_sig_clear) struct stune_sig first = {0};
 	int r = stune_sig_of_run(s->runs[0], &first);
@@ -98,10 +103,18 @@ static int set_mismatch(struct stune_report_set *s, char *const *files)
 			if (!(joined = j))
 				return -ENOMEM;
 		}
-		r = stune_strv_push(&s->mismatch, &s->n_mismatch,
-				    stune_strdupf("run %zu (%s) against run 1 (%s): %s", i + 1,
-						  strcmp(files[i], "-") ? files[i] : "stdin",
-						  strcmp(files[0], "-") ? files[0] : "stdin", joined));
+		const char *shown = strcmp(files[i], "-") ? files[i] : "stdin";
+		const char *first_shown = strcmp(files[0], "-") ? files[0] : "stdin";
+		if (!s->allow_mixed) {
+			report_bad(bad, data,
+				   "%s: not the same fio job as %s (%s): a set is one job; --allow-mixed keeps "
+				   "them, marked not comparable",
+				   shown, first_shown, joined);
+			*refused = true;
+		}
+		r = stune_strv_push(
+		    &s->mismatch, &s->n_mismatch,
+		    stune_strdupf("run %zu (%s) against run 1 (%s): %s", i + 1, shown, first_shown, joined));
 	}
 	return r;
 }
@@ -147,7 +160,9 @@ int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, str
 	}
 	if (!ok)
 		return -EINVAL;
-	return n > 1 ? set_mismatch(s, files) : 0;
+	bool refused = false;
+	int r = n > 1 ? set_mismatch(s, files, bad, data, &refused) : 0;
+	return r < 0 ? r : refused ? -EINVAL : 0;
 }
 
 int stune_report_set_stats(struct stune_report_set *s)
@@ -197,6 +212,15 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 	_cleanup_(stune_sig_clear) struct stune_sig cur = {0};
 	if ((r = stune_sig_of_run(s->runs[0], &cur)) < 0 ||
 	    (r = stune_sig_diff(&(*ref)->sig, &cur, &c->mismatch, &c->n_mismatch)) < 0)
+		return stune_errf(err, r, "out of memory");
+	if ((*ref)->mixed &&
+	    (r = stune_strv_push(
+		 &c->mismatch, &c->n_mismatch,
+		 stune_strdupf("the reference set's runs are not one fio job (saved with --allow-mixed)"))) < 0)
+		return stune_errf(err, r, "out of memory");
+	if (s->n_mismatch &&
+	    (r = stune_strv_push(&c->mismatch, &c->n_mismatch,
+				 stune_strdupf("this set's runs are not one fio job (--allow-mixed)"))) < 0)
 		return stune_errf(err, r, "out of memory");
 	const char *host = s->prov ? s->prov->host : NULL;
 	if (host && (*ref)->host && strcmp(host, (*ref)->host) &&

@@ -27,6 +27,7 @@ struct stune_report_set {
 	const char *phase;		     /* NULL: unlabelled */
 	const struct stune_provenance *prov; /* NULL: fio files ingested */
 	bool group_set;			     /* --group: keep fio group `group` of each file */
+	bool allow_mixed;		     /* --allow-mixed: runs of different jobs kept, not comparable */
 	int64_t group;
 	struct stune_fio_run **runs; /* owned: stune_report_set_clear */
 	size_t n_runs;
@@ -46,7 +47,8 @@ struct stune_report_compare {
 	struct stune_stats ref;
 	const char *cur_label;
 	struct stune_stats_cmp cmp;
-	/* How this set differs from the reference (fio version, job options, host): not comparable. */
+	/* How this set differs from the reference (fio version, job options, host), or that either set's runs
+	 * are not one job (--allow-mixed): not comparable. */
 	char **mismatch;
 	size_t n_mismatch;
 };
@@ -56,8 +58,10 @@ void stune_report_compare_clear(struct stune_report_compare *c);
  * Parse every file into s (n runs). Each bad file (unparsable, a fio job that
  * failed, several fio groups without s->group_set, no such group, the same
  * run as an earlier file) is reported through bad(data, message naming the
- * file), and the others are still read; -EINVAL when any was bad. Runs that
- * are not the same job as the first go to s->mismatch (not an error).
+ * file), and the others are still read; -EINVAL when any was bad. A run
+ * that is not the same job as the first (fio version, job options) is bad
+ * too, unless s->allow_mixed: then it goes to s->mismatch and the set is
+ * not comparable (with itself, nor with any other set).
  */
 int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, struct stune_report_set *s,
 			void (*bad)(void *data, const char *msg), void *data);

@@ -5,7 +5,8 @@
 # the saved document (its name, equal to -o json, saved once), --compare with
 # the saved phase (golden) and with the saved file named (JSON).
 # --- Goldens on the committed fio 3.33 outputs (relative names: stable output).
-set4=(fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
+# Four different jobs (numjobs, job mix) and fio versions: a set only with --allow-mixed.
+set4=(--allow-mixed fio-3.33-randread-2jobs-json.json fio-3.33-randread-2jobs-jsonplus.json
 	fio-3.33-randread-1job-jsonplus.json fio-3.33-global-mixed-json.json)
 st=$work/state
 (cd "$fixtures" && "$bin" report --phase fixtures --state-dir "$st" "${set4[@]}") >"$work/t.out" 2>"$work/t.err"
@@ -25,7 +26,7 @@ checks=$((checks + 1))
 [ "$(find "$st" -type f | wc -l)" -eq 1 ] && pass "same runs saved twice: one file" || fail "files: $(find "$st" -type f)"
 
 # Comparison with the saved phase: the two json+ runs against the four.
-(cd "$fixtures" && "$bin" report --phase jsonplus --state-dir "$st" --compare fixtures \
+(cd "$fixtures" && "$bin" report --allow-mixed --phase jsonplus --state-dir "$st" --compare fixtures \
 	fio-3.33-randread-2jobs-jsonplus.json fio-3.33-randread-1job-jsonplus.json) >"$work/c.out" 2>"$work/c.err" ||
 	fail "compare: exit $?"
 golden compare.txt "$work/c.out"

@@ -9,7 +9,8 @@
 # ran several, one after the other), text golden, saved under the earliest start
 # time that a run gives (2.1.4 gives none). Three fio versions and other jobs:
 # accepted, each run that differs from the first said on stderr and in the text.
-old=(fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
+# Three fio versions: a set only with --allow-mixed.
+old=(--allow-mixed fio-2.1.4-5groups-json.json fio-2.17-randread-randwrite-2groups-json.json fio-3.1-randread-1job-json.json)
 os=$work/old-state
 (cd "$fixtures" && "$bin" report --group 0 --phase old --state-dir "$os" "${old[@]}") >"$work/o.out" 2>"$work/o.err"
 rc=$?
