@@ -12,6 +12,7 @@ LOG as one JSON line (path, Authorization header, form body).
   /dup/...       one sample sent twice        /phase/...    only another phase
   /auth/...      401 unless "Bearer tok-q"    /vector/...   a Prometheus vector
   /outlier/...   6 hosts, +10 to +20 %, one +100 % (named h<6>&: markup in a tag)
+  /mixed/...     h1's tuned set of two runs, bs=4k and bs=8k (one set, two jobs)
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -33,9 +34,9 @@ port, log = int(sys.argv[1]), sys.argv[2]
 NOW = int(time.time() * 1000)
 
 
-def line(host, phase, value, ts, file="run1.json"):
+def line(host, phase, value, ts, file="run1.json", **tags):
     return json.dumps({"metric": {"__name__": "scsitune_fio_kiops", "host": host, "phase": phase,
-                                  "set": "20261201T100000Z", "file": file},
+                                  "set": "20261201T100000Z", "file": file, **tags},
                        "values": [value], "timestamps": [ts]})
 
 
@@ -89,6 +90,12 @@ class H(http.server.BaseHTTPRequestHandler):
             tuned = {"h1": 44.0, "h2": 45.0, "h3": 46.0, "h4": 47.0, "h5": 48.0, "h<6>&": 80.0}
             self.answer(200, "".join(line(h, "baseline", 40.0, NOW - 7200000) + "\n" +
                                      line(h, "tuned", v, NOW - 3600000) + "\n" for h, v in tuned.items()))
+        elif mode == "mixed":
+            self.answer(200, "".join(l + "\n" for l in (
+                line("h1", "baseline", 40.0, NOW - 7200000, "run1.json", bs="4k"),
+                line("h1", "baseline", 41.0, NOW - 7100000, "run2.json", bs="4k"),
+                line("h1", "tuned", 50.0, NOW - 3600000, "run1.json", bs="4k"),
+                line("h1", "tuned", 70.0, NOW - 3500000, "run2.json", bs="8k"))))
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")
         elif mode == "auth":

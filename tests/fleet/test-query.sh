@@ -307,6 +307,9 @@ assert m == 'scsitune_fio_kiops{phase=~"tuned|baseline",host=~"h1"}', m
 assert float(req["form"]["end"][0]) > float(req["form"]["start"][0]) + 7 * 86400 - 1
 print("match[] %s, start/end a 7 d window" % m)
 PY
+# One set of two jobs (bs 4k and 8k among h1's tuned runs): apart, never judged, the gate fails.
+q 4 'gate failed: .*apart=0 \(1: h1 \(not comparable: its tuned runs are not one job \(bs 4k and 8k\)\)\)' \
+	--query "$stub/mixed/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 umask 077
 printf 'Bearer tok-q\n' >"$T/good.auth"
 printf 'Bearer tok-wrong\n' >"$T/bad.auth"
