@@ -21,7 +21,8 @@
 # detect. Never fails on speed: exits 1 only when a command fails or a result
 # is wrong (apply not all applied, verify not 0 after apply, the writer not
 # writing every change, the tree not byte-identical after a revert or after
-# the floor is undone), 64 on bad usage.
+# the floor is undone), 64 on bad usage. The figures also go to the results
+# file, $BENCH_RESULTS (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
 
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--dir) dir=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--root) given_root=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
 	*) echo "bench-apply.sh: unknown argument $1" >&2; exit 64 ;;
 	esac
 done
@@ -46,6 +47,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/bench
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-apply.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/bench/lib-results.sh
+. "$here/lib-results.sh"
+bench_results_init apply "$top"
 [ -x "$scsitune" ] || die "no scsitune binary at $scsitune (build it or set SCSITUNE)"
 writer=${BENCH_WRITER:-$top/build/tests/bench-writer}
 [ -x "$writer" ] || die "no bench-writer at $writer (cmake --build build, or set BENCH_WRITER)"
@@ -158,24 +162,51 @@ print(int(statistics.median(x[0] for x in t)), max(x[1] for x in t), int(statist
 }
 echo "bench host: $hbas mpi3mr HBAs, $disks disks; plan: $n_rows rows, $n_change changes ($n_writes kernel attributes); $runs runs each (median wall and CPU, peak RSS); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-26s %9s %9s %12s\n' step "wall ms" "CPU ms" "peak RSS"
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+read -r fms fkb fcpu < <(med floor)
+bench_result disks "$disks" disks
+bench_result cpus "$(nproc)" cpus
+bench_result changes "$n_change" settings
 for s in apply verify revert detect floor; do
 	read -r ms kb cpu < <(med "$s")
 	label="scsitune $s"
 	[ "$s" != floor ] || label="floor (C writer, whole)"
 	printf '%-26s %9d %9d %9.1f MB\n' "$label" "$ms" "$cpu" "$(echo "$kb" | awk '{ print $1 / 1024 }')"
+	# each step of scsitune; apply's beside the floor's figure of the same kind (its peer)
+	case $s in
+	apply)
+		bench_result apply.wall-median "$ms" ms - - c-writer "$fms"
+		bench_result apply.cpu-median "$cpu" ms - - c-writer "$fcpu"
+		;; # apply.peak-rss: with its goal, below
+	verify | revert | detect)
+		bench_result "$s.wall-median" "$ms" ms
+		bench_result "$s.cpu-median" "$cpu" ms
+		bench_result "$s.peak-rss" "$(mib "$kb")" MiB
+		;;
+	esac
 done
 read -r fw _ < <(med floor-writes)
 printf '%-26s %9d %9s %12s\n' "floor (its writes alone)" "$fw" - -
+bench_result floor.writes-alone.wall-median "$fw" ms
 read -r ams akb _ < <(med apply)
 read -r vms _ < <(med verify)
 read -r dms _ < <(med detect)
-read -r fms _ < <(med floor)
+# The goals' lines also go to $work/rec (figure, value, unit, goal, verdict,
+# peer, peer's value) for the results file, with the verdict printed.
 awk -v c="$calls" -v fc="$floor_calls" -v n="$n_change" -v nw="$n_writes" -v ms="$ams" -v f="$fms" -v fw="$fw" \
-	-v kb="$akb" -v v="$vms" -v d="$dms" 'BEGIN {
+	-v kb="$akb" -v fkb="$fkb" -v v="$vms" -v d="$dms" -v rec="$work/rec" 'BEGIN {
 	f = f > 0 ? f : 1; fw = fw > 0 ? fw : 1
+	g1 = (ms / f <= 1.5 ? "met" : "NOT MET"); g2 = (c / n <= 6 ? "met" : "NOT MET")
+	g3 = (kb / 1024 < 64 ? "met" : "NOT MET"); g4 = (v <= d ? "met" : "NOT MET")
 	printf "goals (issue 12):\n"
-	printf "  apply / C writer    %5.2f x  goal <= 1.5 x: %s   (apply / the writes alone %.2f x)\n", ms / f, (ms / f <= 1.5 ? "met" : "NOT MET"), ms / fw
-	printf "  syscalls per setting %5.1f   goal <= 6: %s   (%d in all, strace -c -f; the writer %.1f per write)\n", c / n, (c / n <= 6 ? "met" : "NOT MET"), c, fc / nw
-	printf "  apply peak RSS   %6.1f MB  goal < 64 MB: %s\n", kb / 1024, (kb / 1024 < 64 ? "met" : "NOT MET")
-	printf "  verify / detect     %5.2f x  goal <= 1.0 x: %s   (%d ms vs %d ms)\n", v / d, (v <= d ? "met" : "NOT MET"), v, d
+	printf "  apply / C writer    %5.2f x  goal <= 1.5 x: %s   (apply / the writes alone %.2f x)\n", ms / f, g1, ms / fw
+	printf "  syscalls per setting %5.1f   goal <= 6: %s   (%d in all, strace -c -f; the writer %.1f per write)\n", c / n, g2, c, fc / nw
+	printf "  apply peak RSS   %6.1f MB  goal < 64 MB: %s\n", kb / 1024, g3
+	printf "  verify / detect     %5.2f x  goal <= 1.0 x: %s   (%d ms vs %d ms)\n", v / d, g4, v, d
+	printf "ratio.apply-vs-c-writer\t%.3f\tx\t<=1.5\t%s\tc-writer\t-\n", ms / f, (g1 == "met" ? "met" : "not-met") >rec
+	printf "ratio.apply-vs-writes-alone\t%.3f\tx\t-\t-\tc-writer\t-\n", ms / fw >rec
+	printf "syscalls-per-setting\t%.2f\tcalls/setting\t<=6\t%s\tc-writer\t%.2f\n", c / n, (g2 == "met" ? "met" : "not-met"), fc / nw >rec
+	printf "apply.peak-rss\t%.1f\tMiB\t<64\t%s\tc-writer\t%.1f\n", kb / 1024, (g3 == "met" ? "met" : "not-met"), fkb / 1024 >rec
+	printf "ratio.verify-vs-detect\t%.3f\tx\t<=1.0\t%s\t-\t-\n", v / d, (g4 == "met" ? "met" : "not-met") >rec
 }'
+bench_results_from "$work/rec"

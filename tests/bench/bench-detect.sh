@@ -15,6 +15,7 @@
 # syscalls per disk beside; never fails on speed: it exits 1 only when a
 # command fails or an output is wrong (each tool's disks, names and H:C:T:L
 # the same, HBA count, WWNs, warnings on a clean tree), 64 on bad usage.
+# The figures also go to the results file, $BENCH_RESULTS (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
 
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--no-scsitune) with_scsitune=; shift ;;
 	--root) given_root=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) echo "bench-detect.sh: unknown argument $1" >&2; exit 64 ;;
 	esac
 done
@@ -39,6 +40,9 @@ done
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-detect.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/bench/lib-results.sh
+. "$top/tests/bench/lib-results.sh"
+bench_results_init detect "$top"
 if [ -n "$with_scsitune" ] && [ ! -x "$scsitune" ]; then
 	die "no scsitune binary at $scsitune (build it, set SCSITUNE, or use --no-scsitune)"
 fi
@@ -209,12 +213,38 @@ for i in "${!cmds[@]}"; do
 		"${sd[$t]}" "${cpu[$t]}" "$(echo "${peak[$t]}" | awk '{ print $1 / 1024 }')" "${calls[$t]}" "${cmds[$i]}"
 done
 if [ -n "$with_scsitune" ]; then
+	# The goals' lines also go to $work/rec (figure, value, unit, goal, verdict,
+	# peer, peer's value) for the results file, with the verdict printed.
 	awk -v s="${median[scsitune]}" -v s1="${median[scsitune-1]}" -v l="${median[lsscsi]}" -v b="${median[lsblk]}" \
 		-v c="${cpu[scsitune]}" -v c1="${cpu[scsitune-1]}" -v cl="${cpu[lsscsi]}" -v rss="${peak[scsitune]}" \
-		-v n="$disks" 'BEGIN {
+		-v n="$disks" -v rec="$work/rec" 'BEGIN {
+		v = (s / l <= 1 ? "met" : "NOT MET"); v1 = (s1 / l <= 1 ? "met" : "NOT MET")
 		printf "goal (issue 12): detect -o json no slower than lsscsi -k -y on the same tree\n"
-		printf "  pool of threads: median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s / l, (s / l <= 1 ? "met" : "NOT MET"), c / cl
-		printf "  one thread:      median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s1 / l, (s1 / l <= 1 ? "met" : "NOT MET"), c1 / cl
+		printf "  pool of threads: median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s / l, v, c / cl
+		printf "  one thread:      median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s1 / l, v1, c1 / cl
 		printf "scsitune/lsblk median ratio %.2f (context, no goal); scsitune %.3f ms and %.1f KB peak RSS per disk\n", s / b, s / n, rss / n
+		printf "ratio.pool-vs-lsscsi\t%.3f\tx\t<=1.00\t%s\tlsscsi\t-\n", s / l, (v == "met" ? "met" : "not-met") >rec
+		printf "ratio.one-thread-vs-lsscsi\t%.3f\tx\t<=1.00\t%s\tlsscsi\t-\n", s1 / l, (v1 == "met" ? "met" : "not-met") >rec
+		printf "ratio.cpu.pool-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", c / cl >rec
+		printf "ratio.cpu.one-thread-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", c1 / cl >rec
+		printf "ratio.pool-vs-lsblk\t%.3f\tx\t-\t-\tlsblk\t-\n", s / b >rec
+		printf "wall-per-disk.pool\t%.4f\tms/disk\t-\t-\tlsscsi\t%.4f\n", s / n, l / n >rec
+		printf "peak-rss-per-disk.pool\t%.2f\tKiB/disk\t-\t-\t-\t-\n", rss / n >rec
 	}'
+	# What was measured on, each measured figure of scsitune beside lsscsi's of
+	# the same kind; then the goals.
+	bench_result disks "$disks" disks
+	bench_result cpus "$(nproc)" cpus
+	mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+	for t in scsitune scsitune-1; do
+		mode=pool
+		[ "$t" = scsitune ] || mode=one-thread
+		bench_result "wall-median.$mode" "$(printf %.1f "${median[$t]}")" ms - - lsscsi "$(printf %.1f "${median[lsscsi]}")"
+		bench_result "wall-mean.$mode" "$(printf %.1f "${mean[$t]}")" ms - - lsscsi "$(printf %.1f "${mean[lsscsi]}")"
+		bench_result "wall-stddev.$mode" "$(printf %.1f "${sd[$t]}")" ms - - lsscsi "$(printf %.1f "${sd[lsscsi]}")"
+		bench_result "cpu-mean.$mode" "$(printf %.1f "${cpu[$t]}")" ms - - lsscsi "$(printf %.1f "${cpu[lsscsi]}")"
+		bench_result "peak-rss.$mode" "$(mib "${peak[$t]}")" MiB - - lsscsi "$(mib "${peak[lsscsi]}")"
+		[ "${calls[$t]}" = - ] || bench_result "syscalls-per-disk.$mode" "${calls[$t]}" calls/disk - - lsscsi "${calls[lsscsi]}"
+	done
+	bench_results_from "$work/rec"
 fi

@@ -21,7 +21,8 @@
 # disk and peak RSS per disk at most 1.2 x the smaller size's. Never fails
 # on speed: exits 1 only when a command fails or an output is wrong (detect
 # lists every disk; apply applies every change; revert leaves the queue
-# attributes as before), 64 on bad usage.
+# attributes as before), 64 on bad usage. The figures also go to the
+# results file, $BENCH_RESULTS (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
 orig=("$@")
@@ -47,6 +48,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-growth.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/bench/lib-results.sh
+. "$here/lib-results.sh"
+bench_results_init growth "$top"
 [ -x "$scsitune" ] || die "no scsitune binary at $scsitune (build it or set SCSITUNE)"
 # The trees: 16,384 disks are about 14 GiB and 6.5M inodes on tmpfs, more
 # inodes than /dev/shm has on a 24 GiB machine (3M). As root, each tree this
@@ -169,13 +173,19 @@ case " $sizes " in
 *" 16384 "*) ;;
 *) echo "16384 disks: not in --sizes this run (its tree needs ~15 GiB of memory and ~7 min to make; CTest leaves it out of the CI budget; by hand: tests/bench/bench-growth.sh)" ;;
 esac
-# Per disk, and each size against the one before it.
-awk 'BEGIN {
+# Per disk, and each size against the one before it; the same figures also to
+# $work/rec (figure, value, unit, goal, verdict, peer, peer's value) for the
+# results file, each ratio with its own verdict (the printed one is the step's).
+awk -v rec="$work/rec" 'BEGIN {
 	printf "\nper disk  %11s %11s %11s %11s %11s\n", "detect us", "detect KB", "apply us", "apply KB", "lsscsi us"
 }
 {
 	n[NR] = $1; dt[NR] = $2 / $1; dr[NR] = $3 / $1; at[NR] = $4 / $1; ar[NR] = $5 / $1; lt[NR] = $6 / $1
 	printf "%6d    %11.1f %11.1f %11.1f %11.1f %11.1f\n", $1, dt[NR], dr[NR], at[NR], ar[NR], lt[NR]
+	printf "detect.time-per-disk@%d\t%.1f\tus/disk\t-\t-\tlsscsi\t%.1f\n", $1, dt[NR], lt[NR] >rec
+	printf "detect.peak-rss-per-disk@%d\t%.2f\tKiB/disk\t-\t-\t-\t-\n", $1, dr[NR] >rec
+	printf "apply.time-per-disk@%d\t%.1f\tus/disk\t-\t-\t-\t-\n", $1, at[NR] >rec
+	printf "apply.peak-rss-per-disk@%d\t%.2f\tKiB/disk\t-\t-\t-\t-\n", $1, ar[NR] >rec
 }
 END {
 	printf "goal (issue 12): time and peak RSS per disk, each size vs the last, <= 1.2 x\n"
@@ -186,5 +196,12 @@ END {
 		printf "  %5d -> %5d: detect %.2f x, RSS %.2f x; apply %.2f x, RSS %.2f x: %s\n", n[i - 1], n[i], \
 			r[1], r[2], r[3], r[4], (ok ? "met" : "NOT MET")
 		printf "  %14s  lsscsi on the same trees: %.2f x\n", "", lt[i] / lt[i - 1]
+		step = n[i - 1] "-" n[i]
+		split("detect.time-growth detect.peak-rss-growth apply.time-growth apply.peak-rss-growth", fig, " ")
+		for (k = 1; k <= 4; k++)
+			printf "%s@%s\t%.3f\tx\t<=1.2\t%s\t%s\t%s\n", fig[k], step, r[k], (r[k] <= 1.2 ? "met" : "not-met"), \
+				(k == 1 ? "lsscsi" : "-"), (k == 1 ? sprintf("%.3f", lt[i] / lt[i - 1]) : "-") >rec
 	}
 }' "$work/table"
+bench_result cpus "$(nproc)" cpus
+[ ! -s "$work/rec" ] || bench_results_from "$work/rec"

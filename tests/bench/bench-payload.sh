@@ -18,13 +18,17 @@
 # Goal: payload verify under 100 ms. Prints figures; fails only when a
 # command fails or says something else than "loaded". Everything it changes
 # in the tree is put back at the end (the tree is shared with the other
-# benchmarks). Needs minisign, depmod, objcopy, modinfo.
+# benchmarks). Needs minisign, depmod, objcopy, modinfo. The figures also go
+# to the results file, $BENCH_RESULTS (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd -P)
 scsitune=${SCSITUNE:-$here/../../build/scsitune}
 runs=10 root='' pout=''
 die() { echo "bench-payload.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/bench/lib-results.sh
+. "$here/lib-results.sh"
+bench_results_init payload "$here/../.."
 while [ $# -gt 0 ]; do
 	case $1 in
 	--root) root=$2; shift 2 ;;
@@ -140,3 +144,18 @@ echo "  payload verify BUNDLE   $(median verify-bundle)"
 echo "  detect -o json          $(median detect)"
 med=$(sort -n "$work/verify" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 if [ "$med" -lt 100 ]; then echo "  goal met: $med ms < 100 ms"; else echo "  goal NOT met on this machine: $med ms >= 100 ms"; fi
+# The same figures to the results file: median, min and max wall, the median run's peak RSS.
+bench_result devices "$n" devices
+bench_result cpus "$(nproc)" cpus
+for name in verify verify-bundle detect; do
+	read -r m lo hi kb < <(sort -n "$work/$name" | awk '{ v[NR] = $1; m[NR] = $2 } END { i = int((NR + 1) / 2); print v[i], v[1], v[NR], m[i] }')
+	goal=- verdict=-
+	if [ "$name" = verify ]; then
+		goal='<100' verdict=not-met
+		[ "$m" -ge 100 ] || verdict=met
+	fi
+	bench_result "$name.wall-median" "$m" ms "$goal" "$verdict"
+	bench_result "$name.wall-min" "$lo" ms
+	bench_result "$name.wall-max" "$hi" ms
+	bench_result "$name.peak-rss" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" MiB
+done

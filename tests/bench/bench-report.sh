@@ -10,7 +10,8 @@
 # goals (at most half of jq's time, issue 12; peak RSS < 64 MB) as met / not met, but never fails
 # on speed: it exits 1 only when a command fails or an output is wrong (per-run
 # IOPS, bandwidth and clat mean of scsitune, jq and the generator must agree),
-# 64 on bad usage.
+# 64 on bad usage. The figures also go to the results file, $BENCH_RESULTS
+# (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
 
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=${2:?}; shift 2 ;;
 	--dir) dir=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) echo "bench-report.sh: unknown argument $1" >&2; exit 64 ;;
 	esac
 done
@@ -34,6 +35,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 template=$top/tests/report/fio/fio-3.33-randread-2jobs-jsonplus.json
 scsitune=${SCSITUNE:-$top/build/scsitune}
 die() { echo "bench-report.sh: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/bench/lib-results.sh
+. "$top/tests/bench/lib-results.sh"
+bench_results_init report "$top"
 [ -x "$scsitune" ] || die "no scsitune binary at $scsitune (build it or set SCSITUNE)"
 for tool in python3 jq; do
 	command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps --test)"
@@ -151,10 +155,24 @@ for i in "${!cmds[@]}"; do
 	printf '%-10s %10.1f %10.1f %9.1f %9.1f MB  %s\n' "$t" "${median[$t]}" "${mean[$t]}" "${sd[$t]}" \
 		"$(echo "${peak[$t]}" | awk '{ print $1 / 1024 }')" "$(echo "${cmds[$i]}" | cut -c1-60)..."
 done
-awk -v s="${median[scsitune]}" -v j="${median[jq]}" -v rss="${peak[scsitune]}" -v n="${#run_files[@]}" 'BEGIN {
+# The goals' lines also go to $work/rec (figure, value, unit, goal, verdict,
+# peer, peer's value) for the results file, with the verdict printed.
+awk -v s="${median[scsitune]}" -v j="${median[jq]}" -v rss="${peak[scsitune]}" -v jrss="${peak[jq]}" \
+	-v n="${#run_files[@]}" -v rec="$work/rec" 'BEGIN {
 	r = s / j
-	printf "scsitune/jq median ratio %.2f   goal <= 0.50 (issue 12: half of jq): %s\n", r, (r <= 0.5 ? "met" : "NOT MET")
-	printf "scsitune per file %.2f ms (parse, merge %s histograms, statistics, JSON out)\n", s / n, "json+"
 	mb = rss / 1024
-	printf "scsitune peak RSS %.1f MB        goal < 64 MB: %s\n", mb, (mb < 64 ? "met" : "NOT MET")
+	g1 = (r <= 0.5 ? "met" : "NOT MET"); g2 = (mb < 64 ? "met" : "NOT MET")
+	printf "scsitune/jq median ratio %.2f   goal <= 0.50 (issue 12: half of jq): %s\n", r, g1
+	printf "scsitune per file %.2f ms (parse, merge %s histograms, statistics, JSON out)\n", s / n, "json+"
+	printf "scsitune peak RSS %.1f MB        goal < 64 MB: %s\n", mb, g2
+	printf "ratio.vs-jq\t%.3f\tx\t<=0.50\t%s\tjq\t-\n", r, (g1 == "met" ? "met" : "not-met") >rec
+	printf "wall-per-file\t%.3f\tms/file\t-\t-\tjq\t%.3f\n", s / n, j / n >rec
+	printf "peak-rss\t%.1f\tMiB\t<64\t%s\tjq\t%.1f\n", mb, (g2 == "met" ? "met" : "not-met"), jrss / 1024 >rec
 }'
+bench_result files "${#run_files[@]}" files
+bench_result jobs-per-file "$jobs" jobs
+bench_result cpus "$(nproc)" cpus
+bench_result wall-median "$(printf %.1f "${median[scsitune]}")" ms - - jq "$(printf %.1f "${median[jq]}")"
+bench_result wall-mean "$(printf %.1f "${mean[scsitune]}")" ms - - jq "$(printf %.1f "${mean[jq]}")"
+bench_result wall-stddev "$(printf %.1f "${sd[scsitune]}")" ms - - jq "$(printf %.1f "${sd[jq]}")"
+bench_results_from "$work/rec"
