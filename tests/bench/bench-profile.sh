@@ -4,7 +4,7 @@
 # kind (strace -c -f, exact), user instructions (callgrind), CPU time
 # (user + sys, median), and optionally the kernel/user profile (perf record
 # -e cpu-clock -g: no hardware counters in a VM). By hand, not in CI; the
-# figures go into tests/bench/README.md ("Profile").
+# figures explain the floors in tests/bench/README.md (per bench, "Why ...").
 #
 #   tests/bench/bench-profile.sh --root TREE [--runs N] [--only LIST] [--callgrind] [--perf]
 #                                [--files N] [--jobs N] [--out DIR]
