@@ -500,6 +500,22 @@ static int path_opt(struct report_opts *ro, int c, const char *arg)
 	return CLI_GO_ON;
 }
 
+/* --upload URL: a URL that cannot be one is a bad value on the command line, like the others (64). */
+static int upload_opt(struct report_opts *ro, const char *arg)
+{
+	_cleanup_free_ char *url = NULL, *err = NULL;
+	int r = *arg ? stune_upload_url(arg, &url, &err) : 0;
+	if (r == -ENOMEM) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	if (r < 0) {
+		usage_error("report", "--upload %s: %s", arg, err ? err : strerror(-r));
+		return EXIT_USAGE;
+	}
+	return path_opt(ro, OPT_UPLOAD, arg);
+}
+
 /* --device, --rw, --bs, --job-file, --fio: one line, not empty. */
 static int job_text_opt(struct report_opts *ro, char ***devices, int c, const char *arg)
 {
@@ -616,20 +632,8 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 		}
 		ro->compare = arg;
 		return CLI_GO_ON;
-	case OPT_UPLOAD: {
-		/* A URL that cannot be one is a bad value on the command line, like the others (64). */
-		_cleanup_free_ char *url = NULL, *err = NULL;
-		int r = *arg ? stune_upload_url(arg, &url, &err) : 0;
-		if (r == -ENOMEM) {
-			error_msg("out of memory");
-			return EXIT_ERROR;
-		}
-		if (r < 0) {
-			usage_error("report", "--upload %s: %s", arg, err ? err : strerror(-r));
-			return EXIT_USAGE;
-		}
-		return path_opt(ro, c, arg);
-	}
+	case OPT_UPLOAD:
+		return upload_opt(ro, arg);
 	case OPT_AUTH_FILE:
 	case OPT_CA_FILE:
 	case OPT_CONFIG:

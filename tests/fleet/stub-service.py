@@ -13,6 +13,11 @@ LOG as one JSON line (path, Authorization header, form body).
   /auth/...      401 unless "Bearer tok-q"    /vector/...   a Prometheus vector
   /outlier/...   6 hosts, +10 to +20 %, one +100 % (named h<6>&: markup in a tag)
   /mixed/...     h1's tuned set of two runs, bs=4k and bs=8k (one set, two jobs)
+  /negative/...  a tuned KIOPS of -50          /overflow/... finite values whose sum
+                                                             overflows (avg inf)
+  /outside/...   a tuned point 30 days old     /vstate/...   verify_state "Drifted"
+  /ispartial/... a Prometheus matrix with "isPartial": true
+  /206/...       the good answer with HTTP 206 (Partial Content)
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -96,6 +101,28 @@ class H(http.server.BaseHTTPRequestHandler):
                 line("h1", "baseline", 41.0, NOW - 7100000, "run2.json", bs="4k"),
                 line("h1", "tuned", 50.0, NOW - 3600000, "run1.json", bs="4k"),
                 line("h1", "tuned", 70.0, NOW - 3500000, "run2.json", bs="8k"))))
+        elif mode == "negative":
+            self.answer(200, line("h1", "baseline", 40.0, NOW - 7200000) + "\n" +
+                        line("h1", "tuned", -50.0, NOW - 3600000) + "\n")
+        elif mode == "overflow":
+            self.answer(200, line("h1", "baseline", 40.0, NOW - 7200000) + "\n" +
+                        line("h1", "tuned", 1.5e308, NOW - 3600000, "run1.json") + "\n" +
+                        line("h1", "tuned", 1.6e308, NOW - 3500000, "run2.json") + "\n")
+        elif mode == "outside":
+            self.answer(200, line("h1", "baseline", 40.0, NOW - 7200000) + "\n" +
+                        line("h1", "tuned", 50.0, NOW - 30 * 86400000) + "\n")
+        elif mode == "vstate":
+            self.answer(200, line("h1", "baseline", 40.0, NOW - 7200000) + "\n" +
+                        line("h1", "tuned", 50.0, NOW - 3600000, verify_state="Drifted") + "\n")
+        elif mode == "ispartial":
+            series = [{"metric": {"__name__": "scsitune_fio_kiops", "host": "h1", "phase": p,
+                                  "set": "20261201T100000Z", "file": "run1.json"},
+                       "values": [[(NOW - ago) / 1000, v]]} for p, v, ago in
+                      (("baseline", "40", 7200000), ("tuned", "50", 3600000))]
+            self.answer(200, json.dumps({"status": "success", "isPartial": True,
+                                         "data": {"resultType": "matrix", "result": series}}))
+        elif mode == "206":
+            self.answer(206, GOOD)
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")
         elif mode == "auth":

@@ -245,6 +245,18 @@ checks=$((checks + 1))
 [ "$(wc -l <"$T/stub.log")" -eq 3 ] && pass "cut answer: 3 tries" || fail "cut answer: $(wc -l <"$T/stub.log") tries"
 q 1 'results\[0\] is partial' --query "$stub/partial/query?db=scsitune" "${cmp_args[@]}" "${gate[@]}"
 q 1 'resultType .vector., not matrix' --query "$stub/vector/api/v1/query" "${cmp_args[@]}" "${gate[@]}"
+# Impossible answers fail closed: one line naming what was wrong, exit 1, never a passed gate.
+q 1 'host h1, phase tuned: a KIOPS value of -50 \(zero or below: not a run\); the gate is not passed' \
+	--query "$stub/negative/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+q 1 'host h1: its statistics are not finite numbers \(the answer.s values overflow\); the gate is not passed' \
+	--query "$stub/overflow/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+q 1 'host h1, phase tuned: a point at 20[0-9-]+ [0-9:]+ UTC, outside the window asked for \(20[0-9-]+ [0-9:]+ UTC to ' \
+	--query "$stub/outside/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+q 1 "host h1, phase tuned: verify_state 'Drifted' is none that scsitune writes" \
+	--query "$stub/vstate/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+q 1 'the answer is partial \(isPartial: true\): not judged; the gate is not passed' \
+	--query "$stub/ispartial/api/v1/query" "${cmp_args[@]}" "${gate[@]}"
+q 1 'HTTP 206: the query APIs answer 200' --query "$stub/206/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 q 1 'no point of phase tuned or baseline' --query "$stub/phase/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 : >"$T/stub.log"
 t1=$(date +%s)

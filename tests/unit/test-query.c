@@ -126,7 +126,8 @@ CASE(export_drifted_apart, "a drifted host is apart, never averaged in: the sele
 	stune_fleet_free(f);
 }
 
-CASE(gate_verdicts, "gates on the export answer: each condition's verdict (changes, values, selection, host counts)")
+CASE(gate_verdicts, "gates on the export answer: each condition's verdict (changes, values, selection, host counts); "
+		    "its drifted host fails the implicit apart=0 unless the gate relaxes it")
 {
 	struct stune_fleet *f = export_fleet(NULL, 0);
 	char *err = NULL;
@@ -136,19 +137,20 @@ CASE(gate_verdicts, "gates on the export answer: each condition's verdict (chang
 		const char *expr;
 		bool pass;
 	} gates[] = {
-	    {"kiops>=+5%", true},
-	    {"kiops>=+30%", false},
-	    {"spread<=10%", true},
-	    {"spread<9", false},
-	    {"drifted=0", false},
-	    {"drifted<=1", true},
-	    {"kiops>=7000", true},
-	    {"selection.kiops>=+26%", true},
-	    {"selection.spread<=5%", false},
-	    {"hosts>=2", false},
+	    {"kiops>=+5%", false}, /* h2 drifted: apart, never judged; the implicit apart=0 */
+	    {"kiops>=+5%,apart<=1", true},
+	    {"kiops>=+30%,apart<=1", false},
+	    {"spread<=10%,apart<=1", true},
+	    {"spread<9,apart<=1", false},
+	    {"drifted=0,apart<=1", false},
+	    {"drifted<=1,apart<=1", true},
+	    {"kiops>=7000,apart<=1", true},
+	    {"selection.kiops>=+26%,apart<=1", true},
+	    {"selection.spread<=5%,apart<=1", false},
+	    {"hosts>=2,apart<=1", false},
 	    {"apart=1,kiops>+26.6%", true},
-	    {"cov<=5%", true},
-	    {"kiops != +17.5%", true},
+	    {"cov<=5%,apart<=1", true},
+	    {"kiops != +17.5%,apart<=1", true},
 	};
 	for (size_t i = 0; i < sizeof(gates) / sizeof(gates[0]); i++) {
 		struct stune_gate *g = NULL;
@@ -183,7 +185,7 @@ CASE(missing_host, "asked for h1 and h3: h3 is missing, and the implicit missing
 	CHECK(f2->n_compared == 1 && f2->n_missing == 1);
 	struct stune_gate *g = NULL;
 	struct stune_gate_result *r = NULL;
-	CHECK(stune_gate_parse("kiops>=+5%", true, &g, &err) == 0 && g && g->n == 3);
+	CHECK(stune_gate_parse("kiops>=+5%", true, &g, &err) == 0 && g && g->n == 4);
 	CHECK(g && stune_gate_eval(g, f2, &r) == 0 && r && !r->passed && r->o[0].passed && !r->o[1].passed);
 	stune_gate_result_free(r);
 	stune_gate_free(g);
@@ -346,9 +348,9 @@ CASE(gate_grammar, "--gate: a change needs --compare; spaces trimmed, values rea
 	free(err);
 	err = NULL;
 	CHECK(stune_gate_parse(" kiops >= +5% , spread<=15 ,missing<=2", true, &g, &err) == 0);
-	CHECK(g && g->n == 4 && !strcmp(g->conds[0].text, "kiops >= +5%") && g->conds[0].change &&
+	CHECK(g && g->n == 5 && !strcmp(g->conds[0].text, "kiops >= +5%") && g->conds[0].change &&
 	      g->conds[1].value == 15 && !g->conds[2].implicit && g->conds[3].implicit &&
-	      !strcmp(g->conds[3].text, "hosts>=1"));
+	      !strcmp(g->conds[3].text, "apart=0") && g->conds[4].implicit && !strcmp(g->conds[4].text, "hosts>=1"));
 	stune_gate_free(g);
 	free(err);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "core/utctime.h"
 #include "net/lineproto.h"
 #include "net/http.h"
 
@@ -518,6 +519,12 @@ static int prom_series(struct answer *a, json_object *o, const char *where, char
 	return 0;
 }
 
+static bool is_true(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
 static int parse_prometheus(struct answer *a, const char *body, size_t len, char **err)
 {
 	json_object *doc = NULL, *data, *result;
@@ -532,6 +539,8 @@ static int parse_prometheus(struct answer *a, const char *body, size_t len, char
 		   !json_object_object_get_ex(data, "result", &result) ||
 		   !json_object_is_type(result, json_type_array)) {
 		r = stune_errf(err, -EBADMSG, "no data.resultType and data.result array");
+	} else if (is_true(doc, "isPartial")) {
+		r = stune_errf(err, -EBADMSG, "the answer is partial (isPartial: true): not judged");
 	} else if (strcmp(type, "matrix")) {
 		r = stune_errf(err, -EBADMSG, "resultType '%s', not matrix (raw samples of a range selector)", type);
 	} else {
@@ -543,12 +552,6 @@ static int parse_prometheus(struct answer *a, const char *body, size_t len, char
 	}
 	json_object_put(doc);
 	return r;
-}
-
-static bool is_true(json_object *o, const char *key)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
 
 static int column(json_object *cols, const char *name)
@@ -1094,6 +1097,97 @@ static int keep_asked(const struct stune_query *q, struct answer *a)
 	return 0;
 }
 
+/* --- impossible answers fail closed --- */
+
+static bool stats_finite(const struct stune_stats *st)
+{
+	return isfinite(st->avg) && isfinite(st->min) && isfinite(st->max) && isfinite(st->spread) &&
+	       (!st->has_stddev || (isfinite(st->stddev) && isfinite(st->cov)));
+}
+
+/* ms since 1970 as "2026-12-04 13:05:07 UTC" (or the number, out of range). */
+static const char *utc_text(char *buf, size_t size, int64_t ms)
+{
+	struct stune_utc u;
+	if (stune_utc_from_epoch(ms / 1000, &u) < 0)
+		snprintf(buf, size, "%" PRId64 " ms", ms);
+	else
+		snprintf(buf, size, "%04d-%02d-%02d %02d:%02d:%02d UTC", u.year, u.month, u.day, u.hour, u.min, u.sec);
+	return buf;
+}
+
+/* The verify_state values scsitune itself writes (report/provenance.c). */
+static bool known_verify_state(const char *vs)
+{
+	static const char *const known[] = {"in-effect", "drifted", "profile-changed", "none-applied"};
+	for (size_t i = 0; vs && i < ELEMENTSOF(known); i++)
+		if (!strcmp(vs, known[i]))
+			return true;
+	return !vs;
+}
+
+/*
+ * What no scsitune upload can have written is not judged: a KIOPS value of
+ * zero or below, a point outside the window asked for, a verify_state
+ * scsitune does not write. -EBADMSG with *err naming the host, phase and
+ * what was wrong.
+ */
+static int check_series(const struct stune_query *q, const struct stune_qseries *series, size_t n, char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct stune_qseries *s = &series[i];
+		const char *host = s->labels[STUNE_QL_HOST], *phase = s->labels[STUNE_QL_PHASE];
+		const char *vs = s->labels[STUNE_QL_VERIFY_STATE];
+		if (!known_verify_state(vs))
+			return stune_errf(
+			    err, -EBADMSG,
+			    "host %s, phase %s: verify_state '%s' is none that scsitune writes (in-effect, "
+			    "drifted, profile-changed, none-applied)",
+			    host, phase, vs);
+		for (size_t k = 0; k < s->n; k++) {
+			if (!(s->v[k] > 0))
+				return stune_errf(err, -EBADMSG,
+						  "host %s, phase %s: a KIOPS value of %g (zero or below: not a run)",
+						  host, phase, s->v[k]);
+			if (s->ts[k] < q->start_ms || s->ts[k] > q->end_ms) {
+				char at[32], from[32], to[32];
+				return stune_errf(
+				    err, -EBADMSG,
+				    "host %s, phase %s: a point at %s, outside the window asked for (%s to "
+				    "%s)",
+				    host, phase, utc_text(at, sizeof(at), s->ts[k]),
+				    utc_text(from, sizeof(from), q->start_ms), utc_text(to, sizeof(to), q->end_ms));
+			}
+		}
+	}
+	return 0;
+}
+
+/* Every statistic the view shows and the gate judges is a finite number (a sum can overflow). */
+static int check_finite(const struct stune_fleet *f, char **err)
+{
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const struct stune_qhost *h = &f->hosts[i];
+		if ((h->has_cur && !stats_finite(&h->cur.stats)) || (h->has_ref && !stats_finite(&h->ref.stats)) ||
+		    (h->has_cmp && !(isfinite(h->cmp.avg_change) && isfinite(h->cmp.spread_change))))
+			return stune_errf(err, -EBADMSG,
+					  "host %s: its statistics are not finite numbers (the answer's "
+					  "values overflow)",
+					  h->name);
+	}
+	for (size_t i = 0; i < f->n_cohorts; i++) {
+		const struct stune_qcohort *c = &f->cohorts[i];
+		if ((c->has_cur && !stats_finite(&c->cur)) || (c->has_ref && !stats_finite(&c->ref)))
+			return stune_errf(err, -EBADMSG, "cohort %zu: its statistics are not finite numbers", i + 1);
+	}
+	if ((f->has_cur && !stats_finite(&f->cur)) || (f->has_ref && !stats_finite(&f->ref)) ||
+	    (f->has_cmp && !(isfinite(f->cmp.avg_change) && isfinite(f->cmp.spread_change))))
+		return stune_errf(err, -EBADMSG,
+				  "the selection's statistics are not finite numbers (the answer's "
+				  "values overflow)");
+	return 0;
+}
+
 static int build(const struct stune_query *q, struct stune_fleet *f, struct answer *a, char **err)
 {
 	_cleanup_free_ char **names = NULL;
@@ -1111,6 +1205,8 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	if (f->n_points == 0)
 		return stune_errf(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase,
 				  q->compare ? " or " : "", q->compare ? q->compare : "");
+	if ((r = check_series(q, f->series, f->n_series, err)) < 0)
+		return r;
 	if ((r = host_names(q, &(struct answer){.s = f->series, .n = f->n_series}, &names, &n)) < 0)
 		return r;
 	if (!(f->hosts = calloc(n ? n : 1, sizeof(*f->hosts))))
@@ -1132,7 +1228,7 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	    (r = pool(f, 0, true, &f->ref, &f->has_ref)) < 0)
 		return r;
 	f->has_cmp = f->has_ref && f->has_cur && stune_stats_compare(&f->ref, &f->cur, &f->cmp) == 0;
-	return 0;
+	return check_finite(f, err);
 }
 
 int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api api, const char *body, size_t len,
@@ -1190,6 +1286,11 @@ int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb
 			cb->retry(cb->data, *err ? *err : strerror(-r), 1u << t);
 		sleep(1u << t);
 	}
+	if (r == 0 && resp.status != 200)
+		r = stune_errf(err, -EBADMSG,
+			       "HTTP %ld: the query APIs answer 200; any other answer (partial "
+			       "content, not authoritative) is not judged",
+			       resp.status);
 	if (r < 0) {
 		free(resp.body);
 		return r;
