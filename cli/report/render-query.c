@@ -192,6 +192,44 @@ static const char *apart_name(enum stune_qapart a)
 	}
 }
 
+/* A treatment item's value on one side ("none" when unset; a profile by name and digest). */
+static const char *treat_value(char *buf, size_t size, const struct stune_qside *s, enum stune_qlabel l)
+{
+	const char *v = s->labels[l];
+	if (l == STUNE_QL_PROFILE && s->labels[STUNE_QL_PROFILE_DIGEST])
+		snprintf(buf, size, "%s (sha256 %.12s)", v ? v : "?", s->labels[STUNE_QL_PROFILE_DIGEST]);
+	else
+		snprintf(buf, size, "%s", v ? v : "none");
+	return buf;
+}
+
+/* What differs between the two sides (with --compare and both): the treatment, or none (A/A). */
+static void render_treatment(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
+{
+	if (!m->compare || !h->has_cur || !h->has_ref) {
+		out_str(o, "treatment", NULL, NULL);
+		return;
+	}
+	out_arr_begin(o, "treatment");
+	out_text(o, "  treatment: ");
+	struct wrap w = {.o = o, .indent = 4, .first = true, .col = 13};
+	char a[160], b[160], item[400];
+	for (size_t i = 0; i < h->n_treatment; i++) {
+		enum stune_qlabel l = h->treatment[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "what", NULL, stune_qlabel_name(l));
+		out_str(o, "reference", NULL, treat_value(a, sizeof(a), &h->ref, l));
+		out_str(o, "current", NULL, treat_value(b, sizeof(b), &h->cur, l));
+		out_obj_end(o);
+		snprintf(item, sizeof(item), "%s %s → %s", stune_qlabel_name(l), a, b);
+		wrap_item(&w, "; ", item);
+	}
+	if (!h->n_treatment)
+		out_text(o, "none: nothing differs from %s (an A/A comparison)", m->compare);
+	out_text(o, "\n");
+	out_arr_end(o);
+}
+
 static void render_host(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
 {
 	out_obj_begin(o, NULL);
@@ -226,8 +264,10 @@ static void render_host(struct out *o, const struct stune_qhost *h, const struct
 		snprintf(item, sizeof(item), "verify %s", l[STUNE_QL_VERIFY_STATE] ? l[STUNE_QL_VERIFY_STATE] : "-");
 		wrap_item(&w, ", ", item);
 		out_text(o, "\n");
-		table_head(o);
 	}
+	render_treatment(o, h, m);
+	if (h->has_cur || h->has_ref)
+		table_head(o);
 	if (m->compare && h->has_ref)
 		stats_row(o, m->compare, &h->ref.stats);
 	if (h->has_cur)

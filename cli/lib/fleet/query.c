@@ -884,6 +884,36 @@ static int mixed_reason(struct stune_qhost *h, const struct stune_qside *s, cons
 			  s->mixed_b ? s->mixed_b : "unset");
 }
 
+/* The profile of a side: its digest, else its name. */
+static const char *side_profile(const struct stune_qside *s)
+{
+	return s->labels[STUNE_QL_PROFILE_DIGEST] ? s->labels[STUNE_QL_PROFILE_DIGEST] : s->labels[STUNE_QL_PROFILE];
+}
+
+/* What differs between the two sides of h: the treatment. */
+static void treatment(struct stune_qhost *h)
+{
+	static const enum stune_qlabel what[] = {STUNE_QL_KERNEL, STUNE_QL_PAYLOAD, STUNE_QL_PROFILE,
+						 STUNE_QL_FIRMWARE};
+	h->n_treatment = 0;
+	for (size_t i = 0; i < ELEMENTSOF(what); i++) {
+		bool differs = what[i] == STUNE_QL_PROFILE
+				   ? strcmp_null(side_profile(&h->ref), side_profile(&h->cur)) != 0
+				   : strcmp_null(h->ref.labels[what[i]], h->cur.labels[what[i]]) != 0;
+		if (differs)
+			h->treatment[h->n_treatment++] = what[i];
+	}
+}
+
+/* The treatment holds something but the profile: a payload, kernel or firmware experiment. */
+static bool treated_beside_profile(const struct stune_qhost *h)
+{
+	for (size_t i = 0; i < h->n_treatment; i++)
+		if (h->treatment[i] != STUNE_QL_PROFILE)
+			return true;
+	return false;
+}
+
 /* Compared, apart (and why) or missing. */
 static int classify(const struct stune_query *q, struct stune_qhost *h)
 {
@@ -902,10 +932,16 @@ static int classify(const struct stune_query *q, struct stune_qhost *h)
 		return set_reason(h, STUNE_QHOST_APART, "drifted: its %s runs were made with the profile not in effect",
 				  q->phase);
 	}
-	if (q->compare && vs && !strcmp(vs, "none-applied")) {
+	if (q->compare)
+		treatment(h);
+	/* No profile applied matters only where the profile is the treatment: a payload (or kernel,
+	 * firmware) experiment runs without one. */
+	if (q->compare && vs && !strcmp(vs, "none-applied") && !treated_beside_profile(h)) {
 		h->apart = STUNE_QAPART_NOT_APPLIED;
-		return set_reason(h, STUNE_QHOST_APART, "not applied: its %s runs were made with no profile applied",
-				  q->phase);
+		return set_reason(h, STUNE_QHOST_APART,
+				  "not applied: its %s runs were made with no profile applied, and nothing else "
+				  "differs from %s",
+				  q->phase, q->compare);
 	}
 	if (h->cur.mixed_opt >= 0)
 		return mixed_reason(h, &h->cur, q->phase);
@@ -926,16 +962,11 @@ static int classify(const struct stune_query *q, struct stune_qhost *h)
 	return 0;
 }
 
-static const char *cohort_profile(const struct stune_qside *s)
-{
-	return s->labels[STUNE_QL_PROFILE_DIGEST] ? s->labels[STUNE_QL_PROFILE_DIGEST] : s->labels[STUNE_QL_PROFILE];
-}
-
 static bool same_cohort(const struct stune_qcohort *c, const struct stune_qside *s)
 {
 	return !strcmp_null(c->kernel, s->labels[STUNE_QL_KERNEL]) &&
 	       !strcmp_null(c->payload, s->labels[STUNE_QL_PAYLOAD]) &&
-	       !strcmp_null(c->profile_digest ? c->profile_digest : c->profile, cohort_profile(s)) &&
+	       !strcmp_null(c->profile_digest ? c->profile_digest : c->profile, side_profile(s)) &&
 	       !strcmp_null(c->firmware, s->labels[STUNE_QL_FIRMWARE]);
 }
 

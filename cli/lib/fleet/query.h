@@ -121,6 +121,11 @@ struct stune_qhost {
 	bool has_cmp;
 	struct stune_stats_cmp cmp;
 	size_t cohort; /* 1-based index into the cohorts; 0: none */
+	/* With --compare and both sides: what differs between them (STUNE_QL_KERNEL, _PAYLOAD,
+	 * _PROFILE (by digest, else name), _FIRMWARE), in that order; none: no treatment (an A/A
+	 * comparison). */
+	enum stune_qlabel treatment[4];
+	size_t n_treatment;
 };
 
 /* Compared hosts with the same kernel, payload, profile (digest) and firmware. */
