@@ -560,6 +560,19 @@ static void render_compare(FILE *f, const struct stune_report_compare *c, const 
 	compare_row(f, "compare.current", c->cur_label, NULL, cur);
 	fputs("</table>\n<p class=\"change\">", f);
 	render_change(f, c);
+	fputs("</p>\n<p class=\"treatment\">treatment: ", f);
+	if (!c->treatment_known)
+		fputs("unknown (a set without host facts: --run, --host-facts record them)", f);
+	else if (!c->n_treatment)
+		fputs("none: nothing differs (an A/A comparison)", f);
+	for (size_t i = 0; i < c->n_treatment; i++) {
+		fputs(i ? "; " : "", f);
+		html_str(f, c->what[i]);
+		fputc(' ', f);
+		html_str(f, c->t_ref[i]);
+		fputs(" → ", f);
+		html_str(f, c->t_cur[i]);
+	}
 	fputs("</p>\n", f);
 }
 

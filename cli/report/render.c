@@ -191,6 +191,29 @@ static void render_side(struct out *o, const char *key, const char *label, const
 	out_text(o, "  %-24s %10s  %-23s %5.1f %%  %zu\n", label, avg, range, st->spread * 100, st->n);
 }
 
+/* What differs between the sets' host facts: the treatment (null in JSON when a side has none). */
+static void render_treatment(struct out *o, const struct stune_report_compare *c)
+{
+	if (!c->treatment_known) {
+		out_str_shown(o, "treatment", "  treatment: %s\n", NULL,
+			      "unknown (a set without host facts: --run, --host-facts record them)");
+		return;
+	}
+	out_arr_begin(o, "treatment");
+	out_text(o, "  treatment:");
+	for (size_t i = 0; i < c->n_treatment; i++) {
+		out_obj_begin(o, NULL);
+		out_str(o, "what", i ? "; %s" : " %s", c->what[i]);
+		out_str(o, "reference", " %s", c->t_ref[i]);
+		out_str(o, "current", " → %s", c->t_cur[i]);
+		out_obj_end(o);
+	}
+	if (!c->n_treatment)
+		out_text(o, " none: nothing differs (an A/A comparison)");
+	out_text(o, "\n");
+	out_arr_end(o);
+}
+
 static void render_compare(struct out *o, const struct stune_report_compare *c, const struct stune_stats *cur)
 {
 	out_obj_begin(o, "compare");
@@ -202,6 +225,7 @@ static void render_compare(struct out *o, const struct stune_report_compare *c, 
 	out_dbl(o, "spread_change_points", NULL, c->cmp.spread_change * 100, 1);
 	out_text(o, "  change (%s vs %s): avg %+.1f %%, spread %+.1f points\n", c->cur_label, c->ref_label,
 		 c->cmp.avg_change * 100, c->cmp.spread_change * 100);
+	render_treatment(o, c);
 	out_bool(o, "comparable", NULL, c->n_mismatch ? STUNE_NO : STUNE_YES);
 	if (c->n_mismatch)
 		out_str(o, NULL, "  WARNING: NOT COMPARABLE with %s, the change means nothing:\n", c->ref_label);

@@ -43,7 +43,7 @@
 #        test-report.sh --list
 set -uo pipefail
 cases=(goldens old-fio groups not-comparable seed-table bad-input state-dir compare-errors stdin upload
-	config-sysroot usage not-utf8 stdout-full)
+	config-sysroot usage not-utf8 stdout-full treatment)
 only=
 case ${1:-} in
 --list) printf '%s\n' "${cases[@]}"; exit 0 ;;

@@ -113,6 +113,11 @@ void stune_saved_set_free(struct stune_saved_set *s)
 	free(s->kiops);
 	stune_sig_clear(&s->sig);
 	free(s->host);
+	free(s->kernel);
+	free(s->payload);
+	free(s->profile);
+	free(s->profile_digest);
+	free(s->firmware);
 	free(s);
 }
 
@@ -135,6 +140,34 @@ static const char *saved_opt(void *data, size_t job, const char *key)
 	json_object *j = json_object_array_get_idx(r->jobs, job), *o = NULL;
 	const char *v = j && json_object_object_get_ex(j, "options", &o) ? json_opt(o, key) : NULL;
 	return v ? v : json_opt(r->global, key);
+}
+
+/* obj.key as a copy into *out when it is a string (NULL otherwise): 0 or -ENOMEM. */
+static int dup_str(json_object *obj, const char *key, char **out)
+{
+	json_object *v;
+	if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
+		return 0;
+	return (*out = strdup(json_object_get_string(v))) ? 0 : -ENOMEM;
+}
+
+/* The host facts of the set's provenance (--run, --host-facts), for --compare's treatment. */
+static int saved_facts(json_object *prov, struct stune_saved_set *s)
+{
+	json_object *src, *hba = NULL, *profile = NULL;
+	if (!prov || !json_object_object_get_ex(prov, "source", &src) || !json_object_is_type(src, json_type_string) ||
+	    !strcmp(json_object_get_string(src), "files"))
+		return 0;
+	s->has_facts = true;
+	if (json_object_object_get_ex(prov, "hba", &hba) && !json_object_is_type(hba, json_type_object))
+		hba = NULL;
+	if (json_object_object_get_ex(prov, "profile", &profile) && !json_object_is_type(profile, json_type_object))
+		profile = NULL;
+	int r = dup_str(prov, "kernel", &s->kernel);
+	if (r < 0 || (r = dup_str(prov, "payload_version", &s->payload)) < 0 ||
+	    (r = dup_str(profile, "name", &s->profile)) < 0 || (r = dup_str(profile, "digest", &s->profile_digest)) < 0)
+		return r;
+	return dup_str(hba, "firmware", &s->firmware);
 }
 
 /* The set's signature (its first run) and host, for --compare's comparability. */
@@ -162,10 +195,12 @@ static int saved_sig(json_object *doc, json_object *run, struct stune_saved_set 
 	int ret = stune_sig_build(version, n_jobs, known, saved_opt, &r, &s->sig);
 	if (ret < 0)
 		return ret;
-	if (json_object_object_get_ex(doc, "provenance", &prov) && json_object_object_get_ex(prov, "host", &host) &&
-	    json_object_is_type(host, json_type_string) && !(s->host = strdup(json_object_get_string(host))))
+	if (!json_object_object_get_ex(doc, "provenance", &prov) || !json_object_is_type(prov, json_type_object))
+		return 0;
+	if (json_object_object_get_ex(prov, "host", &host) && json_object_is_type(host, json_type_string) &&
+	    !(s->host = strdup(json_object_get_string(host))))
 		return -ENOMEM;
-	return 0;
+	return saved_facts(prov, s);
 }
 
 int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err)

@@ -30,6 +30,10 @@ struct stune_saved_set {
 	struct stune_sig sig; /* its first run's fio version and jobs */
 	char *host;	      /* provenance.host when the set had one */
 	bool mixed;	      /* summary.comparable false: its runs are not one job (--allow-mixed) */
+	/* The host facts the set was made with (provenance of --run or --host-facts); has_facts false:
+	 * files ingested without them. NULL: unset ("none"). */
+	bool has_facts;
+	char *kernel, *payload, *profile, *profile_digest, *firmware;
 };
 
 void stune_saved_set_free(struct stune_saved_set *s);

@@ -39,6 +39,52 @@ void stune_report_compare_clear(struct stune_report_compare *c)
 	stune_strv_free(c->mismatch);
 	c->mismatch = NULL;
 	c->n_mismatch = 0;
+	for (size_t i = 0; i < c->n_treatment; i++) {
+		free(c->t_ref[i]);
+		free(c->t_cur[i]);
+	}
+	c->n_treatment = 0;
+}
+
+/* A profile as shown in a treatment: "numa (sha256 0123456789ab)", or its name alone. */
+static char *profile_text(const char *name, const char *digest)
+{
+	if (!name && !digest)
+		return strdup("none");
+	return digest ? stune_strdupf("%s (sha256 %.12s)", name ? name : "?", digest) : strdup(name);
+}
+
+/* The treatment of c: what differs between the reference's host facts and this set's. */
+static int compare_treatment(const struct stune_saved_set *ref, const struct stune_provenance *p,
+			     struct stune_report_compare *c)
+{
+	if (!ref->has_facts || !p)
+		return 0;
+	c->treatment_known = true;
+	struct {
+		const char *what, *a, *b;
+	} items[] = {{"kernel", ref->kernel, p->kernel},
+		     {"payload", ref->payload, p->payload_version},
+		     {"profile", ref->profile_digest ? ref->profile_digest : ref->profile,
+		      p->profile_digest ? p->profile_digest : p->profile},
+		     {"firmware", ref->firmware, p->hba_firmware}};
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		if (!(items[i].a || items[i].b) || (items[i].a && items[i].b && !strcmp(items[i].a, items[i].b)))
+			continue;
+		size_t k = c->n_treatment;
+		c->what[k] = items[i].what;
+		if (i == 2) {
+			c->t_ref[k] = profile_text(ref->profile, ref->profile_digest);
+			c->t_cur[k] = profile_text(p->profile, p->profile_digest);
+		} else {
+			c->t_ref[k] = strdup(items[i].a ? items[i].a : "none");
+			c->t_cur[k] = strdup(items[i].b ? items[i].b : "none");
+		}
+		c->n_treatment++;
+		if (!c->t_ref[k] || !c->t_cur[k])
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static void report_bad(void (*bad)(void *, const char *), void *data, const char *fmt, ...) _printf_(3, 4);
@@ -221,6 +267,8 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 	if (s->n_mismatch &&
 	    (r = stune_strv_push(&c->mismatch, &c->n_mismatch,
 				 stune_strdupf("this set's runs are not one fio job (--allow-mixed)"))) < 0)
+		return stune_errf(err, r, "out of memory");
+	if ((r = compare_treatment(*ref, s->prov, c)) < 0)
 		return stune_errf(err, r, "out of memory");
 	const char *host = s->prov ? s->prov->host : NULL;
 	if (host && (*ref)->host && strcmp(host, (*ref)->host) &&

@@ -51,6 +51,13 @@ struct stune_report_compare {
 	 * are not one job (--allow-mixed): not comparable. */
 	char **mismatch;
 	size_t n_mismatch;
+	/* The treatment: what differs between the sets' host facts, of kernel, payload, profile (by digest,
+	 * else name) and firmware; what[i] its name, t_ref[i] and t_cur[i] its values ("none": unset). Known only
+	 * when both sets carry host facts (--run, --host-facts); none known and n 0: an A/A comparison. */
+	bool treatment_known;
+	size_t n_treatment;
+	const char *what[4];
+	char *t_ref[4], *t_cur[4];
 };
 void stune_report_compare_clear(struct stune_report_compare *c);
 
