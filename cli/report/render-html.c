@@ -149,7 +149,7 @@ static const char css[] =
     "padding-bottom:4px}p.sub{color:#5b6775;margin:0 0 12px}"
     "table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
     "th,td{border-bottom:1px solid #e3e7ec;padding:3px 10px;text-align:left;vertical-align:top}"
-    "th{background:#f3f5f8;font-weight:600}td.n{text-align:right;white-space:nowrap}"
+    "th{background:#f3f5f8;font-weight:600}td.n{text-align:right;white-space:nowrap}td.host{white-space:nowrap}"
     "td.path{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:12px;word-break:break-all}"
     ".note{color:#5b6775;font-size:13px}.warn{color:#9a5b00}"
     ".up{color:#1a7f37;font-weight:600}.down{color:#b42318;font-weight:600}"
@@ -1039,13 +1039,35 @@ static void fleet_cohort_chart(FILE *f, const struct stune_fleet *fl, size_t k, 
 		ky(0, top), ky(0, top));
 }
 
+/* What differs between a host's two sides (report --query's treatment), or "-" without both. */
+static void treatment_td(FILE *f, const struct stune_qhost *h, const struct fleet_meta *m)
+{
+	if (!m->compare || !h->has_cur || !h->has_ref) {
+		fputs("<td>-</td>", f);
+		return;
+	}
+	fputs("<td class=\"treatment\">", f);
+	if (!h->n_treatment)
+		fputs("none (A/A)", f);
+	for (size_t i = 0; i < h->n_treatment; i++) {
+		char a[160], b[160];
+		fputs(i ? "; " : "", f);
+		html_str(f, stune_qlabel_name(h->treatment[i]));
+		fputc(' ', f);
+		html_str(f, query_treat_value(a, sizeof(a), &h->ref, h->treatment[i]));
+		fputs(" → ", f);
+		html_str(f, query_treat_value(b, sizeof(b), &h->cur, h->treatment[i]));
+	}
+	fputs("</td>", f);
+}
+
 /* Hosts: one row each, compared, apart or missing, and why. */
 static void fleet_hosts_table(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m)
 {
 	char key[96];
 	fputs("<h2 id=\"hosts\">Hosts</h2>\n<table class=\"hosts\"><tr><th>host</th><th>status</th><th>cohort</th>"
 	      "<th>avg KIOPS before</th><th>avg KIOPS after</th><th>change %</th><th>spread % after</th>"
-	      "<th>why apart or missing</th></tr>\n",
+	      "<th>treatment</th><th>why apart or missing</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < fl->n_hosts; i++) {
 		const struct stune_qhost *h = &fl->hosts[i];
@@ -1079,6 +1101,7 @@ static void fleet_hosts_table(FILE *f, const struct stune_fleet *fl, const struc
 			       h->cur.stats.spread * 100, 1, 1);
 		else
 			fputs("<td>-</td>", f);
+		treatment_td(f, h, m);
 		str_td(f, h->reason ? h->reason : "");
 		fputs("</tr>\n", f);
 	}

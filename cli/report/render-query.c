@@ -192,8 +192,7 @@ static const char *apart_name(enum stune_qapart a)
 	}
 }
 
-/* A treatment item's value on one side ("none" when unset; a profile by name and digest). */
-static const char *treat_value(char *buf, size_t size, const struct stune_qside *s, enum stune_qlabel l)
+const char *query_treat_value(char *buf, size_t size, const struct stune_qside *s, enum stune_qlabel l)
 {
 	const char *v = s->labels[l];
 	if (l == STUNE_QL_PROFILE && s->labels[STUNE_QL_PROFILE_DIGEST])
@@ -218,8 +217,8 @@ static void render_treatment(struct out *o, const struct stune_qhost *h, const s
 		enum stune_qlabel l = h->treatment[i];
 		out_obj_begin(o, NULL);
 		out_str(o, "what", NULL, stune_qlabel_name(l));
-		out_str(o, "reference", NULL, treat_value(a, sizeof(a), &h->ref, l));
-		out_str(o, "current", NULL, treat_value(b, sizeof(b), &h->cur, l));
+		out_str(o, "reference", NULL, query_treat_value(a, sizeof(a), &h->ref, l));
+		out_str(o, "current", NULL, query_treat_value(b, sizeof(b), &h->cur, l));
 		out_obj_end(o);
 		snprintf(item, sizeof(item), "%s %s → %s", stune_qlabel_name(l), a, b);
 		wrap_item(&w, "; ", item);

@@ -21,4 +21,6 @@ struct fleet_meta {
 void render_fleet(struct out *o, const struct stune_fleet *f, const struct fleet_meta *m, const struct stune_gate *g,
 		  const struct stune_gate_result *gr);
 /* One line for stderr: the conditions that failed and their hosts (at most 10 named each). */
+/* A treatment item's value on one side ("none" when unset; a profile by name and digest) into buf. */
+const char *query_treat_value(char *buf, size_t size, const struct stune_qside *s, enum stune_qlabel l);
 char *gate_failure_line(const struct stune_fleet *f, const struct stune_gate *g, const struct stune_gate_result *gr);

@@ -247,8 +247,11 @@ q 1 'results\[0\] is partial' --query "$stub/partial/query?db=scsitune" "${cmp_a
 q 1 'resultType .vector., not matrix' --query "$stub/vector/api/v1/query" "${cmp_args[@]}" "${gate[@]}"
 # The payload alone as the treatment (no profile on either side): compared and gated; the same
 # with nothing differing is "not applied", apart.
-q 0 'gate passed: kiops>=\+5% \(1 host' --query "$stub/payload/api/v1/export" "${cmp_args[@]}" --hosts h1 "${gate[@]}"
+q 0 'gate passed: kiops>=\+5% \(1 host' --query "$stub/payload/api/v1/export" "${cmp_args[@]}" --hosts h1 "${gate[@]}" \
+	--html "$T/payload.html"
 check "payload-only: compared, the treatment named" grep -q '^  treatment: payload none → 8.4.0.0-scsitune1$' "$T/out"
+check "payload-only: the treatment in the HTML hosts table" \
+	grep -q '<td class="treatment">payload none → 8.4.0.0-scsitune1</td>' "$T/payload.html"
 q 4 'gate failed: apart=0 \(1: h2 \(not applied: its tuned runs were made with no profile applied, and nothing else differs from baseline\)\)' \
 	--query "$stub/payload/api/v1/export" "${cmp_args[@]}" --hosts h2 "${gate[@]}"
 # Impossible answers fail closed: one line naming what was wrong, exit 1, never a passed gate.

@@ -62,7 +62,8 @@ CASE(hodges_lehmann, "the estimate is the median pairwise ratio; the bound is be
 	CHECK(t.lower > 0.05 && t.p <= 0.05);
 }
 
-CASE(seeds_table, "the seeds' table (10 baseline runs, 5 tuned): +5 % shown at 95 %; the estimate is the median change, not the averages' +17.5 %")
+CASE(seeds_table, "the seeds' table (10 baseline runs, 5 tuned): +5 % shown at 95 %; the estimate is the median "
+		  "change, not the averages' +17.5 %")
 {
 	static const double base[] = {4200, 6700, 6400, 6500, 6450, 6460, 6470, 6480, 6440, 6450};
 	static const double tuned[] = {7000, 7700, 7350, 7300, 7400};

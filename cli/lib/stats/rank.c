@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -148,10 +147,7 @@ int stune_robust_z(const double *v, size_t n, double *z)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
-		z[i] = mad > 0		? 0.6745 * (v[i] - med) / mad
-		       : v[i] == med	? 0
-		       : v[i] > med	? INFINITY
-					: -INFINITY;
+		z[i] = mad > 0 ? 0.6745 * (v[i] - med) / mad : v[i] == med ? 0 : v[i] > med ? INFINITY : -INFINITY;
 	return 0;
 }
 
