@@ -202,13 +202,9 @@ const char *query_treat_value(char *buf, size_t size, const struct stune_qside *
 	return buf;
 }
 
-/* What differs between the two sides (with --compare and both): the treatment, or none (A/A). */
-static void render_treatment(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
+/* The treatment's items as "treatment": [...] and a text line, or none (A/A). */
+static void treatment_items(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
 {
-	if (!m->compare || !h->has_cur || !h->has_ref) {
-		out_str(o, "treatment", NULL, NULL);
-		return;
-	}
 	out_arr_begin(o, "treatment");
 	out_text(o, "  treatment: ");
 	struct wrap w = {.o = o, .indent = 4, .first = true, .col = 13};
@@ -227,6 +223,28 @@ static void render_treatment(struct out *o, const struct stune_qhost *h, const s
 		out_text(o, "none: nothing differs from %s (an A/A comparison)", m->compare);
 	out_text(o, "\n");
 	out_arr_end(o);
+}
+
+/* What differs between the two sides (with --compare and both): the treatment, or none (A/A). */
+static void render_treatment(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
+{
+	if (!m->compare || !h->has_cur || !h->has_ref)
+		out_str(o, "treatment", NULL, NULL);
+	else
+		treatment_items(o, h, m);
+}
+
+/* A cohort's treatment: its hosts' one, or null and said when theirs differ. */
+static void render_cohort_treatment(struct out *o, const struct stune_qcohort *c, const struct fleet_meta *m)
+{
+	out_bool(o, "treatment_mixed", NULL, c->treatment_mixed ? STUNE_YES : STUNE_NO);
+	if (!m->compare || !c->treated_like || c->treatment_mixed) {
+		out_str(o, "treatment", NULL, NULL);
+		if (c->treatment_mixed)
+			out_text(o, "  treatment: the hosts' treatments differ (see each host)\n");
+		return;
+	}
+	treatment_items(o, c->treated_like, m);
 }
 
 static void render_host(struct out *o, const struct stune_qhost *h, const struct fleet_meta *m)
@@ -344,6 +362,7 @@ static void render_cohorts(struct out *o, const struct stune_fleet *f, const str
 			 c->profile_digest ? ")" : "");
 		wrap_item(&w, ", ", item);
 		out_text(o, "\n");
+		render_cohort_treatment(o, c, m);
 		table_head(o);
 		if (m->compare && c->has_ref)
 			stats_row(o, m->compare, &c->ref);

@@ -21,7 +21,8 @@ LOG as one JSON line (path, Authorization header, form body).
   /payload/...   the seeds' experiment: h1 stock (no payload) then the payload
                  loaded, no profile applied on either side (verify_state
                  none-applied), 3 runs each; h2 the same without the payload:
-                 nothing differs (not applied)
+                 nothing differs (not applied); h3 from payload 8.3 to 8.4
+                 (h1's cohort, another treatment)
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -129,10 +130,12 @@ class H(http.server.BaseHTTPRequestHandler):
             self.answer(206, GOOD)
         elif mode == "payload":
             rows = []
-            for h, pay in (("h1", "8.4.0.0-scsitune1"), ("h2", None)):
+            for h, before, pay in (("h1", None, "8.4.0.0-scsitune1"), ("h2", None, None),
+                                   ("h3", "8.3.0.0-scsitune1", "8.4.0.0-scsitune1")):
                 for k, (b, t) in enumerate(((6200.0, 7300.0), (6300.0, 7400.0), (6250.0, 7350.0))):
                     f = "run%d.json" % (k + 1)
-                    rows.append(line(h, "baseline", b, NOW - 7200000 + k * 1000, f, verify_state="none-applied"))
+                    rows.append(line(h, "baseline", b, NOW - 7200000 + k * 1000, f, verify_state="none-applied",
+                                     **({"payload": before} if before else {})))
                     rows.append(line(h, "tuned", t, NOW - 3600000 + k * 1000, f, verify_state="none-applied",
                                      **({"payload": pay} if pay else {})))
             self.answer(200, "".join(r + "\n" for r in rows))

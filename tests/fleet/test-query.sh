@@ -252,6 +252,9 @@ q 0 'gate passed: kiops>=\+5% \(1 host' --query "$stub/payload/api/v1/export" "$
 check "payload-only: compared, the treatment named" grep -q '^  treatment: payload none → 8.4.0.0-scsitune1$' "$T/out"
 check "payload-only: the treatment in the HTML hosts table" \
 	grep -q '<td class="treatment">payload none → 8.4.0.0-scsitune1</td>' "$T/payload.html"
+check "payload-only: the cohort's treatment, its host's" test "$(grep -c '^  treatment: payload none → 8.4.0.0-scsitune1$' "$T/out")" = 2
+q 0 'gate passed' --query "$stub/payload/api/v1/export" "${cmp_args[@]}" --hosts h1,h3 "${gate[@]}"
+check "two treatments in one cohort: said mixed" grep -q "^  treatment: the hosts' treatments differ (see each host)$" "$T/out"
 q 4 'gate failed: apart=0 \(1: h2 \(not applied: its tuned runs were made with no profile applied, and nothing else differs from baseline\)\)' \
 	--query "$stub/payload/api/v1/export" "${cmp_args[@]}" --hosts h2 "${gate[@]}"
 # Impossible answers fail closed: one line naming what was wrong, exit 1, never a passed gate.

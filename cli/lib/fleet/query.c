@@ -1017,6 +1017,39 @@ static int cohort_order(const void *x, const void *y)
 }
 
 /* Cohorts of the compared hosts, largest first. */
+/* Two hosts with the same treatment: the same items, each with the same two values. */
+static bool same_treatment(const struct stune_qhost *a, const struct stune_qhost *b)
+{
+	if (a->n_treatment != b->n_treatment)
+		return false;
+	for (size_t i = 0; i < a->n_treatment; i++) {
+		enum stune_qlabel l = a->treatment[i];
+		if (l != b->treatment[i])
+			return false;
+		if (l == STUNE_QL_PROFILE ? strcmp_null(side_profile(&a->ref), side_profile(&b->ref)) ||
+						strcmp_null(side_profile(&a->cur), side_profile(&b->cur))
+					  : strcmp_null(a->ref.labels[l], b->ref.labels[l]) ||
+						strcmp_null(a->cur.labels[l], b->cur.labels[l]))
+			return false;
+	}
+	return true;
+}
+
+/* Each cohort's treatment: the one its hosts share, or mixed. */
+static void cohort_treatments(struct stune_fleet *f, bool compare)
+{
+	for (size_t i = 0; compare && i < f->n_hosts; i++) {
+		const struct stune_qhost *h = &f->hosts[i];
+		if (!h->cohort || !h->has_cur || !h->has_ref)
+			continue;
+		struct stune_qcohort *c = &f->cohorts[h->cohort - 1];
+		if (!c->treated_like)
+			c->treated_like = h;
+		else if (!same_treatment(c->treated_like, h))
+			c->treatment_mixed = true;
+	}
+}
+
 static int cohorts(struct stune_fleet *f)
 {
 	struct stune_qcohort *c = calloc(f->n_compared ? f->n_compared : 1, sizeof(*c));
@@ -1255,8 +1288,10 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 		f->n_drifted += h->apart == STUNE_QAPART_DRIFTED || h->apart == STUNE_QAPART_NOT_APPLIED;
 		f->n_missing += h->status == STUNE_QHOST_MISSING;
 	}
-	if ((r = cohorts(f)) < 0 || (r = pool(f, 0, false, &f->cur, &f->has_cur)) < 0 ||
-	    (r = pool(f, 0, true, &f->ref, &f->has_ref)) < 0)
+	if ((r = cohorts(f)) < 0)
+		return r;
+	cohort_treatments(f, q->compare != NULL);
+	if ((r = pool(f, 0, false, &f->cur, &f->has_cur)) < 0 || (r = pool(f, 0, true, &f->ref, &f->has_ref)) < 0)
 		return r;
 	f->has_cmp = f->has_ref && f->has_cur && stune_stats_compare(&f->ref, &f->cur, &f->cmp) == 0;
 	return check_finite(f, err);

@@ -135,6 +135,10 @@ struct stune_qcohort {
 	bool has_cur, has_ref, has_cmp;
 	struct stune_stats cur, ref; /* the hosts' runs pooled */
 	struct stune_stats_cmp cmp;
+	/* With --compare: a host whose treatment every other host with both sides shares (NULL: none has
+	 * both); treatment_mixed: their treatments differ. */
+	const struct stune_qhost *treated_like;
+	bool treatment_mixed;
 };
 
 struct stune_qseries;
