@@ -26,6 +26,7 @@
 #include "core/utctime.h"
 #include "report/fio.h"
 #include "report/resultset.h"
+#include "stats/rank.h"
 #include "out.h"
 
 #ifndef SCSITUNE_VERSION
@@ -506,6 +507,34 @@ static void render_summary(FILE *f, const struct stune_stats *st)
 	fputs(".</p>\n", f);
 }
 
+/* The runs beyond the robust z bound: named, kept in every statistic (summary.outliers in JSON). */
+static void render_outliers(FILE *f, const struct stune_report_set *s)
+{
+	char key[96];
+	size_t k = 0;
+	for (size_t i = 0; s->robust_z && i < s->n_runs; i++) {
+		if (!(fabs(s->robust_z[i]) > STUNE_OUTLIER_Z))
+			continue;
+		if (!k)
+			fprintf(f,
+				"<p class=\"note\" id=\"outliers\">Outliers (robust z beyond ±%.1f; named, not "
+				"dropped):",
+				STUNE_OUTLIER_Z);
+		fprintf(f, "%s run %zu (", k ? ";" : "", i + 1);
+		html_str(f, s->runs[i]->path ? s->runs[i]->path : "stdin");
+		fputs(") ", f);
+		char shown[80];
+		struct jnum n = jnum_of(s->kiops[i]);
+		jnum_shown(shown, sizeof(shown), n, 1, 1);
+		fputs("<span", f);
+		num_attrs(f, key_of(key, sizeof(key), "summary.outliers.%zu.kiops", k), n, 1, false);
+		fprintf(f, ">%s</span> KIOPS", shown);
+		k++;
+	}
+	if (k)
+		fputs(".</p>\n", f);
+}
+
 static void compare_row(FILE *f, const char *key, const char *label, const char *source, const struct stune_stats *st)
 {
 	char k[96];
@@ -771,6 +800,7 @@ int render_report_html(FILE *f, const struct stune_report_set *s, const struct s
 	}
 	fputs("</h2>\n", f);
 	render_summary(f, &s->stats);
+	render_outliers(f, s);
 
 	fputs("<h2 id=\"latency\">Completion latency</h2>\n", f);
 	bool any = false;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report: per-run facts and the across-run statistics, text and JSON from one renderer. */
 #include "render.h"
+#include "stats/rank.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -140,6 +141,29 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 	out_obj_end(o);
 }
 
+/* The runs whose robust z is beyond STUNE_OUTLIER_Z: named, kept in every statistic above. */
+static void render_outliers(struct out *o, const struct stune_report_set *s)
+{
+	bool any = false;
+	out_arr_begin(o, "outliers");
+	for (size_t i = 0; s->robust_z && i < s->n_runs; i++) {
+		if (!(fabs(s->robust_z[i]) > STUNE_OUTLIER_Z))
+			continue;
+		if (!any)
+			out_text(o, "  outliers (robust z beyond ±%.1f; named, not dropped):\n", STUNE_OUTLIER_Z);
+		any = true;
+		const char *file = s->runs[i]->path ? s->runs[i]->path : "stdin";
+		out_obj_begin(o, NULL);
+		out_int(o, "run", "    run %s", (long long)(i + 1));
+		out_str(o, "file", " (%s)", strcmp(file, "-") ? file : "stdin");
+		out_dbl(o, "kiops", ": %s KIOPS", s->kiops[i], 1);
+		out_dbl(o, "robust_z", isfinite(s->robust_z[i]) ? ", z %s\n" : ", z %s (the other runs equal)\n",
+			isfinite(s->robust_z[i]) ? s->robust_z[i] : NAN, 1);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
 static void render_summary(struct out *o, const struct stune_report_set *s)
 {
 	const struct stune_stats *st = &s->stats;
@@ -166,6 +190,7 @@ static void render_summary(struct out *o, const struct stune_report_set *s)
 		st->has_stddev ? st->cov * 100 : NAN, 1);
 	if (!st->has_stddev)
 		out_text(o, "  (stddev and CoV need at least 2 runs)\n");
+	render_outliers(o, s);
 	out_obj_end(o);
 }
 

@@ -17,6 +17,7 @@
 #include "report/fio.h"
 #include "report/points.h"
 #include "report/resultset.h"
+#include "stats/rank.h"
 #include "net/http.h"
 #include "net/spool.h"
 #include "core/userfile.h"
@@ -27,6 +28,8 @@ void stune_report_set_clear(struct stune_report_set *s)
 		stune_fio_run_free(s->runs[i]);
 	free(s->runs);
 	free(s->kiops);
+	free(s->robust_z);
+	s->robust_z = NULL;
 	stune_strv_free(s->mismatch);
 	s->runs = NULL;
 	s->kiops = NULL;
@@ -219,7 +222,14 @@ int stune_report_set_stats(struct stune_report_set *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_runs; i++)
 		s->kiops[i] = s->runs[i]->iops / 1000.0;
-	return stune_stats_compute(s->kiops, s->n_runs, &s->stats);
+	int r = stune_stats_compute(s->kiops, s->n_runs, &s->stats);
+	if (r < 0 || s->n_runs < 3)
+		return r;
+	/* Outlier runs are named, never dropped: one odd run moves an average by several percent. */
+	free(s->robust_z);
+	if (!(s->robust_z = calloc(s->n_runs, sizeof(double))))
+		return -ENOMEM;
+	return stune_robust_z(s->kiops, s->n_runs, s->robust_z);
 }
 
 bool stune_report_is_file_arg(const char *s)

@@ -32,6 +32,7 @@ struct stune_report_set {
 	struct stune_fio_run **runs; /* owned: stune_report_set_clear */
 	size_t n_runs;
 	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */
+	double *robust_z;	  /* per run, with 3 runs or more (else NULL): stats/rank.h; |z| > 3.5 an outlier */
 	struct stune_stats stats; /* over kiops */
 	/* Runs that are not the same job as the first (fio version, job options): "run 2 (b.json): bs 4k vs
 	 * 8k". The statistics across them compare different things. */
@@ -72,7 +73,7 @@ void stune_report_compare_clear(struct stune_report_compare *c);
  */
 int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, struct stune_report_set *s,
 			void (*bad)(void *data, const char *msg), void *data);
-/* Per-run KIOPS and the statistics over them. */
+/* Per-run KIOPS, the statistics over them and (3 runs or more) each run's robust z. */
 int stune_report_set_stats(struct stune_report_set *s);
 
 /* A --compare argument that names a file rather than a phase. */

@@ -36,3 +36,12 @@ assert c["avg_change_pct"] == 17.506 and c["spread_change_points"] == -28.223, c
 print("ok   seed table: 6,255 / 37.3 % -> 7,350 / 9.1 %, +17.5 % avg")
 PY
 checks=$((checks + 3))
+# The baseline's 4,200 run is named an outlier (robust z), and so is its 6,700 run (the other
+# eight sit within 100 KIOPS of each other); both kept in every statistic above.
+(cd "$seed" && "$bin" report -o json base*.json) >"$work/b.json" 2>/dev/null
+checks=$((checks + 1))
+"$py" -c 'import json,sys
+o=json.load(open(sys.argv[1]))["summary"]["outliers"]
+assert [(x["file"], x["kiops"]) for x in o] == [("base1.json", 4200), ("base2.json", 6700)], o
+assert o[0]["robust_z"] < -3.5 < 3.5 < o[1]["robust_z"], o' "$work/b.json" &&
+	pass "seed baseline: the 4,200 and 6,700 runs named outliers, not dropped" || fail "seed baseline outliers: $(head -c 400 "$work/b.json")"
