@@ -25,11 +25,13 @@ run() { # WANT_RC ARGS...
 		echo "FAIL: report $*: exit $rc (want $want)"; cat "$work/vg"; fails=$((fails + 1))
 	fi
 }
-run 0 report "${all[@]}"
-run 0 report -o json --phase base --state-dir "$work/st" "${all[@]}"
-run 0 report --phase tuned --state-dir "$work/st" --compare base "${all[1]}" "${all[2]}"
+# The four fixtures are four jobs: refused as a set, kept with --allow-mixed.
+run 1 report "${all[@]}"
+run 0 report --allow-mixed "${all[@]}"
+run 0 report -o json --allow-mixed --phase base --state-dir "$work/st" "${all[@]}"
+run 0 report --allow-mixed --phase tuned --state-dir "$work/st" --compare base "${all[1]}" "${all[2]}"
 run 0 report -o json --state-dir "$work/st" --compare tuned "${all[0]}"
-run 0 report --state-dir "$work/st" --compare tuned --html "$work/r.html" "${all[@]}"
+run 0 report --allow-mixed --state-dir "$work/st" --compare tuned --html "$work/r.html" "${all[@]}"
 run 1 report --html "$work/nodir/r.html" "${all[0]}"
 run 1 report --html "$work/$(printf 'h%.0s' $(seq 1 250))" "${all[0]}"
 run 1 report "$work/truncated.json" "$work/other.json" "$work/missing.json"
@@ -38,13 +40,13 @@ run 1 report --phase x --state-dir "$work/file/st" "${all[0]}"
 run 1 report --state-dir "$work/st" --compare nope "${all[0]}"
 run 1 report --compare "${all[0]}" "${all[0]}"
 run 64 report --phase ../x "${all[0]}"
-run 0 report --group 0 "$fx/fio-2.1.4-5groups-json.json" "$fx/fio-2.17-randread-randwrite-2groups-json.json" \
+run 0 report --allow-mixed --group 0 "$fx/fio-2.1.4-5groups-json.json" "$fx/fio-2.17-randread-randwrite-2groups-json.json" \
 	"$fx/fio-3.1-randread-1job-json.json"
 # fio groups refused, one kept; the same run twice refused; --compare across jobs (warnings).
 run 1 report "$fx/fio-3.33-stonewall-2groups-json.json"
 run 0 report --group 1 "$fx/fio-3.33-stonewall-2groups-json.json"
 run 1 report "${all[0]}" "${all[0]}"
-run 0 report --state-dir "$work/st" --compare base "$fx/fio-3.1-randread-1job-json.json" "$fx/fio-3.33-global-mixed-json.json"
+run 0 report --allow-mixed --state-dir "$work/st" --compare base "$fx/fio-3.1-randread-1job-json.json" "$fx/fio-3.33-global-mixed-json.json"
 # Upload paths without a server: port 1 refuses at once (3 tries, 1 s and 2 s apart).
 printf '[upload]\nurl = http://127.0.0.1:1/write\nbogus = 1\n' >"$work/bad.conf"
 printf 'user:pw\n' >"$work/open.auth"
