@@ -1192,7 +1192,7 @@ static bool known_verify_state(const char *vs)
 
 /*
  * What no scsitune upload can have written is not judged: a KIOPS value of
- * zero or below, a point outside the window asked for, a verify_state
+ * zero or below, a point more than a second outside the window asked for, a verify_state
  * scsitune does not write. -EBADMSG with *err naming the host, phase and
  * what was wrong.
  */
@@ -1213,7 +1213,8 @@ static int check_series(const struct stune_query *q, const struct stune_qseries 
 				return stune_errf(err, -EBADMSG,
 						  "host %s, phase %s: a KIOPS value of %g (zero or below: not a run)",
 						  host, phase, s->v[k]);
-			if (s->ts[k] < q->start_ms || s->ts[k] > q->end_ms) {
+			/* A second of slack: a service may round the window's ends to whole seconds. */
+			if (s->ts[k] < q->start_ms - 1000 || s->ts[k] > q->end_ms + 1000) {
 				char at[32], from[32], to[32];
 				return stune_errf(
 				    err, -EBADMSG,
