@@ -56,12 +56,38 @@ comp scsitune ''
 for c in $commands; do expect_has "$c" "command name"; done
 comp scsitune --
 for o in $(long_opts <<<"$main_help"); do expect_has "$o" "global option"; done
+global=$(sed -n '/^Global options:/,/^$/p' <<<"$main_help" | long_opts)
 for c in $commands; do
 	[ "$c" = help ] && continue
-	comp scsitune "$c" --
-	for o in $("$bin" "$c" --help | long_opts); do expect_has "$o" "option of $c"; done
 	comp scsitune help ''
 	expect_has "$c" "help CMD"
+	cmd_help=$("$bin" "$c" --help)
+	if ! grep -q '^Options by mode' <<<"$cmd_help"; then
+		comp scsitune "$c" --
+		for o in $(long_opts <<<"$cmd_help"); do expect_has "$o" "option of $c"; done
+		continue
+	fi
+	# A command with modes (report, payload): on a line in a mode, exactly that mode's options of
+	# --help's "Options by mode" block and the global ones; report before a mode is chosen: the fio
+	# FILE mode's and the options that choose the others. Every option is offered in some mode.
+	offered=""
+	while IFS= read -r line; do
+		mode=${line%%:*} opts=$(long_opts <<<"${line#*:}" | tr '\n' ' ')
+		read -ra mw <<<"${mode# }"
+		case ${mw[1]} in
+		FILE...) comp scsitune "$c" -- ;;
+		--query) comp scsitune "$c" --query http://vm:8428 -- ;;
+		*) comp scsitune "$c" "${mw[1]}" -- ;;
+		esac
+		want="$global $opts"
+		[ "${mw[1]}" = FILE... ] && want+=" $(awk '{print $2}' <<<"$(sed -n '/^Options by mode/,/^$/p' <<<"$cmd_help" | grep -oE '^  [a-z]+ --[a-z]+')")"
+		expect_only "$(tr -s ' \n' '  ' <<<"$want" | sed 's/^ //; s/ $//')" "${mode# }: the mode's options"
+		offered+=" $opts"
+	done < <(sed -n '/^Options by mode/,/^$/p' <<<"$cmd_help" | sed '1d;/^$/d' |
+		awk '/^  [a-z]/ {if (l) print l; l = $0; next} {l = l " " $0} END {if (l) print l}')
+	for o in $(long_opts <<<"$cmd_help"); do
+		grep -qxF -- "$o" <<<"$global" || [[ " $offered " == *" $o "* ]] || fail "option of $c: '$o' in no mode"
+	done
 done
 
 comp scsitune -o ''
