@@ -165,6 +165,10 @@ static int check_opts(const struct query_opts *q, const char *phase, const char 
 		usage_error("report", "--query: --phase and --compare name the same phase '%s'", phase);
 		return EXIT_USAGE;
 	}
+	if (q->confidence_given && !q->gate) {
+		usage_error("report", "--confidence is the confidence of --gate's tests: give --gate");
+		return EXIT_USAGE;
+	}
 	if (q->hosts && q->hosts_file) {
 		usage_error("report", "--hosts and --hosts-file: one or the other");
 		return EXIT_USAGE;
@@ -271,7 +275,7 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 		return EXIT_USAGE;
 	}
 	_cleanup_(stune_gate_freep) struct stune_gate *gate = NULL;
-	if (q->gate && stune_gate_parse(q->gate, compare != NULL, &gate, &err) < 0) {
+	if (q->gate && stune_gate_parse(q->gate, compare != NULL, q->confidence, &gate, &err) < 0) {
 		usage_error("report", "--gate %s", err ? err : "out of memory");
 		return EXIT_USAGE;
 	}

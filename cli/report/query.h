@@ -13,6 +13,8 @@ struct query_opts {
 	const char *hosts_file; /* --hosts-file */
 	const char *since;	/* --since */
 	const char *gate;	/* --gate */
+	double confidence;	/* --confidence, a fraction (STUNE_GATE_CONFIDENCE) */
+	bool confidence_given;
 	char **hosts;		/* --hosts, split at ',' (NULL-terminated) */
 	size_t n_hosts;
 	long timeout_s;	  /* --query-timeout; 0: the settings file's, else 30 */

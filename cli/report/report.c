@@ -19,6 +19,7 @@
 #include "core/statefile.h"
 #include "core/root.h"
 #include "core/strv.h"
+#include "fleet/gate.h"
 #include "report/fio.h"
 #include "report/resultset.h"
 #include "report/runner.h"
@@ -69,6 +70,7 @@ enum {
 	OPT_HOSTS_FILE,
 	OPT_SINCE,
 	OPT_GATE,
+	OPT_CONFIDENCE,
 	OPT_QUERY_TIMEOUT,
 	OPT_GROUP,
 	OPT_HTML,
@@ -108,6 +110,7 @@ static const struct mode_opt report_opts_table[] = {
     {"hosts-file", required_argument, OPT_HOSTS_FILE, Q_},
     {"since", required_argument, OPT_SINCE, Q_},
     {"gate", required_argument, OPT_GATE, Q_},
+    {"confidence", required_argument, OPT_CONFIDENCE, Q_},
     {"query-timeout", required_argument, OPT_QUERY_TIMEOUT, Q_},
     {"runs", required_argument, OPT_RUNS, R_},
     {"device", required_argument, OPT_DEVICE, R_},
@@ -187,8 +190,12 @@ void help_report(FILE *f)
 	      "      --hosts-file FILE    only the hosts in FILE, one per line\n"
 	      "      --since DUR          the window: 90s, 30m, 12h, 7d, 2w (default 7d)\n"
 	      "      --gate EXPR          conditions the selection must meet, else exit 4:\n"
-	      "                           kiops>=+5%,spread<=15%,drifted=0\n"
-	      "                           (see scsitune-report(8))\n"
+	      "                           kiops>=+5%,spread<=15%,drifted=0; a change\n"
+	      "                           (kiops>=+5%) is a one-sided rank test of the\n"
+	      "                           runs (selection.kiops: of the hosts), not of\n"
+	      "                           averages (see scsitune-report(8))\n"
+	      "      --confidence PCT     the confidence each change test must reach\n"
+	      "                           (default 95; 50 to 99.9)\n"
 	      "      --query-timeout S    seconds one try may take (default 30; 3 tries)\n"
 	      "\nRunning fio (--run; the outputs are kept in STATE_DIR/runs/):\n"
 	      "      --run                run fio N times and report those runs (no FILE)\n"
@@ -583,6 +590,15 @@ static int query_opt(struct query_opts *q, int c, const char *arg)
 	static const char *const names[] = {"--query", "--query-api", "--hosts", "--hosts-file", "--since", "--gate"};
 	if (c == OPT_HOSTS)
 		return query_hosts_opt(q, arg);
+	if (c == OPT_CONFIDENCE) {
+		if (stune_gate_parse_confidence(arg, &q->confidence) < 0) {
+			usage_error("report", "--confidence: '%s' is not a percentage from %g to %g", arg,
+				    STUNE_GATE_CONFIDENCE_MIN * 100, STUNE_GATE_CONFIDENCE_MAX * 100);
+			return EXIT_USAGE;
+		}
+		q->confidence_given = true;
+		return CLI_GO_ON;
+	}
 	if (c == OPT_QUERY_TIMEOUT) {
 		if (stune_parse_upload_timeout(arg, &q->timeout_s) < 0) {
 			usage_error("report", "--query-timeout: '%s' is not a number of seconds from %d to %d", arg,
@@ -660,6 +676,7 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 	case OPT_HOSTS_FILE:
 	case OPT_SINCE:
 	case OPT_GATE:
+	case OPT_CONFIDENCE:
 	case OPT_QUERY_TIMEOUT:
 		return query_opt(&ro->q, c, arg);
 	case OPT_UPLOAD_TIMEOUT:
@@ -875,6 +892,7 @@ static int report_options(struct global_opts *g, struct report_opts *ro, char **
 int cmd_report(struct global_opts *g, int argc, char **argv)
 {
 	struct report_opts ro = {.state_dir = DEFAULT_STATE_DIR,
+				 .q = {.confidence = STUNE_GATE_CONFIDENCE},
 				 .verbose = g->verbose,
 				 .runs = STUNE_FIO_DEFAULT_RUNS,
 				 .job = {.rw = STUNE_FIO_SEED_RW,

@@ -166,6 +166,70 @@ CASE(bad_input, "an empty side, a value not positive and finite, a confidence ou
 	CHECK(stune_median(a, 0, &med) == -EINVAL);
 }
 
+CASE(signed_rank, "Wilcoxon signed-rank: 5 units all above p = 1/32, one below (rank 1) 2/32; 4 units are too few "
+		  "for 95 %; the estimate is the median Walsh average, the bound the smallest at n = 5")
+{
+	struct stune_shift_test t;
+	double up[] = {0.01, 0.02, 0.03, 0.04, 0.05}, one[] = {-0.01, 0.02, 0.03, 0.04, 0.05};
+	CHECK(stune_signed_rank_test(up, 5, 0, 0.95, &t) == 0 && t.u == 15 && NEAR(t.p, 1.0 / 32, 1e-12));
+	CHECK(NEAR(t.best_p, 1.0 / 32, 1e-12) && t.enough);
+	CHECK_MSG(NEAR(t.estimate, expm1(0.03), 1e-12) && NEAR(t.lower, expm1(0.01), 1e-12), "estimate %g lower %g",
+		  t.estimate, t.lower);
+	CHECK(stune_signed_rank_test(one, 5, 0, 0.95, &t) == 0 && t.u == 14 && NEAR(t.p, 2.0 / 32, 1e-12));
+	CHECK(stune_signed_rank_test(up, 4, 0, 0.95, &t) == 0 && !t.enough && t.lower == -INFINITY);
+	/* The shift: against +3 % (log1p) the units 0.01 and 0.02 are below. */
+	CHECK(stune_signed_rank_test(up, 5, expm1(0.03), 0.95, &t) == 0 && t.p > 0.05);
+	/* A unit exactly at the shift is dropped: 4 signed units, all +, p = 1/16. */
+	CHECK(stune_signed_rank_test(up, 5, expm1(0.01), 0.95, &t) == 0 && NEAR(t.p, 1.0 / 16, 1e-12));
+	double bad[] = {0.1, NAN};
+	CHECK(stune_signed_rank_test(bad, 2, 0, 0.95, &t) == -EINVAL && stune_signed_rank_test(up, 0, 0, 0.95, &t) == -EINVAL);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+CASE(signed_rank_walsh, "the estimate and bound found without the Walsh averages in memory equal the sorted list's, "
+			"on 200 random sets of 1 to 40 units")
+{
+	static double x[40], w[40 * 41 / 2];
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 1 + (size_t)(uniform() * 40), M = n * (n + 1) / 2, k = 0;
+		for (size_t i = 0; i < n; i++)
+			x[i] = (uniform() - 0.4) * 0.2;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i; j < n; j++)
+				w[k++] = (x[i] + x[j]) / 2;
+		qsort(w, M, sizeof(double), cmp_dbl);
+		double med = M % 2 ? w[M / 2] : (w[M / 2 - 1] + w[M / 2]) / 2;
+		struct stune_shift_test t;
+		CHECK(stune_signed_rank_test(x, n, 0, 0.9, &t) == 0);
+		CHECK_MSG(NEAR(log1p(t.estimate), med, 1e-12), "n %zu: estimate %g, want %g", n, log1p(t.estimate), med);
+		if (!t.enough)
+			continue;
+		/* The bound is a Walsh average, and W+ against it just below is >= the critical count. */
+		bool found = false;
+		for (size_t i = 0; i < M; i++)
+			found = found || NEAR(w[i], log1p(t.lower), 1e-12);
+		CHECK_MSG(found, "n %zu: the bound %g is not a Walsh average", n, log1p(t.lower));
+		struct stune_shift_test at;
+		CHECK(stune_signed_rank_test(x, n, expm1(log1p(t.lower) - 1e-9), 0.9, &at) == 0 && at.p <= 0.1 + 1e-12);
+	}
+}
+
+CASE(signed_rank_normal, "beyond the exact sizes the normal approximation agrees with the exact tail (200 vs 201)")
+{
+	static double x[201];
+	for (int i = 0; i < 201; i++)
+		x[i] = (i % 3 ? 0.02 : -0.015) * (1 + i / 400.0);
+	struct stune_shift_test exact, approx;
+	CHECK(stune_signed_rank_test(x, 200, 0, 0.95, &exact) == 0 && stune_signed_rank_test(x, 201, 0, 0.95, &approx) == 0);
+	CHECK_MSG(NEAR(exact.p, approx.p, 0.01), "exact %g, normal %g", exact.p, approx.p);
+	CHECK(exact.lower > -1 && approx.lower > -1 && NEAR(exact.lower, approx.lower, 0.005));
+}
+
 int main(int argc, char **argv)
 {
 	return tap_main(argc, argv);

@@ -11,6 +11,7 @@
 
 #include "core/strv.h"
 #include "fleet/query.h"
+#include "stats/rank.h"
 
 static const char *const metric_names[] = {
     [STUNE_GATE_KIOPS] = "kiops",
@@ -117,6 +118,13 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 		out->change = pct;
 		if (pct && !compare)
 			return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
+		if (pct && (out->op == STUNE_GATE_EQ || out->op == STUNE_GATE_NE))
+			return stune_errf(err, -EINVAL,
+					  "'%s': a change is a one-sided test (kiops>=+5%%, kiops>-2%%, kiops<=+10%%): "
+					  "use >=, >, <= or <",
+					  c);
+		if (pct && !(v > -100))
+			return stune_errf(err, -EINVAL, "'%s': a change is above -100%%", c);
 		if (!pct && sign)
 			return stune_errf(err, -EINVAL,
 					  "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)", c);
@@ -143,9 +151,27 @@ static int add_implicit(struct stune_gate *g, enum stune_gate_metric m, enum stu
 	return 0;
 }
 
-int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, char **err)
+int stune_gate_parse_confidence(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	double v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || *end || !(v / 100 >= STUNE_GATE_CONFIDENCE_MIN && v / 100 <= STUNE_GATE_CONFIDENCE_MAX))
+		return -EINVAL;
+	*out = v / 100;
+	return 0;
+}
+
+int stune_gate_parse(const char *expr, bool compare, double confidence, struct stune_gate **out, char **err)
 {
 	*err = NULL;
+	if (!(confidence >= STUNE_GATE_CONFIDENCE_MIN && confidence <= STUNE_GATE_CONFIDENCE_MAX))
+		return stune_errf(err, -EINVAL, "a confidence of %g %% is outside %g-%g %%", confidence * 100,
+				  STUNE_GATE_CONFIDENCE_MIN * 100, STUNE_GATE_CONFIDENCE_MAX * 100);
 	size_t max = 4; /* one condition, and the implicit ones */
 	for (const char *p = expr; *p; p++)
 		max += *p == ',';
@@ -173,6 +199,7 @@ int stune_gate_parse(const char *expr, bool compare, struct stune_gate **out, ch
 	if (r < 0 || (r = add_implicit(g, STUNE_GATE_APART, STUNE_GATE_EQ, 0)) < 0 ||
 	    (r = add_implicit(g, STUNE_GATE_HOSTS, STUNE_GATE_GE, 1)) < 0)
 		return r;
+	g->confidence = confidence;
 	*out = steal_pointer(&g);
 	return 0;
 }
@@ -184,6 +211,8 @@ void stune_gate_result_free(struct stune_gate_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->o[i].misses);
 		free(r->o[i].names);
+		free(r->o[i].tests);
+		free(r->o[i].tested);
 	}
 	free(r->o);
 	free(r);
@@ -208,15 +237,116 @@ static bool holds(enum stune_gate_op op, double a, double b)
 	return false;
 }
 
+static bool is_upper(enum stune_gate_op op)
+{
+	return op == STUNE_GATE_LE || op == STUNE_GATE_LT;
+}
+
+/* The test's answer for the condition's direction (upper: the sides were swapped, the change inverted). */
+static void fill_test(const struct stune_shift_test *t, bool upper, size_t n_ref, size_t n_cur,
+		      struct stune_gate_test *out)
+{
+	*out = (struct stune_gate_test){
+	    .verdict = !t->enough ? STUNE_GATE_TOO_FEW : t->p <= 1 - t->confidence ? STUNE_GATE_SHOWN
+										 : STUNE_GATE_NOT_SHOWN,
+	    .upper = upper,
+	    .estimate = upper ? 1 / (1 + t->estimate) - 1 : t->estimate,
+	    .bound = !isfinite(t->lower) ? NAN : upper ? 1 / (1 + t->lower) - 1 : t->lower,
+	    .reached = 1 - t->p,
+	    .best = 1 - t->best_p,
+	    .n_ref = n_ref,
+	    .n_cur = n_cur,
+	};
+}
+
+int stune_gate_host_test(enum stune_gate_op op, double value, double confidence, const double *ref, size_t m,
+			 const double *cur, size_t n, struct stune_gate_test *out)
+{
+	if (op == STUNE_GATE_EQ || op == STUNE_GATE_NE || !(value > -100))
+		return -EINVAL;
+	double d = value / 100;
+	bool upper = is_upper(op);
+	struct stune_shift_test t;
+	/* Below (1 + d) times the reference: the reference runs above the current ones scaled by 1 / (1 + d). */
+	int r = upper ? stune_shift_test(cur, n, ref, m, 1 / (1 + d) - 1, confidence, &t)
+		      : stune_shift_test(ref, m, cur, n, d, confidence, &t);
+	if (r < 0)
+		return r;
+	fill_test(&t, upper, m, n, out);
+	return 0;
+}
+
+int stune_gate_selection_test(enum stune_gate_op op, double value, double confidence, const double *x, size_t n,
+			      struct stune_gate_test *out)
+{
+	if (op == STUNE_GATE_EQ || op == STUNE_GATE_NE || !(value > -100) || n == 0)
+		return -EINVAL;
+	double d = value / 100;
+	bool upper = is_upper(op);
+	_cleanup_free_ double *neg = NULL;
+	if (upper) {
+		if (!(neg = malloc(n * sizeof(*neg))))
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			neg[i] = -x[i];
+	}
+	struct stune_shift_test t;
+	int r = stune_signed_rank_test(upper ? neg : x, n, upper ? 1 / (1 + d) - 1 : d, confidence, &t);
+	if (r < 0)
+		return r;
+	fill_test(&t, upper, 0, n, out);
+	return 0;
+}
+
+/* A compared host's change test for c; false when the host has no runs on a side. */
+static int host_change(const struct stune_gate_cond *c, double confidence, const struct stune_qhost *h,
+		       struct stune_gate_test *t)
+{
+	if (!h->has_cmp || !h->cur.n || !h->ref.n)
+		return 0;
+	int r = stune_gate_host_test(c->op, c->value, confidence, h->ref.kiops, h->ref.n, h->cur.kiops, h->cur.n, t);
+	return r < 0 ? r : 1;
+}
+
+/* The selection's change: its hosts as units (one host: its runs). */
+static int selection_change(const struct stune_gate_cond *c, double confidence, const struct stune_fleet *f,
+			    struct stune_gate_outcome *o)
+{
+	_cleanup_free_ double *x = calloc(f->n_hosts ? f->n_hosts : 1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	size_t n = 0, one = 0;
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const struct stune_qhost *h = &f->hosts[i];
+		struct stune_gate_test t;
+		if (h->status != STUNE_QHOST_COMPARED)
+			continue;
+		/* Each host's change: its Hodges-Lehmann estimate (the same whatever the condition's value). */
+		int r = host_change(&(struct stune_gate_cond){.op = STUNE_GATE_GE}, confidence, h, &t);
+		if (r < 0)
+			return r;
+		if (r) {
+			x[n++] = log1p(t.estimate);
+			one = i;
+		}
+	}
+	if (!n)
+		return 0;
+	int r = n == 1 ? host_change(c, confidence, &f->hosts[one], &o->sel)
+		       : stune_gate_selection_test(c->op, c->value, confidence, x, n, &o->sel);
+	if (r < 0)
+		return r;
+	o->has_sel = o->have_value = true;
+	o->value = o->sel.estimate * 100;
+	o->passed = o->sel.verdict == STUNE_GATE_SHOWN;
+	return 0;
+}
+
 /* A per-host value; false when it cannot be computed. */
 static bool host_value(const struct stune_gate_cond *c, const struct stune_qhost *h, double *v)
 {
 	switch (c->metric) {
 	case STUNE_GATE_KIOPS:
-		if (c->change) {
-			*v = h->cmp.avg_change * 100;
-			return h->has_cmp;
-		}
 		*v = h->cur.stats.avg;
 		return true;
 	case STUNE_GATE_SPREAD:
@@ -236,8 +366,8 @@ static bool selection_value(const struct stune_gate_cond *c, const struct stune_
 		return false;
 	switch (c->metric) {
 	case STUNE_GATE_SEL_KIOPS:
-		*v = c->change ? f->cmp.avg_change * 100 : f->cur.avg;
-		return !c->change || f->has_cmp;
+		*v = f->cur.avg;
+		return true;
 	case STUNE_GATE_SEL_SPREAD:
 		*v = f->cur.spread * 100;
 		return true;
@@ -265,19 +395,36 @@ static bool counted(enum stune_gate_metric m, const struct stune_qhost *h)
 	}
 }
 
-static int eval_one(const struct stune_gate_cond *c, const struct stune_fleet *f, struct stune_gate_outcome *o)
+static int eval_one(const struct stune_gate_cond *c, double confidence, const struct stune_fleet *f,
+		    struct stune_gate_outcome *o)
 {
+	if (c->metric == STUNE_GATE_SEL_KIOPS && c->change)
+		return selection_change(c, confidence, f, o);
 	if (c->metric <= STUNE_GATE_COV) {
+		size_t nh = f->n_hosts ? f->n_hosts : 1;
 		o->per_host = true;
-		if (!(o->misses = calloc(f->n_hosts ? f->n_hosts : 1, sizeof(*o->misses))))
+		if (!(o->misses = calloc(nh, sizeof(*o->misses))))
+			return -ENOMEM;
+		if (c->change && (!(o->tests = calloc(nh, sizeof(*o->tests))) || !(o->tested = calloc(nh, sizeof(bool)))))
 			return -ENOMEM;
 		for (size_t i = 0; i < f->n_hosts; i++) {
 			const struct stune_qhost *h = &f->hosts[i];
 			double v = 0;
 			if (h->status != STUNE_QHOST_COMPARED)
 				continue;
-			bool known = host_value(c, h, &v);
-			if (!known || !holds(c->op, v, c->value))
+			bool known, met;
+			if (c->change) {
+				int r = host_change(c, confidence, h, &o->tests[i]);
+				if (r < 0)
+					return r;
+				o->tested[i] = known = r > 0;
+				v = known ? o->tests[i].estimate * 100 : 0;
+				met = known && o->tests[i].verdict == STUNE_GATE_SHOWN;
+			} else {
+				known = host_value(c, h, &v);
+				met = known && holds(c->op, v, c->value);
+			}
+			if (!met)
 				o->misses[o->n_misses++] =
 				    (struct stune_gate_miss){.host = i, .unknown = !known, .value = v};
 		}
@@ -307,7 +454,7 @@ int stune_gate_eval(const struct stune_gate *g, const struct stune_fleet *f, str
 		return -ENOMEM;
 	r->passed = true;
 	for (size_t i = 0; i < g->n; i++) {
-		int e = eval_one(&g->conds[i], f, &r->o[i]);
+		int e = eval_one(&g->conds[i], g->confidence, f, &r->o[i]);
 		r->n++;
 		if (e < 0)
 			return e;

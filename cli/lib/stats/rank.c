@@ -160,3 +160,159 @@ double stune_jain_index(const double *x, size_t n)
 	}
 	return n && sq > 0 ? sum * sum / ((double)n * sq) : 0;
 }
+
+/* W+'s exact null distribution for n units: c[k], k = 0..n(n+1)/2, subsets of 1..n with rank sum k. */
+static int w_null(size_t n, double **c)
+{
+	size_t len = n * (n + 1) / 2 + 1;
+	double *f = calloc(len, sizeof(double));
+	if (!f)
+		return -ENOMEM;
+	f[0] = 1;
+	for (size_t r = 1, top = 0; r <= n; top += r, r++)
+		for (size_t k = top + r + 1; k-- > r;)
+			f[k] += f[k - r];
+	*c = f;
+	return 0;
+}
+
+/* P(W+ >= w) for n units: exact from c (NULL: the normal approximation, continuity corrected). */
+static double w_tail(const double *c, size_t n, double w)
+{
+	double nn = (double)n;
+	if (!c) {
+		double mean = nn * (nn + 1) / 4, sd = sqrt(nn * (nn + 1) * (2 * nn + 1) / 24);
+		return 0.5 * erfc((w - 0.5 - mean) / sd / sqrt(2));
+	}
+	size_t len = n * (n + 1) / 2 + 1, from = (size_t)floor(w);
+	double total = 0, tail = 0;
+	for (size_t k = 0; k < len; k++) {
+		total += c[k];
+		if (k >= from)
+			tail += c[k];
+	}
+	return tail / total;
+}
+
+/* The Walsh averages (s_i + s_j) / 2, i <= j, of sorted s[n] that are <= v. */
+static size_t walsh_at_most(const double *s, size_t n, double v)
+{
+	size_t count = 0, j = n;
+	for (size_t i = 0; i < n; i++) {
+		while (j > i && (s[i] + s[j - 1]) / 2 > v)
+			j--;
+		if (j <= i)
+			break;
+		count += j - i;
+	}
+	return count;
+}
+
+/* The k-th smallest (1-based) Walsh average of sorted s[n], without the n(n+1)/2 of them in memory. */
+static double walsh_kth(const double *s, size_t n, size_t k)
+{
+	double lo = s[0], hi = s[n - 1];
+	if (walsh_at_most(s, n, lo) >= k)
+		return lo;
+	for (int it = 0; it < 200 && lo < hi; it++) {
+		double mid = lo + (hi - lo) / 2;
+		if (mid <= lo || mid >= hi)
+			break;
+		if (walsh_at_most(s, n, mid) >= k)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	/* The k-th lies in (lo, hi]: the largest Walsh average <= hi. */
+	double best = -INFINITY;
+	for (size_t i = 0, j = n; i < n; i++) {
+		while (j > i && (s[i] + s[j - 1]) / 2 > hi)
+			j--;
+		if (j <= i)
+			break;
+		double w = (s[i] + s[j - 1]) / 2;
+		best = w > best ? w : best;
+	}
+	return best;
+}
+
+struct ranked {
+	double a; /* |x - shift| */
+	bool pos;
+};
+static int ranked_cmp(const void *p, const void *q)
+{
+	const struct ranked *x = p, *y = q;
+	return (x->a > y->a) - (x->a < y->a);
+}
+
+/* W+ of x[n] against shift (zeros dropped: *nz units keep a sign; ties at their mid-rank). */
+static int signed_ranks(const double *x, size_t n, double shift, double *w, size_t *nz)
+{
+	struct ranked *r = malloc(n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	*nz = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != shift)
+			r[(*nz)++] = (struct ranked){fabs(x[i] - shift), x[i] > shift};
+	qsort(r, *nz, sizeof(*r), ranked_cmp);
+	*w = 0;
+	for (size_t i = 0; i < *nz;) {
+		size_t j = i;
+		while (j < *nz && r[j].a == r[i].a)
+			j++;
+		for (size_t k = i; k < j; k++)
+			*w += r[k].pos ? (double)(i + 1 + j) / 2 : 0; /* ranks i+1..j share their mean */
+		i = j;
+	}
+	free(r);
+	return 0;
+}
+
+int stune_signed_rank_test(const double *x, size_t n, double d, double confidence, struct stune_shift_test *out)
+{
+	if (n == 0 || !(confidence > 0 && confidence < 1) || !(d > -1) || !isfinite(d))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return -EINVAL;
+	double shift = log1p(d), alpha = 1 - confidence, w;
+	size_t nz, M = n * (n + 1) / 2;
+	int e = signed_ranks(x, n, shift, &w, &nz);
+	if (e < 0)
+		return e;
+	double *s = malloc(n * sizeof(double)), *c = NULL, *cz = NULL;
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, x, n * sizeof(double));
+	qsort(s, n, sizeof(double), dbl_cmp);
+	bool exact = n <= STUNE_RANK_SIGNED_EXACT_MAX;
+	if (exact && ((e = w_null(n, &c)) < 0 || (nz < n && (e = w_null(nz, &cz)) < 0))) {
+		free(c);
+		free(s);
+		return e;
+	}
+	*out = (struct stune_shift_test){.u = w, .confidence = confidence, .lower = -INFINITY};
+	out->estimate = expm1((walsh_kth(s, n, (M + 1) / 2) + walsh_kth(s, n, M / 2 + 1)) / 2);
+	out->p = nz ? w_tail(nz < n ? cz : c, nz, w) : 1;
+	out->best_p = w_tail(c, n, (double)M);
+	out->enough = out->best_p <= alpha;
+	/* w_crit, the smallest W+ taken as shown: the tail falls as w grows (bisection). */
+	if (out->enough) {
+		size_t lo = 0, hi = M; /* tail(hi) <= alpha */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (w_tail(c, n, (double)mid) <= alpha)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		/* Every shift below the (M - w_crit + 1)-th smallest Walsh average leaves W+ >= w_crit. */
+		out->lower = expm1(walsh_kth(s, n, M - lo + 1));
+	}
+	free(cz);
+	free(c);
+	free(s);
+	return 0;
+}

@@ -54,3 +54,18 @@ int stune_robust_z(const double *v, size_t n, double *z);
 
 /* Jain's fairness index (sum x)^2 / (n sum x^2): 1 when every share is equal, 1/n when one takes all. */
 double stune_jain_index(const double *x, size_t n);
+
+/*
+ * The one-sample form for hosts as units (a selection): x[n] are the units'
+ * changes on a log scale (log(cur / ref) per host), and the test is the
+ * one-sided Wilcoxon signed-rank test of "their median is above log1p(d)":
+ * W+ is the sum of the ranks of |x_i - log1p(d)| whose sign is +, zeros
+ * dropped, ties given their mid-rank (counted down: conservative). Exact up
+ * to STUNE_RANK_SIGNED_EXACT_MAX units, normal beyond. estimate: the
+ * Hodges-Lehmann estimate (the median of the Walsh averages (x_i + x_j) / 2,
+ * i <= j) as a fraction, lower its one-sided bound; u is W+, best_p 1 / 2^n.
+ * -EINVAL for n == 0, a value that is not finite, a confidence outside (0, 1);
+ * -ENOMEM.
+ */
+#define STUNE_RANK_SIGNED_EXACT_MAX 200
+int stune_signed_rank_test(const double *x, size_t n, double d, double confidence, struct stune_shift_test *out);
