@@ -432,10 +432,102 @@ static void fmt_value(char *buf, size_t size, const struct stune_gate_cond *c, d
 		snprintf(buf, size, "%.2f %%", v);
 }
 
-static void render_outcome(struct out *o, const struct stune_fleet *f, const struct stune_gate_cond *c,
+const char *gate_verdict_name(enum stune_gate_verdict v)
+{
+	return v == STUNE_GATE_SHOWN ? "shown" : v == STUNE_GATE_NOT_SHOWN ? "not shown" : "too few";
+}
+
+/* What a test's counts are: "6 and 6 runs", "8 hosts". */
+static void test_units(char *buf, size_t size, const struct stune_gate_test *t)
+{
+	if (t->n_ref)
+		snprintf(buf, size, "%zu and %zu runs", t->n_ref, t->n_cur);
+	else
+		snprintf(buf, size, "%zu hosts", t->n_cur);
+}
+
+void gate_test_estimate(char *buf, size_t size, const struct stune_gate_test *t)
+{
+	if (isnan(t->bound))
+		snprintf(buf, size, "%+.1f %%", t->estimate * 100);
+	else
+		snprintf(buf, size, "%+.1f %%, at %s %+.1f %%", t->estimate * 100, t->upper ? "most" : "least",
+			 t->bound * 100);
+}
+
+void gate_test_reason(char *buf, size_t size, const struct stune_gate_test *t, double confidence)
+{
+	char u[64];
+	test_units(u, sizeof(u), t);
+	if (t->verdict == STUNE_GATE_TOO_FEW)
+		snprintf(buf, size, "too few %s for %g %%: %s reach at most %.1f %%", t->n_ref ? "runs" : "hosts",
+			 confidence * 100, u, t->best * 100);
+	else
+		snprintf(buf, size, "%s at %g %%: %.1f %% reached (%s)", gate_verdict_name(t->verdict), confidence * 100,
+			 t->reached * 100, u);
+}
+
+static void render_test_json(struct out *o, const char *host, const struct stune_gate_test *t, double confidence)
+{
+	char reason[160];
+	out_obj_begin(o, NULL);
+	out_str(o, "host", NULL, host);
+	out_str(o, "verdict", NULL, gate_verdict_name(t->verdict));
+	out_dbl(o, "estimate_pct", NULL, t->estimate * 100, 2);
+	out_str(o, "bound", NULL, t->upper ? "upper" : "lower");
+	out_dbl(o, "bound_pct", NULL, t->bound * 100, 2);
+	out_dbl(o, "reached_pct", NULL, t->reached * 100, 2);
+	out_dbl(o, "best_pct", NULL, t->best * 100, 2);
+	if (t->n_ref) {
+		out_int(o, "reference_runs", NULL, (long long)t->n_ref);
+		out_int(o, "current_runs", NULL, (long long)t->n_cur);
+		out_str(o, "hosts", NULL, NULL);
+	} else {
+		out_str(o, "reference_runs", NULL, NULL);
+		out_str(o, "current_runs", NULL, NULL);
+		out_int(o, "hosts", NULL, (long long)t->n_cur);
+	}
+	gate_test_reason(reason, sizeof(reason), t, confidence);
+	out_str(o, "reason", NULL, reason);
+	out_obj_end(o);
+}
+
+/* One text line per tested host (the ones that did not show it first), at most 20. */
+#define GATE_HOST_LINES 20
+static void render_host_tests(struct out *o, const struct stune_fleet *f, const struct stune_gate_outcome *oc,
+			      double confidence)
+{
+	char est[96], reason[160], u[64];
+	size_t shown = 0, total = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->n_hosts; i++) {
+			if (!oc->tested[i] || (oc->tests[i].verdict == STUNE_GATE_SHOWN) != (pass == 1))
+				continue;
+			total++;
+			if (shown >= GATE_HOST_LINES)
+				continue;
+			shown++;
+			const struct stune_gate_test *t = &oc->tests[i];
+			gate_test_estimate(est, sizeof(est), t);
+			out_text(o, "          %s: %s; ", f->hosts[i].name, est);
+			if (t->verdict == STUNE_GATE_SHOWN) {
+				test_units(u, sizeof(u), t);
+				out_text(o, "%.1f %% (%s)\n", t->reached * 100, u);
+			} else {
+				gate_test_reason(reason, sizeof(reason), t, confidence);
+				out_text(o, "%s\n", reason);
+			}
+		}
+	if (total > shown)
+		out_text(o, "          and %zu more (-o json lists each)\n", total - shown);
+}
+
+static void render_outcome(struct out *o, const struct stune_fleet *f, const struct stune_gate *g, size_t k,
 			   const struct stune_gate_outcome *oc)
 {
-	char v[64], item[640];
+	const struct stune_gate_cond *c = &g->conds[k];
+	char v[64], item[640], est[96], reason[160];
+	bool sel_change = c->change && c->metric == STUNE_GATE_SEL_KIOPS;
 	out_obj_begin(o, NULL);
 	out_str(o, "condition", NULL, c->text);
 	out_text(o, "  %-5s %s%s", oc->passed ? "ok" : "FAIL", c->text, c->implicit ? " (added)" : "");
@@ -443,21 +535,47 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 	out_str(o, "scope", NULL, scope_name(c->metric));
 	out_bool(o, "passed", NULL, oc->passed ? STUNE_YES : STUNE_NO);
 	out_dbl(o, "value", NULL, oc->have_value ? oc->value : NAN, 3);
+	if (c->change) {
+		out_obj_begin(o, "test");
+		bool hosts_units = sel_change && oc->has_sel && !oc->sel.n_ref;
+		out_str(o, "method", NULL, hosts_units ? "wilcoxon-signed-rank" : "mann-whitney-u");
+		out_str(o, "units", NULL, hosts_units ? "hosts" : "runs");
+		out_dbl(o, "confidence_pct", NULL, g->confidence * 100, 2);
+		out_str(o, "direction", NULL,
+			c->op == STUNE_GATE_LE || c->op == STUNE_GATE_LT ? "below" : "above");
+		out_obj_end(o);
+	} else {
+		out_str(o, "test", NULL, NULL);
+	}
 	struct wrap w = {.o = o, .indent = 8, .first = false};
 	w.col = 8 + cols(c->text) + (c->implicit ? 8 : 0);
 	out_arr_begin(o, "hosts");
-	if (oc->per_host) {
+	if (sel_change) {
+		if (!oc->has_sel) {
+			out_text(o, ": unknown (no compared host)");
+		} else {
+			gate_test_estimate(est, sizeof(est), &oc->sel);
+			gate_test_reason(reason, sizeof(reason), &oc->sel, g->confidence);
+			out_text(o, ": %s\n          %s%s", est, reason,
+				 oc->sel.n_ref ? "; one host: its runs" : ", the hosts as units");
+		}
+	} else if (oc->per_host) {
 		if (!oc->n_misses)
-			out_text(o, ": every compared host (%zu)", f->n_compared);
+			out_text(o, ": every compared host (%zu)%s", f->n_compared, c->change ? " shown" : "");
 		else
 			out_text(o, ":");
 		for (size_t i = 0; i < oc->n_misses; i++) {
 			const struct stune_gate_miss *mi = &oc->misses[i];
+			const struct stune_gate_test *t = oc->tested && oc->tested[mi->host] ? &oc->tests[mi->host] : NULL;
+			if (t)
+				gate_test_reason(reason, sizeof(reason), t, g->confidence);
 			out_obj_begin(o, NULL);
 			out_str(o, "host", NULL, f->hosts[mi->host].name);
 			out_dbl(o, "value", NULL, mi->unknown ? NAN : mi->value, 3);
-			out_str(o, "reason", NULL, NULL);
+			out_str(o, "reason", NULL, t ? reason : NULL);
 			out_obj_end(o);
+			if (c->change)
+				continue; /* one line per host below */
 			if (mi->unknown)
 				snprintf(v, sizeof(v), "unknown");
 			else
@@ -465,6 +583,9 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 			snprintf(item, sizeof(item), "%s%s (%s)", i ? "" : " ", f->hosts[mi->host].name, v);
 			wrap_item(&w, i ? ", " : "", item);
 		}
+		if (c->change && oc->n_misses)
+			out_text(o, " %zu of %zu compared host%s not shown at %g %%", oc->n_misses, f->n_compared,
+				 f->n_compared == 1 ? "" : "s", g->confidence * 100);
 	} else {
 		if (oc->have_value)
 			fmt_value(v, sizeof(v), c, oc->value);
@@ -488,6 +609,16 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 	}
 	out_arr_end(o);
 	out_text(o, "\n");
+	if (c->change && oc->per_host)
+		render_host_tests(o, f, oc, g->confidence);
+	/* Every test made: each compared host's (per host), or the selection's. */
+	out_arr_begin(o, "tests");
+	if (sel_change && oc->has_sel)
+		render_test_json(o, NULL, &oc->sel, g->confidence);
+	for (size_t i = 0; c->change && oc->per_host && i < f->n_hosts; i++)
+		if (oc->tested[i])
+			render_test_json(o, f->hosts[i].name, &oc->tests[i], g->confidence);
+	out_arr_end(o);
 	out_obj_end(o);
 }
 
@@ -501,10 +632,11 @@ static void render_gate(struct out *o, const struct stune_fleet *f, const struct
 	out_obj_begin(o, "gate");
 	out_str(o, "expr", "\nGate %s", m->gate_expr);
 	out_bool(o, "passed", NULL, gr->passed ? STUNE_YES : STUNE_NO);
+	out_dbl(o, "confidence_pct", NULL, g->confidence * 100, 2);
 	out_text(o, ": %s\n", gr->passed ? "passed" : "FAILED (exit 4)");
 	out_arr_begin(o, "conditions");
 	for (size_t i = 0; i < g->n; i++)
-		render_outcome(o, f, &g->conds[i], &gr->o[i]);
+		render_outcome(o, f, g, i, &gr->o[i]);
 	out_arr_end(o);
 	out_obj_end(o);
 }
@@ -541,6 +673,13 @@ char *gate_failure_line(const struct stune_fleet *f, const struct stune_gate *g,
 		fprintf(m, "%s%s", first ? "" : "; ", c->text);
 		first = false;
 		size_t n = oc->per_host ? oc->n_misses : c->metric == STUNE_GATE_HOSTS ? 0 : oc->n_names;
+		char reason[160], est[96];
+		if (oc->has_sel) {
+			gate_test_estimate(est, sizeof(est), &oc->sel);
+			gate_test_reason(reason, sizeof(reason), &oc->sel, g->confidence);
+			fprintf(m, " (%s: %s)", est, reason);
+			continue;
+		}
 		if (!oc->per_host) {
 			if (oc->have_value)
 				fmt_value(v, sizeof(v), c, oc->value);
@@ -553,7 +692,10 @@ char *gate_failure_line(const struct stune_fleet *f, const struct stune_gate *g,
 			fprintf(m, "%s%s", k ? ", " : "", f->hosts[h].name);
 			if (!oc->per_host && f->hosts[h].reason)
 				fprintf(m, " (%s)", f->hosts[h].reason);
-			if (oc->per_host) {
+			if (oc->per_host && oc->tested && oc->tested[h]) {
+				gate_test_reason(reason, sizeof(reason), &oc->tests[h], g->confidence);
+				fprintf(m, " %+.1f %%: %s", oc->tests[h].estimate * 100, reason);
+			} else if (oc->per_host) {
 				if (oc->misses[k].unknown)
 					snprintf(v, sizeof(v), "unknown");
 				else

@@ -97,7 +97,7 @@ int stune_shift_test(const double *ref, size_t m, const double *cur, size_t n, d
 		for (size_t j = 0; j < n; j++) {
 			double x = log(cur[j]) - log(ref[i]);
 			diff[i * n + j] = x;
-			u += x > shift ? 1 : x == shift ? 0.5 : 0;
+			u += x > shift + STUNE_RANK_TIE ? 1 : x >= shift - STUNE_RANK_TIE ? 0.5 : 0;
 		}
 	qsort(diff, N, sizeof(double), dbl_cmp);
 	double alpha = 1 - confidence;
@@ -254,7 +254,7 @@ static int signed_ranks(const double *x, size_t n, double shift, double *w, size
 		return -ENOMEM;
 	*nz = 0;
 	for (size_t i = 0; i < n; i++)
-		if (x[i] != shift)
+		if (fabs(x[i] - shift) > STUNE_RANK_TIE)
 			r[(*nz)++] = (struct ranked){fabs(x[i] - shift), x[i] > shift};
 	qsort(r, *nz, sizeof(*r), ranked_cmp);
 	*w = 0;

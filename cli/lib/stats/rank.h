@@ -17,6 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Log-ratios closer than this are a tie (a ratio within 1 +- 1e-9): KIOPS
+ * that went through decimal text (fio's JSON, the service) make a ratio of
+ * exactly 1.1 come out a rounding error above or below it.
+ */
+#define STUNE_RANK_TIE 1e-9
+
 /* Runs per side the exact null distribution is computed for; beyond, the normal approximation. */
 #define STUNE_RANK_EXACT_MAX 60
 
