@@ -1091,6 +1091,79 @@ static void treatment_td(FILE *f, const struct stune_qhost *h, const struct flee
 	fputs("</td>", f);
 }
 
+/* One row of the gate's table: a condition's cells, a verdict, the host it is about. */
+static void gate_row_head(FILE *f, const char *cond, bool passed, const char *verdict, const char *host)
+{
+	fputs("<tr>", f);
+	str_td(f, cond);
+	fprintf(f, "<td><span class=\"%s\">", passed ? "up" : "down");
+	html_str(f, verdict);
+	fputs("</span></td><td class=\"host\">", f);
+	html_str(f, host ? host : "");
+	fputs("</td>", f);
+}
+
+/* The gate: each condition's verdict; a change, each test with its estimate, bound, confidence reached and why. */
+static void fleet_gate_table(FILE *f, const struct stune_fleet *fl, const struct stune_gate *g,
+			     const struct stune_gate_result *gr)
+{
+	char key[96], reason[160];
+	fprintf(f,
+		"<h2 id=\"gate\">Gate</h2>\n<p class=\"note\">A change (kiops&gt;=+5%%) is a one-sided rank test at %g "
+		"%%: per host the Mann-Whitney U test of its runs, for selection.kiops the Wilcoxon signed-rank test of "
+		"the hosts&#39; changes (one host: its runs). The estimate is the Hodges-Lehmann change, the bound its "
+		"one-sided confidence bound at %g %%; it passes only when the test reaches %g %%. Too few runs or hosts "
+		"to reach it is never a pass.</p>\n<table>\n<tr><th>condition</th><th>verdict</th><th>host</th>"
+		"<th>estimate %%</th><th>bound %%</th><th>reached %%</th><th>why</th></tr>\n",
+		g->confidence * 100, g->confidence * 100, g->confidence * 100);
+	for (size_t k = 0; k < g->n; k++) {
+		const struct stune_gate_cond *c = &g->conds[k];
+		const struct stune_gate_outcome *oc = &gr->o[k];
+		size_t j = 0; /* index into the JSON's tests[] */
+		for (size_t i = 0; c->change && (oc->has_sel ? i < 1 : oc->per_host && i < fl->n_hosts); i++) {
+			const struct stune_gate_test *t = oc->has_sel ? &oc->sel : oc->tested[i] ? &oc->tests[i] : NULL;
+			if (!t)
+				continue;
+			gate_row_head(f, c->text, t->verdict == STUNE_GATE_SHOWN, gate_verdict_name(t->verdict),
+				      oc->has_sel ? "selection" : fl->hosts[i].name);
+			num_td(f, key_of(key, sizeof(key), "gate.conditions.%zu.tests.%zu.estimate_pct", k, j),
+			       t->estimate * 100, 1, 1);
+			num_td(f, key_of(key, sizeof(key), "gate.conditions.%zu.tests.%zu.bound_pct", k, j),
+			       t->bound * 100, 1, 1);
+			num_td(f, key_of(key, sizeof(key), "gate.conditions.%zu.tests.%zu.reached_pct", k, j),
+			       t->reached * 100, 1, 1);
+			gate_test_reason(reason, sizeof(reason), t, g->confidence);
+			str_td(f, reason);
+			fputs("</tr>\n", f);
+			j++;
+		}
+		if (c->change && (oc->has_sel || oc->per_host))
+			continue;
+		/* A threshold or a count: its value (the selection's, a count), the hosts that miss it or are counted. */
+		gate_row_head(f, c->text, oc->passed, oc->passed ? "ok" : "FAIL", NULL);
+		if (oc->per_host)
+			fputs("<td class=\"n\">-</td>", f);
+		else
+			num_td(f, key_of(key, sizeof(key), "gate.conditions.%zu.value", k), oc->value, 1,
+			       c->metric >= STUNE_GATE_HOSTS ? 0 : 1);
+		fputs("<td></td><td></td><td>", f);
+		size_t n = oc->per_host ? oc->n_misses : c->metric == STUNE_GATE_HOSTS ? 0 : oc->n_names;
+		for (size_t m = 0; m < n; m++) {
+			const struct stune_qhost *h = &fl->hosts[oc->per_host ? oc->misses[m].host : oc->names[m]];
+			fputs(m ? ", " : "", f);
+			html_str(f, h->name);
+			if (!oc->per_host && h->reason) {
+				fputs(" (", f);
+				html_str(f, h->reason);
+				fputs(")", f);
+			}
+		}
+		fputs(c->implicit ? (n ? " (added)" : "added") : "", f);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 /* Hosts: one row each, compared, apart or missing, and why. */
 static void fleet_hosts_table(FILE *f, const struct stune_fleet *fl, const struct fleet_meta *m)
 {
@@ -1142,7 +1215,6 @@ int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_
 		      const struct stune_gate_result *gr)
 {
 	char key[96], a[64], b[64];
-	(void)g;
 	fputs(
 	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
@@ -1176,6 +1248,7 @@ int render_fleet_html(FILE *f, const struct stune_fleet *fl, const struct fleet_
 		html_str(f, m->gate_expr);
 		fprintf(f, ": <span class=\"%s\">%s</span></p>\n", gr->passed ? "up" : "down",
 			gr->passed ? "passed" : "FAILED (exit 4)");
+		fleet_gate_table(f, fl, g, gr);
 	}
 	fputs("<h2 id=\"selection\">Selection: the compared hosts' runs pooled</h2>\n", f);
 	fleet_stats_table(f, "selection", m, fl->has_ref, &fl->ref, fl->has_cur, &fl->cur, fl->has_cmp, &fl->cmp);

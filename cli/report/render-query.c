@@ -492,12 +492,14 @@ static void render_test_json(struct out *o, const char *host, const struct stune
 	out_obj_end(o);
 }
 
-/* One text line per tested host (the ones that did not show it first), at most 20. */
+/* One text line per tested host (the ones that did not show it first), at most 20:
+ *   h1: +17.6 %, at least +15.9 % (95.0 % reached; 3+3 runs)
+ *   h2: +3.1 %, at least -1.2 % (71.3 % reached; 3+3 runs): not shown
+ *   h3: +3.1 % (2+2 runs reach at most 83.3 %): too few runs */
 #define GATE_HOST_LINES 20
-static void render_host_tests(struct out *o, const struct stune_fleet *f, const struct stune_gate_outcome *oc,
-			      double confidence)
+static void render_host_tests(struct out *o, const struct stune_fleet *f, const struct stune_gate_outcome *oc)
 {
-	char est[96], reason[160], u[64];
+	char est[96];
 	size_t shown = 0, total = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < f->n_hosts; i++) {
@@ -509,14 +511,13 @@ static void render_host_tests(struct out *o, const struct stune_fleet *f, const 
 			shown++;
 			const struct stune_gate_test *t = &oc->tests[i];
 			gate_test_estimate(est, sizeof(est), t);
-			out_text(o, "          %s: %s; ", f->hosts[i].name, est);
-			if (t->verdict == STUNE_GATE_SHOWN) {
-				test_units(u, sizeof(u), t);
-				out_text(o, "%.1f %% (%s)\n", t->reached * 100, u);
-			} else {
-				gate_test_reason(reason, sizeof(reason), t, confidence);
-				out_text(o, "%s\n", reason);
-			}
+			if (t->verdict == STUNE_GATE_TOO_FEW)
+				out_text(o, "          %s: %s (%zu+%zu runs reach at most %.1f %%): too few runs\n",
+					 f->hosts[i].name, est, t->n_ref, t->n_cur, t->best * 100);
+			else
+				out_text(o, "          %s: %s (%.1f %% reached; %zu+%zu runs)%s\n", f->hosts[i].name, est,
+					 t->reached * 100, t->n_ref, t->n_cur,
+					 t->verdict == STUNE_GATE_SHOWN ? "" : ": not shown");
 		}
 	if (total > shown)
 		out_text(o, "          and %zu more (-o json lists each)\n", total - shown);
@@ -556,12 +557,14 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 		} else {
 			gate_test_estimate(est, sizeof(est), &oc->sel);
 			gate_test_reason(reason, sizeof(reason), &oc->sel, g->confidence);
-			out_text(o, ": %s\n          %s%s", est, reason,
-				 oc->sel.n_ref ? "; one host: its runs" : ", the hosts as units");
+			out_text(o, ": %s (%s)\n          %s", est,
+				 oc->sel.n_ref ? "one host: its runs as units" : "the hosts as units", reason);
 		}
 	} else if (oc->per_host) {
 		if (!oc->n_misses)
-			out_text(o, ": every compared host (%zu)%s", f->n_compared, c->change ? " shown" : "");
+			out_text(o, ": every compared host (%zu)", f->n_compared);
+		if (!oc->n_misses && c->change)
+			out_text(o, " shown at %g %%", g->confidence * 100);
 		else
 			out_text(o, ":");
 		for (size_t i = 0; i < oc->n_misses; i++) {
@@ -610,7 +613,7 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 	out_arr_end(o);
 	out_text(o, "\n");
 	if (c->change && oc->per_host)
-		render_host_tests(o, f, oc, g->confidence);
+		render_host_tests(o, f, oc);
 	/* Every test made: each compared host's (per host), or the selection's. */
 	out_arr_begin(o, "tests");
 	if (sel_change && oc->has_sel)

@@ -275,6 +275,12 @@ def fleet_need(data):
             n_bars += 1
         if h["current"] is not None:
             need.add(f"hosts.{i}.current.summary.avg_kiops")
+    # The gate: every change test's estimate, bound (unless too few) and confidence reached.
+    for k, c in enumerate((data.get("gate") or {}).get("conditions") or []):
+        for j, t in enumerate(c["tests"]):
+            need |= {f"gate.conditions.{k}.tests.{j}.{x}" for x in ("estimate_pct", "reached_pct")}
+            if t["bound_pct"] is not None:
+                need.add(f"gate.conditions.{k}.tests.{j}.bound_pct")
     return need, n_bars
 
 
