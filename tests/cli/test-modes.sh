@@ -27,7 +27,7 @@ declare -A value=(
 	[phase]=tuned [state-dir]=$T/st [group]=0 [compare]=baseline [upload]=http://127.0.0.1:9/write
 	[auth-file]=$T/auth [ca-file]=$T/ca [upload-timeout]=5 [config]=$T/c.conf [html]=$T/o.html
 	[query]=http://127.0.0.1:9 [query-api]=export [hosts]=a [hosts-file]=$T/hosts [since]=7d
-	[gate]='kiops>=+5%' [query-timeout]=5 [runs]=2 [device]=/dev/null [rw]=randread [bs]=4k
+	[gate]='kiops>=+5%' [confidence]=95 [query-timeout]=5 [runs]=2 [device]=/dev/null [rw]=randread [bs]=4k
 	[iodepth]=1 [numjobs]=1 [runtime]=1 [job-file]=$T/job.fio [node]=0 [fio]=/bin/true
 	[output]=$T/b.bundle [signature]=$T/b.minisig [trusted-key]=$T/k.pub [release]=6.1.0-28-amd64
 )
