@@ -15,7 +15,7 @@ struct query_opts {
 	const char *gate;	/* --gate */
 	double confidence;	/* --confidence, a fraction (STUNE_GATE_CONFIDENCE) */
 	bool confidence_given;
-	char **hosts;		/* --hosts, split at ',' (NULL-terminated) */
+	char **hosts; /* --hosts, split at ',' (NULL-terminated) */
 	size_t n_hosts;
 	long timeout_s;	  /* --query-timeout; 0: the settings file's, else 30 */
 	const char *html; /* --html FILE (report's option, shared) */

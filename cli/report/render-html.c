@@ -1108,14 +1108,15 @@ static void fleet_gate_table(FILE *f, const struct stune_fleet *fl, const struct
 			     const struct stune_gate_result *gr)
 {
 	char key[96], reason[160];
-	fprintf(f,
-		"<h2 id=\"gate\">Gate</h2>\n<p class=\"note\">A change (kiops&gt;=+5%%) is a one-sided rank test at %g "
-		"%%: per host the Mann-Whitney U test of its runs, for selection.kiops the Wilcoxon signed-rank test of "
-		"the hosts&#39; changes (one host: its runs). The estimate is the Hodges-Lehmann change, the bound its "
-		"one-sided confidence bound at %g %%; it passes only when the test reaches %g %%. Too few runs or hosts "
-		"to reach it is never a pass.</p>\n<table>\n<tr><th>condition</th><th>verdict</th><th>host</th>"
-		"<th>estimate %%</th><th>bound %%</th><th>reached %%</th><th>why</th></tr>\n",
-		g->confidence * 100, g->confidence * 100, g->confidence * 100);
+	fprintf(
+	    f,
+	    "<h2 id=\"gate\">Gate</h2>\n<p class=\"note\">A change (kiops&gt;=+5%%) is a one-sided rank test at %g "
+	    "%%: per host the Mann-Whitney U test of its runs, for selection.kiops the Wilcoxon signed-rank test of "
+	    "the hosts&#39; changes (one host: its runs). The estimate is the Hodges-Lehmann change, the bound its "
+	    "one-sided confidence bound at %g %%; it passes only when the test reaches %g %%. Too few runs or hosts "
+	    "to reach it is never a pass.</p>\n<table>\n<tr><th>condition</th><th>verdict</th><th>host</th>"
+	    "<th>estimate %%</th><th>bound %%</th><th>reached %%</th><th>why</th></tr>\n",
+	    g->confidence * 100, g->confidence * 100, g->confidence * 100);
 	for (size_t k = 0; k < g->n; k++) {
 		const struct stune_gate_cond *c = &g->conds[k];
 		const struct stune_gate_outcome *oc = &gr->o[k];
@@ -1139,7 +1140,8 @@ static void fleet_gate_table(FILE *f, const struct stune_fleet *fl, const struct
 		}
 		if (c->change && (oc->has_sel || oc->per_host))
 			continue;
-		/* A threshold or a count: its value (the selection's, a count), the hosts that miss it or are counted. */
+		/* A threshold or a count: its value (the selection's, a count), the hosts that miss it or are counted.
+		 */
 		gate_row_head(f, c->text, oc->passed, oc->passed ? "ok" : "FAIL", NULL);
 		if (oc->per_host)
 			fputs("<td class=\"n\">-</td>", f);

@@ -463,8 +463,8 @@ void gate_test_reason(char *buf, size_t size, const struct stune_gate_test *t, d
 		snprintf(buf, size, "too few %s for %g %%: %s reach at most %.1f %%", t->n_ref ? "runs" : "hosts",
 			 confidence * 100, u, t->best * 100);
 	else
-		snprintf(buf, size, "%s at %g %%: %.1f %% reached (%s)", gate_verdict_name(t->verdict), confidence * 100,
-			 t->reached * 100, u);
+		snprintf(buf, size, "%s at %g %%: %.1f %% reached (%s)", gate_verdict_name(t->verdict),
+			 confidence * 100, t->reached * 100, u);
 }
 
 static void render_test_json(struct out *o, const char *host, const struct stune_gate_test *t, double confidence)
@@ -515,12 +515,29 @@ static void render_host_tests(struct out *o, const struct stune_fleet *f, const 
 				out_text(o, "          %s: %s (%zu+%zu runs reach at most %.1f %%): too few runs\n",
 					 f->hosts[i].name, est, t->n_ref, t->n_cur, t->best * 100);
 			else
-				out_text(o, "          %s: %s (%.1f %% reached; %zu+%zu runs)%s\n", f->hosts[i].name, est,
-					 t->reached * 100, t->n_ref, t->n_cur,
+				out_text(o, "          %s: %s (%.1f %% reached; %zu+%zu runs)%s\n", f->hosts[i].name,
+					 est, t->reached * 100, t->n_ref, t->n_cur,
 					 t->verdict == STUNE_GATE_SHOWN ? "" : ": not shown");
 		}
 	if (total > shown)
 		out_text(o, "          and %zu more (-o json lists each)\n", total - shown);
+}
+
+/* A change condition's test (JSON "test"): which, on what, at what confidence, which direction; null otherwise. */
+static void render_test_kind(struct out *o, const struct stune_gate *g, const struct stune_gate_cond *c,
+			     const struct stune_gate_outcome *oc)
+{
+	if (!c->change) {
+		out_str(o, "test", NULL, NULL);
+		return;
+	}
+	bool hosts_units = oc->has_sel && !oc->sel.n_ref;
+	out_obj_begin(o, "test");
+	out_str(o, "method", NULL, hosts_units ? "wilcoxon-signed-rank" : "mann-whitney-u");
+	out_str(o, "units", NULL, hosts_units ? "hosts" : "runs");
+	out_dbl(o, "confidence_pct", NULL, g->confidence * 100, 2);
+	out_str(o, "direction", NULL, c->op == STUNE_GATE_LE || c->op == STUNE_GATE_LT ? "below" : "above");
+	out_obj_end(o);
 }
 
 static void render_outcome(struct out *o, const struct stune_fleet *f, const struct stune_gate *g, size_t k,
@@ -536,18 +553,7 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 	out_str(o, "scope", NULL, scope_name(c->metric));
 	out_bool(o, "passed", NULL, oc->passed ? STUNE_YES : STUNE_NO);
 	out_dbl(o, "value", NULL, oc->have_value ? oc->value : NAN, 3);
-	if (c->change) {
-		out_obj_begin(o, "test");
-		bool hosts_units = sel_change && oc->has_sel && !oc->sel.n_ref;
-		out_str(o, "method", NULL, hosts_units ? "wilcoxon-signed-rank" : "mann-whitney-u");
-		out_str(o, "units", NULL, hosts_units ? "hosts" : "runs");
-		out_dbl(o, "confidence_pct", NULL, g->confidence * 100, 2);
-		out_str(o, "direction", NULL,
-			c->op == STUNE_GATE_LE || c->op == STUNE_GATE_LT ? "below" : "above");
-		out_obj_end(o);
-	} else {
-		out_str(o, "test", NULL, NULL);
-	}
+	render_test_kind(o, g, c, oc);
 	struct wrap w = {.o = o, .indent = 8, .first = false};
 	w.col = 8 + cols(c->text) + (c->implicit ? 8 : 0);
 	out_arr_begin(o, "hosts");
@@ -569,7 +575,8 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 			out_text(o, ":");
 		for (size_t i = 0; i < oc->n_misses; i++) {
 			const struct stune_gate_miss *mi = &oc->misses[i];
-			const struct stune_gate_test *t = oc->tested && oc->tested[mi->host] ? &oc->tests[mi->host] : NULL;
+			const struct stune_gate_test *t =
+			    oc->tested && oc->tested[mi->host] ? &oc->tests[mi->host] : NULL;
 			if (t)
 				gate_test_reason(reason, sizeof(reason), t, g->confidence);
 			out_obj_begin(o, NULL);

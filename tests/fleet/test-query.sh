@@ -184,82 +184,9 @@ check "HTML view of a failed gate: written, says FAILED" grep -q 'FAILED (exit 4
 q 1 "^scsitune: --html $T/nodir/v.html: $T/nodir: No such file or directory\$" --query "$vm" "${cmp_args[@]}" \
 	--html "$T/nodir/v.html"
 
-# --- The gate.
-good=(--hosts stor-q1,stor-q2 --hosts stor-q3)
-q 0 'gate passed: kiops>=\+5%,spread<=15%,drifted=0 \(3 host\(s\) compared\)' --query "$vm" "${cmp_args[@]}" \
-	"${good[@]}" --gate 'kiops>=+5%,spread<=15%,drifted=0'
-q 4 'gate failed: drifted=0 \(2: stor-q4 \(drifted: [^)]*\), stor-q5 \(not applied: [^)]*\)\); apart=0 \(3: ' --query "$vm" "${cmp_args[@]}" --gate 'kiops>=+5%,drifted=0'
-# A change is a test of the runs (3 a side here), not of averages: stor-q1's avg is +33 %, but its runs do not
-# show +25 % at 95 %.
-q 4 'gate failed: kiops>=\+25% \(stor-q1 \+[0-9.]+ %: not shown at 95 %: [0-9.]+ % reached \(3 and 3 runs\), stor-q2 \+[0-9.]+ %: not shown' \
-	--query "$vm" "${cmp_args[@]}" "${good[@]}" --gate 'kiops>=+25%'
-# 3 and 3 runs reach at most 95 %: at 99 % they are too few, said so (never a pass); 3 hosts as units reach 87.5 %.
-q 4 'gate failed: kiops>=\+5% \(stor-q1 \+[0-9.]+ %: too few runs for 99 %: 3 and 3 runs reach at most 95.0 %' \
-	--query "$vm" "${cmp_args[@]}" "${good[@]}" --gate 'kiops>=+5%' --confidence 99
-q 4 'gate failed: selection.kiops>=\+5% \(\+[0-9.]+ %: too few hosts for 95 %: 3 hosts reach at most 87.5 %\)' \
-	--query "$vm" "${cmp_args[@]}" "${good[@]}" --gate 'selection.kiops>=+5%'
-q 4 'gate failed' --query "$vm" "${cmp_args[@]}" "${good[@]}" --gate 'kiops>=+5%,kiops<=+10%' -o json
-cp "$T/out" "$T/view-tests.json"
-check "change tests: per host, each equal to a brute-force count of the runs' orderings (U, p, median ratio)" \
-	"$py" - "$T/view-tests.json" <<'PY'
-import itertools, json, math, statistics, sys
-v = json.load(open(sys.argv[1]))
-runs = {h["host"]: ([r["kiops"] for r in h["reference"]["runs"]], [r["kiops"] for r in h["current"]["runs"]])
-        for h in v["hosts"]}
-above, below = v["gate"]["conditions"][0], v["gate"]["conditions"][1]
-assert above["test"] == {"method": "mann-whitney-u", "units": "runs", "confidence_pct": 95, "direction": "above"}
-assert below["test"]["direction"] == "below" and not below["passed"] and above["passed"], (above, below)
-def p_value(ref, cur, d):
-    # P(U >= u): every way to split the pooled log-values into the two sides, counted (no formula shared);
-    # a tie (a ratio of exactly 1 + d) counts 1/2, and its half is counted down (scsitune-report(8)).
-    x = [math.log(r) + math.log1p(d) for r in ref] + [math.log(c) for c in cur]
-    def u(cs, rs):
-        return sum(1 if c - r > 1e-9 else 0.5 if c - r > -1e-9 else 0 for c in cs for r in rs)
-    seen = math.floor(u(x[len(ref):], x[:len(ref)]))
-    splits = list(itertools.combinations(range(len(x)), len(cur)))
-    hits = sum(u([x[i] for i in s], [x[i] for i in range(len(x)) if i not in s]) >= seen for s in splits)
-    return hits / len(splits)
-for cond, d in ((above, 0.05), (below, 0.10)):
-    assert len(cond["tests"]) == 3
-    for t in cond["tests"]:
-        ref, cur = runs[t["host"]]
-        est = statistics.median(c / r for c in cur for r in ref) - 1
-        assert abs(t["estimate_pct"] - 100 * est) < 0.01, (t, est)
-        if cond is above:
-            p = p_value(ref, cur, d)
-            assert t["bound"] == "lower" and t["bound_pct"] < t["estimate_pct"], t
-        else:
-            p = p_value(cur, ref, 1 / (1 + d) - 1)  # cur below ref x (1 + d): ref above cur / (1 + d)
-            assert t["bound"] == "upper", t
-        assert abs(t["reached_pct"] - 100 * (1 - p)) < 0.01, (t, p)
-        assert (t["verdict"] == "shown") == (p <= 0.05 + 1e-12), t
-        assert t["reference_runs"] == len(ref) and t["current_runs"] == len(cur) and t["hosts"] is None
-print("6 tests, U's p and the median ratio equal the brute-force ones")
-PY
-
-q 4 'gate failed: missing=0 \(1: stor-zz \(no points in the window\)\)' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-zz --gate 'kiops>=+5%'
-q 0 'gate passed' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-zz --gate 'kiops>=+5%,missing<=1'
-q 4 'gate failed: apart=0 \(1: stor-q6 \(not comparable: ' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-q6 \
-	--gate 'kiops>=+5%'
-q 0 'gate passed: kiops>=\+5%,apart<=1 \(1 host' --query "$vm" "${cmp_args[@]}" --hosts stor-q1,stor-q6 \
-	--gate 'kiops>=+5%,apart<=1'
-q 4 'selection.cov<1 \([0-9.]+ %\)' --query "$ix/query?db=scsitune" "${cmp_args[@]}" "${good[@]}" --gate 'selection.cov<1'
-printf '# wave 2\nstor-q1\n\n  stor-q2   # canary\nstor-q1\n' >"$T/wave.txt"
-q 0 'gate passed: spread<=15% \(2 host' --query "$vm" "${cmp_args[@]}" --hosts-file "$T/wave.txt" --gate 'spread<=15%' -o json
-cp "$T/out" "$T/view-gate.json"
-q 4 'gate failed' --query "$vm" --phase tuned --hosts stor-q5 --gate 'drifted=0,hosts>=1,kiops>=60' -o json
-cp "$T/out" "$T/view-nocompare.json"
-check "gate document: conditions, hosts asked once" "$py" - "$T/view-gate.json" "$T/view-nocompare.json" <<'PY'
-import json, sys
-g = json.load(open(sys.argv[1]))
-assert g["query"]["hosts_asked"] == 2 and [h["host"] for h in g["hosts"]] == ["stor-q1", "stor-q2"], g["query"]
-c = [(x["condition"], x["implicit"], x["passed"]) for x in g["gate"]["conditions"]]
-assert c == [("spread<=15%", False, True), ("missing=0", True, True), ("apart=0", True, True), ("hosts>=1", True, True)], c
-n = json.load(open(sys.argv[2]))
-assert n["query"]["compare"] is None and n["hosts"][0]["status"] == "compared", "no --compare: none-applied is not apart"
-assert not n["gate"]["passed"]
-print("conditions %s" % c)
-PY
+# --- The gate (query-gate.sh).
+# shellcheck source=tests/fleet/query-gate.sh
+. "$src/tests/fleet/query-gate.sh"
 
 # --- Usage errors: exit 64, one line naming the option, before any request.
 q 64 "--gate 'spred<=15%': unknown metric 'spred'" --query "$vm" "${cmp_args[@]}" --gate 'spred<=15%'

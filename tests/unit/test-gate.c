@@ -24,13 +24,14 @@ CASE(verdicts, "a change test per host: shown, not shown, too few runs; <= tests
 	CHECK(NEAR(t.reached, 0.95, 1e-12) && NEAR(t.best, 0.95, 1e-12) && t.n_ref == 3 && t.n_cur == 3);
 	CHECK(stune_gate_host_test(STUNE_GATE_GE, 5, 0.95, ref, 3, cur, 3, &t) == 0 &&
 	      t.verdict == STUNE_GATE_NOT_SHOWN && NEAR(t.reached, 0.90, 1e-12));
-	CHECK(stune_gate_host_test(STUNE_GATE_GE, 4, 0.95, ref, 2, cur, 2, &t) == 0 && t.verdict == STUNE_GATE_TOO_FEW &&
-	      isnan(t.bound) && t.best < 0.95);
+	CHECK(stune_gate_host_test(STUNE_GATE_GE, 4, 0.95, ref, 2, cur, 2, &t) == 0 &&
+	      t.verdict == STUNE_GATE_TOO_FEW && isnan(t.bound) && t.best < 0.95);
 	/* <=: every tuned run below the baseline's x 1.9 (the largest ratio 7700 / 4200 = 1.83): an upper bound. */
 	CHECK(stune_gate_host_test(STUNE_GATE_LE, 90, 0.95, ref, 3, cur, 3, &t) == 0 && t.verdict == STUNE_GATE_SHOWN &&
 	      t.upper);
 	CHECK_MSG(NEAR(t.bound, 7700.0 / 4200 - 1, 1e-12) && t.bound > t.estimate, "upper bound %g", t.bound);
-	CHECK(stune_gate_host_test(STUNE_GATE_LE, 10, 0.95, ref, 3, cur, 3, &t) == 0 && t.verdict == STUNE_GATE_NOT_SHOWN);
+	CHECK(stune_gate_host_test(STUNE_GATE_LE, 10, 0.95, ref, 3, cur, 3, &t) == 0 &&
+	      t.verdict == STUNE_GATE_NOT_SHOWN);
 	CHECK(stune_gate_host_test(STUNE_GATE_EQ, 5, 0.95, ref, 3, cur, 3, &t) == -EINVAL);
 	CHECK(stune_gate_host_test(STUNE_GATE_GE, -100, 0.95, ref, 3, cur, 3, &t) == -EINVAL);
 	/* The selection: 5 hosts all +8 % or more shown above +5 %; 4 hosts are too few at 95 %. */
@@ -81,7 +82,9 @@ static void host_runs(enum change k, double level, double *b, double *t)
 {
 	for (size_t i = 0; i < RUNS; i++) {
 		b[i] = seed_run(level);
-		t[i] = k == SAME ? seed_run(level) : k == EFFECT ? level * 7350 * normal(0.03) : (k == AT5 ? 1.05 : 0.95) * seed_run(level);
+		t[i] = k == SAME     ? seed_run(level)
+		       : k == EFFECT ? level * 7350 * normal(0.03)
+				     : (k == AT5 ? 1.05 : 0.95) * seed_run(level);
 	}
 }
 
@@ -130,7 +133,8 @@ CASE(canaries, "1 host x 6 runs, 400 canaries: kiops>=+5% passes <= 5 % with no 
 	       "+5 %%: %.1f %% of 2000\n",
 	       none * 100, effect * 100, loss * 100, edge * 100);
 	CHECK_MSG(none <= 0.05, "no change: %.1f %% passed", none * 100);
-	/* At the null's edge the error rate is the test's own: at most 5 %, and not nothing (the test is not vacuous). */
+	/* At the null's edge the error rate is the test's own: at most 5 %, and not nothing (the test is not vacuous).
+	 */
 	CHECK_MSG(edge <= 0.05 && edge >= 0.01, "exactly +5 %%: %.1f %% passed", edge * 100);
 	CHECK_MSG(effect >= 0.90, "effect: %.1f %% passed", effect * 100);
 	CHECK_MSG(loss <= 0.05, "5 %% loss: %.1f %% passed -2 %%", loss * 100);

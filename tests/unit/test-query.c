@@ -354,7 +354,8 @@ CASE(gate_grammar, "--gate: a change needs --compare; spaces trimmed, values rea
 {
 	struct stune_gate *g = NULL;
 	char *err = NULL;
-	CHECK(stune_gate_parse("kiops>=+5%", false, STUNE_GATE_CONFIDENCE, &g, &err) == -EINVAL && err && strstr(err, "needs --compare"));
+	CHECK(stune_gate_parse("kiops>=+5%", false, STUNE_GATE_CONFIDENCE, &g, &err) == -EINVAL && err &&
+	      strstr(err, "needs --compare"));
 	free(err);
 	err = NULL;
 	CHECK(stune_gate_parse(" kiops >= +5% , spread<=15 ,missing<=2", true, STUNE_GATE_CONFIDENCE, &g, &err) == 0);

@@ -182,7 +182,8 @@ CASE(signed_rank, "Wilcoxon signed-rank: 5 units all above p = 1/32, one below (
 	/* A unit exactly at the shift is dropped: 4 signed units, all +, p = 1/16. */
 	CHECK(stune_signed_rank_test(up, 5, expm1(0.01), 0.95, &t) == 0 && NEAR(t.p, 1.0 / 16, 1e-12));
 	double bad[] = {0.1, NAN};
-	CHECK(stune_signed_rank_test(bad, 2, 0, 0.95, &t) == -EINVAL && stune_signed_rank_test(up, 0, 0, 0.95, &t) == -EINVAL);
+	CHECK(stune_signed_rank_test(bad, 2, 0, 0.95, &t) == -EINVAL &&
+	      stune_signed_rank_test(up, 0, 0, 0.95, &t) == -EINVAL);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -206,7 +207,8 @@ CASE(signed_rank_walsh, "the estimate and bound found without the Walsh averages
 		double med = M % 2 ? w[M / 2] : (w[M / 2 - 1] + w[M / 2]) / 2;
 		struct stune_shift_test t;
 		CHECK(stune_signed_rank_test(x, n, 0, 0.9, &t) == 0);
-		CHECK_MSG(NEAR(log1p(t.estimate), med, 1e-12), "n %zu: estimate %g, want %g", n, log1p(t.estimate), med);
+		CHECK_MSG(NEAR(log1p(t.estimate), med, 1e-12), "n %zu: estimate %g, want %g", n, log1p(t.estimate),
+			  med);
 		if (!t.enough)
 			continue;
 		/* The bound is a Walsh average, and W+ against it just below is >= the critical count. */
@@ -225,7 +227,8 @@ CASE(signed_rank_normal, "beyond the exact sizes the normal approximation agrees
 	for (int i = 0; i < 201; i++)
 		x[i] = (i % 3 ? 0.02 : -0.015) * (1 + i / 400.0);
 	struct stune_shift_test exact, approx;
-	CHECK(stune_signed_rank_test(x, 200, 0, 0.95, &exact) == 0 && stune_signed_rank_test(x, 201, 0, 0.95, &approx) == 0);
+	CHECK(stune_signed_rank_test(x, 200, 0, 0.95, &exact) == 0 &&
+	      stune_signed_rank_test(x, 201, 0, 0.95, &approx) == 0);
 	CHECK_MSG(NEAR(exact.p, approx.p, 0.01), "exact %g, normal %g", exact.p, approx.p);
 	CHECK(exact.lower > -1 && approx.lower > -1 && NEAR(exact.lower, approx.lower, 0.005));
 }

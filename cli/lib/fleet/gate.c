@@ -247,11 +247,14 @@ static void fill_test(const struct stune_shift_test *t, bool upper, size_t n_ref
 		      struct stune_gate_test *out)
 {
 	*out = (struct stune_gate_test){
-	    .verdict = !t->enough ? STUNE_GATE_TOO_FEW : t->p <= 1 - t->confidence ? STUNE_GATE_SHOWN
-										 : STUNE_GATE_NOT_SHOWN,
+	    .verdict = !t->enough		   ? STUNE_GATE_TOO_FEW
+		       : t->p <= 1 - t->confidence ? STUNE_GATE_SHOWN
+						   : STUNE_GATE_NOT_SHOWN,
 	    .upper = upper,
 	    .estimate = upper ? 1 / (1 + t->estimate) - 1 : t->estimate,
-	    .bound = !isfinite(t->lower) ? NAN : upper ? 1 / (1 + t->lower) - 1 : t->lower,
+	    .bound = !isfinite(t->lower) ? NAN
+		     : upper		 ? 1 / (1 + t->lower) - 1
+					 : t->lower,
 	    .reached = 1 - t->p,
 	    .best = 1 - t->best_p,
 	    .n_ref = n_ref,
@@ -405,7 +408,8 @@ static int eval_one(const struct stune_gate_cond *c, double confidence, const st
 		o->per_host = true;
 		if (!(o->misses = calloc(nh, sizeof(*o->misses))))
 			return -ENOMEM;
-		if (c->change && (!(o->tests = calloc(nh, sizeof(*o->tests))) || !(o->tested = calloc(nh, sizeof(bool)))))
+		if (c->change &&
+		    (!(o->tests = calloc(nh, sizeof(*o->tests))) || !(o->tested = calloc(nh, sizeof(bool)))))
 			return -ENOMEM;
 		for (size_t i = 0; i < f->n_hosts; i++) {
 			const struct stune_qhost *h = &f->hosts[i];

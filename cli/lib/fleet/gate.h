@@ -75,7 +75,7 @@ void stune_gate_free(struct stune_gate *g);
 DEFINE_CLEANUP_FUNC(struct stune_gate, stune_gate_free)
 
 /* The confidence of the change tests unless --confidence says otherwise, and its bounds. */
-#define STUNE_GATE_CONFIDENCE 0.95
+#define STUNE_GATE_CONFIDENCE	  0.95
 #define STUNE_GATE_CONFIDENCE_MIN 0.5
 #define STUNE_GATE_CONFIDENCE_MAX 0.999
 /* "95", "95%", "99.5": a percentage within the bounds into a fraction; -EINVAL otherwise. */
@@ -96,11 +96,11 @@ enum stune_gate_verdict {
 };
 struct stune_gate_test {
 	enum stune_gate_verdict verdict;
-	bool upper;	 /* <= and <: the change shown below the value (the bound is an upper one) */
-	double estimate; /* the change (Hodges-Lehmann), fraction */
-	double bound;	 /* its one-sided bound at the confidence, fraction; NAN: too few */
-	double reached;	 /* the confidence the data reach: 1 - p */
-	double best;	 /* the most these counts can reach: 1 - the smallest p */
+	bool upper;	     /* <= and <: the change shown below the value (the bound is an upper one) */
+	double estimate;     /* the change (Hodges-Lehmann), fraction */
+	double bound;	     /* its one-sided bound at the confidence, fraction; NAN: too few */
+	double reached;	     /* the confidence the data reach: 1 - p */
+	double best;	     /* the most these counts can reach: 1 - the smallest p */
 	size_t n_ref, n_cur; /* runs per side; the selection: hosts (n_cur), n_ref 0 */
 };
 /*
