@@ -576,6 +576,16 @@ static void render_change(FILE *f, const struct stune_report_compare *c)
 	change_span(f, "compare.avg_change_pct", c->cmp.avg_change * 100, true, !c->n_mismatch, " %");
 	fputs(", spread ", f);
 	change_span(f, "compare.spread_change_points", c->cmp.spread_change * 100, false, !c->n_mismatch, " points");
+	fputs("; median change ", f);
+	change_span(f, "compare.median_change.estimate_pct", c->change_estimate * 100, true, !c->n_mismatch, " %");
+	if (c->has_low && c->has_high) {
+		fprintf(f, ", %g %% interval ", STUNE_REPORT_CHANGE_CONFIDENCE * 100);
+		change_span(f, "compare.median_change.low_pct", c->change_low * 100, true, false, " %");
+		fputs(" to ", f);
+		change_span(f, "compare.median_change.high_pct", c->change_high * 100, true, false, " %");
+	} else {
+		fprintf(f, ", too few runs for a %g %% interval", STUNE_REPORT_CHANGE_CONFIDENCE * 100);
+	}
 	if (c->n_mismatch)
 		fputs(" <strong class=\"nc\">(not comparable: the change means nothing)</strong>", f);
 }

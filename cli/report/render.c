@@ -239,6 +239,24 @@ static void render_treatment(struct out *o, const struct stune_report_compare *c
 	out_arr_end(o);
 }
 
+/* The change as the runs show it: the Hodges-Lehmann estimate and its interval (one odd run does not move it). */
+static void render_median_change(struct out *o, const struct stune_report_compare *c, const struct stune_stats *cur)
+{
+	out_obj_begin(o, "median_change");
+	out_dbl(o, "estimate_pct", NULL, c->change_estimate * 100, 1);
+	out_dbl(o, "low_pct", NULL, c->has_low ? c->change_low * 100 : NAN, 1);
+	out_dbl(o, "high_pct", NULL, c->has_high ? c->change_high * 100 : NAN, 1);
+	out_dbl(o, "confidence_pct", NULL, STUNE_REPORT_CHANGE_CONFIDENCE * 100, 0);
+	out_text(o, "  median change %+.1f %%, ", c->change_estimate * 100);
+	if (c->has_low && c->has_high)
+		out_text(o, "%g %% interval %+.1f %% to %+.1f %%", STUNE_REPORT_CHANGE_CONFIDENCE * 100,
+			 c->change_low * 100, c->change_high * 100);
+	else
+		out_text(o, "too few runs for a %g %% interval", STUNE_REPORT_CHANGE_CONFIDENCE * 100);
+	out_text(o, " (%zu and %zu runs)\n", c->ref.n, cur->n);
+	out_obj_end(o);
+}
+
 static void render_compare(struct out *o, const struct stune_report_compare *c, const struct stune_stats *cur)
 {
 	out_obj_begin(o, "compare");
@@ -250,6 +268,7 @@ static void render_compare(struct out *o, const struct stune_report_compare *c, 
 	out_dbl(o, "spread_change_points", NULL, c->cmp.spread_change * 100, 1);
 	out_text(o, "  change (%s vs %s): avg %+.1f %%, spread %+.1f points\n", c->cur_label, c->ref_label,
 		 c->cmp.avg_change * 100, c->cmp.spread_change * 100);
+	render_median_change(o, c, cur);
 	render_treatment(o, c);
 	out_bool(o, "comparable", NULL, c->n_mismatch ? STUNE_NO : STUNE_YES);
 	if (c->n_mismatch)

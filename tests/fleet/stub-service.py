@@ -23,6 +23,8 @@ LOG as one JSON line (path, Authorization header, form body).
                  none-applied), 3 runs each; h2 the same without the payload:
                  nothing differs (not applied); h3 from payload 8.3 to 8.4
                  (h1's cohort, another treatment)
+  /seeds/...     SPEC.md's seed table on h1: 10 baseline runs (6,255 avg, one
+                 at 4,200), 5 tuned (7,350 avg): +17.5 % of the averages
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -143,6 +145,12 @@ class H(http.server.BaseHTTPRequestHandler):
                                      **({"payload": before} if before else {})))
                     rows.append(line(h, "tuned", t, NOW - 3600000 + k * 1000, f, verify_state="none-applied",
                                      **({"payload": pay} if pay else {})))
+            self.answer(200, "".join(r + "\n" for r in rows))
+        elif mode == "seeds":
+            rows = [line("h1", "baseline", v, NOW - 7200000 + k * 1000, "base%d.json" % (k + 1))
+                    for k, v in enumerate((4200, 6700, 6400, 6500, 6450, 6460, 6470, 6480, 6440, 6450))]
+            rows += [line("h1", "tuned", v, NOW - 3600000 + k * 1000, "tuned%d.json" % (k + 1))
+                     for k, v in enumerate((7000, 7700, 7350, 7300, 7400))]
             self.answer(200, "".join(r + "\n" for r in rows))
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")

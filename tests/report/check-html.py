@@ -296,7 +296,8 @@ def report_need(data):
     if "compare" in data:
         for side in ("reference", "current"):
             need |= {f"compare.{side}.{s}" for s in ("runs", "avg_kiops", "min_kiops", "max_kiops", "spread_pct")}
-        need |= {"compare.avg_change_pct", "compare.spread_change_points"}
+        need |= {"compare.avg_change_pct", "compare.spread_change_points", "compare.median_change.estimate_pct"}
+        need |= {f"compare.median_change.{e}" for e in ("low_pct", "high_pct") if data["compare"]["median_change"][e] is not None}
     return need, len(data["runs"])
 
 

@@ -238,6 +238,23 @@ bool stune_report_is_file_arg(const char *s)
 	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
 }
 
+/* The Hodges-Lehmann change and its two-sided interval: each end a one-sided bound at half the error. */
+static int change_interval(const double *ref, size_t m, const double *cur, size_t n, struct stune_report_compare *c)
+{
+	double one_side = 1 - (1 - STUNE_REPORT_CHANGE_CONFIDENCE) / 2;
+	struct stune_shift_test up, down;
+	int r = stune_shift_test(ref, m, cur, n, 0, one_side, &up);
+	if (r < 0 || (r = stune_shift_test(cur, n, ref, m, 0, one_side, &down)) < 0)
+		return r;
+	c->change_estimate = up.estimate;
+	c->has_low = up.enough;
+	c->change_low = up.lower;
+	/* The swapped sides' lower bound of ref / cur is an upper bound of cur / ref. */
+	c->has_high = down.enough;
+	c->change_high = 1 / (1 + down.lower) - 1;
+	return 0;
+}
+
 int stune_report_reference(const char *state_dir, const char *compare, const struct stune_report_set *s,
 			   struct stune_saved_set **ref, struct stune_report_compare *c, char **err)
 {
@@ -264,6 +281,8 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 		return stune_errf(err, r, "--compare %s: %s: reference has no usable runs", compare, (*ref)->path);
 	c->ref_label = (*ref)->phase ? (*ref)->phase : (*ref)->path;
 	c->ref_source = (*ref)->path;
+	if ((r = change_interval((*ref)->kiops, (*ref)->n, s->kiops, s->n_runs, c)) < 0)
+		return stune_errf(err, r, "--compare %s: %s: %s", compare, (*ref)->path, strerror(-r));
 	/* Comparable only with the same fio and job, on the same host (when both sets know theirs). */
 	_cleanup_(stune_sig_clear) struct stune_sig cur = {0};
 	if ((r = stune_sig_of_run(s->runs[0], &cur)) < 0 ||

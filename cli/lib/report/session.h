@@ -42,12 +42,18 @@ struct stune_report_set {
 void stune_report_set_clear(struct stune_report_set *s);
 
 /* --compare: the reference set against this one. */
+#define STUNE_REPORT_CHANGE_CONFIDENCE 0.95
 struct stune_report_compare {
 	const char *ref_label;	/* phase, or the file name */
 	const char *ref_source; /* the saved file */
 	struct stune_stats ref;
 	const char *cur_label;
 	struct stune_stats_cmp cmp;
+	/* The change as the runs show it (stats/rank.h): the Hodges-Lehmann estimate and its two-sided
+	 * STUNE_REPORT_CHANGE_CONFIDENCE interval (each end a one-sided bound at half the error); has_low/has_high
+	 * false: too few runs for that end. */
+	double change_estimate, change_low, change_high;
+	bool has_low, has_high;
 	/* How this set differs from the reference (fio version, job options, host), or that either set's runs
 	 * are not one job (--allow-mixed): not comparable. */
 	char **mismatch;
