@@ -149,12 +149,19 @@ static void render_side(struct out *o, const char *key, const char *phase, const
 	for (size_t i = 0; i < s->n; i++) {
 		out_obj_begin(o, NULL);
 		out_dbl_exact(o, "kiops", NULL, s->kiops[i], 1);
+		out_dbl(o, "p50_ns", NULL, s->lat[STUNE_QPCT_P50] ? s->lat[STUNE_QPCT_P50][i] : NAN, 0);
+		out_dbl(o, "p99_ns", NULL, s->lat[STUNE_QPCT_P99] ? s->lat[STUNE_QPCT_P99][i] : NAN, 0);
+		out_dbl(o, "p99_9_ns", NULL, s->lat[STUNE_QPCT_P99_9] ? s->lat[STUNE_QPCT_P99_9][i] : NAN, 0);
 		out_int(o, "start_time_ms", NULL, s->ts_ms[i]);
 		fmt_time(t, sizeof(t), s->ts_ms[i], true);
 		out_str(o, "start_time", NULL, *t ? t : NULL);
 		out_obj_end(o);
 	}
 	out_arr_end(o);
+	out_obj_begin(o, "latency");
+	out_str(o, "of", NULL, s->lat_write ? "write" : "read");
+	out_str(o, "source", NULL, stune_qside_lat_source(s));
+	out_obj_end(o);
 	render_facts(o, s->labels);
 	out_obj_end(o);
 }
@@ -424,7 +431,7 @@ static void fmt_value(char *buf, size_t size, const struct stune_gate_cond *c, d
 {
 	if (c->metric >= STUNE_GATE_HOSTS)
 		snprintf(buf, size, "%.0f", v);
-	else if ((c->metric == STUNE_GATE_KIOPS || c->metric == STUNE_GATE_SEL_KIOPS) && c->change)
+	else if (c->change)
 		snprintf(buf, size, "%+.2f %%", v);
 	else if (c->metric == STUNE_GATE_KIOPS || c->metric == STUNE_GATE_SEL_KIOPS)
 		snprintf(buf, size, "%.2f KIOPS", v);
@@ -492,12 +499,36 @@ static void render_test_json(struct out *o, const char *host, const struct stune
 	out_obj_end(o);
 }
 
+/* A latency condition on runs whose percentiles are not exact: said under the host's line. */
+static void latency_note(struct out *o, const struct stune_gate_cond *c, const struct stune_qhost *h)
+{
+	if (c->metric < STUNE_GATE_P50 || c->metric > STUNE_GATE_P99_9)
+		return;
+	const char *src[2] = {stune_qside_lat_source(&h->ref), stune_qside_lat_source(&h->cur)};
+	for (int k = 0; k < 2; k++) {
+		if (!strcmp(src[k], "max-of-jobs")) {
+			out_text(
+			    o,
+			    "            %s: an upper bound (json output of several jobs: the largest job's; json+ "
+			    "gives the merged histograms' exact value)\n",
+			    stune_gate_metric_name(c->metric));
+			return;
+		}
+		if (!strcmp(src[k], "unknown")) {
+			out_text(o, "            %s: how it was made is unknown (the runs' tags do not say)\n",
+				 stune_gate_metric_name(c->metric));
+			return;
+		}
+	}
+}
+
 /* One text line per tested host (the ones that did not show it first), at most 20:
  *   h1: +17.6 %, at least +15.9 % (95.0 % reached; 3+3 runs)
  *   h2: +3.1 %, at least -1.2 % (71.3 % reached; 3+3 runs): not shown
  *   h3: +3.1 % (2+2 runs reach at most 83.3 %): too few runs */
 #define GATE_HOST_LINES 20
-static void render_host_tests(struct out *o, const struct stune_fleet *f, const struct stune_gate_outcome *oc)
+static void render_host_tests(struct out *o, const struct stune_fleet *f, const struct stune_gate_cond *c,
+			      const struct stune_gate_outcome *oc)
 {
 	char est[96];
 	size_t shown = 0, total = 0;
@@ -518,6 +549,7 @@ static void render_host_tests(struct out *o, const struct stune_fleet *f, const 
 				out_text(o, "          %s: %s (%.1f %% reached; %zu+%zu runs)%s\n", f->hosts[i].name,
 					 est, t->reached * 100, t->n_ref, t->n_cur,
 					 t->verdict == STUNE_GATE_SHOWN ? "" : ": not shown");
+			latency_note(o, c, &f->hosts[i]);
 		}
 	if (total > shown)
 		out_text(o, "          and %zu more (-o json lists each)\n", total - shown);
@@ -545,7 +577,7 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 {
 	const struct stune_gate_cond *c = &g->conds[k];
 	char v[64], item[640], est[96], reason[160];
-	bool sel_change = c->change && c->metric == STUNE_GATE_SEL_KIOPS;
+	bool sel_change = c->change && c->metric >= STUNE_GATE_SEL_KIOPS && c->metric <= STUNE_GATE_SEL_COV;
 	out_obj_begin(o, NULL);
 	out_str(o, "condition", NULL, c->text);
 	out_text(o, "  %-5s %s%s", oc->passed ? "ok" : "FAIL", c->text, c->implicit ? " (added)" : "");
@@ -620,7 +652,11 @@ static void render_outcome(struct out *o, const struct stune_fleet *f, const str
 	out_arr_end(o);
 	out_text(o, "\n");
 	if (c->change && oc->per_host)
-		render_host_tests(o, f, oc);
+		render_host_tests(o, f, c, oc);
+	for (size_t i = 0; c->change && i < oc->n_misses; i++)
+		if (oc->misses[i].unknown)
+			out_text(o, "          %s: unknown (its runs on a side lack %s)\n",
+				 f->hosts[oc->misses[i].host].name, stune_gate_metric_name(c->metric));
 	/* Every test made: each compared host's (per host), or the selection's. */
 	out_arr_begin(o, "tests");
 	if (sel_change && oc->has_sel)

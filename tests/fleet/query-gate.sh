@@ -55,3 +55,44 @@ check "the seed table: +17.5 % avg, the test's estimate +14.0 % and its bound ab
 	grep -Pzo 'change: avg \+17\.5 %[\s\S]*ok    kiops>=\+5%: every compared host \(1\) shown at 95 %\n +h1: \+14\.0 %, at least \+(9|1[0-9])\.[0-9] %' "$T/out"
 q 4 'gate failed: kiops>=\+20% \(h1 \+14\.0 %: not shown' --query "$stub/seeds/api/v1/export" "${cmp_args[@]}" \
 	--gate 'kiops>=+20%'
+# Latency (the stub's /latency/: 6 runs a side, KIOPS +10 %, p50 the same, p99 +30 %, one tuned run without p99.9):
+# each percentile a test of the runs, in its direction; a run without it is unknown, never a pass.
+q 4 'gate failed: p99<=\+10% \(h1 \+29\.7 %: not shown at 95 %: 0\.0 % reached \(6 and 6 runs\)\); p99\.9<=\+50% \(h1 unknown\)$' \
+	--query "$stub/latency/api/v1/export" "${cmp_args[@]}" --gate 'kiops>=+5%,p50<=+5%,p99<=+10%,p99.9<=+50%' -o json
+check "latency: per-run percentiles read with each run, the bound labelled, the estimate the median ratio" \
+	"$py" - "$T/out" <<'PY'
+import json, statistics, sys
+v = json.load(open(sys.argv[1]))
+h = v["hosts"][0]
+assert h["current"]["latency"] == {"of": "read", "source": "max-of-jobs"}, h["current"]["latency"]
+ref, cur = h["reference"]["runs"], h["current"]["runs"]
+assert [r["p99_ns"] for r in ref] == [2000000 + 9000 * k for k in range(6)], ref
+assert cur[5]["p99_9_ns"] is None and cur[0]["p99_9_ns"] == 5200000, cur
+c = {x["condition"]: x for x in v["gate"]["conditions"]}
+for cond, key in (("p50<=+5%", "p50_ns"), ("p99<=+10%", "p99_ns")):
+    t = c[cond]["tests"][0]
+    est = statistics.median(b[key] / a[key] for a in ref for b in cur) - 1
+    assert abs(t["estimate_pct"] - 100 * est) < 0.01 and t["bound"] == "upper", (t, est)
+assert c["p50<=+5%"]["passed"] and not c["p99<=+10%"]["passed"] and c["kiops>=+5%"]["passed"]
+assert c["p99.9<=+50%"]["tests"] == [] and c["p99.9<=+50%"]["hosts"][0]["value"] is None
+print("p50 %+.1f %% shown below +5 %%, p99 %+.1f %% not below +10 %%" % (c["p50<=+5%"]["tests"][0]["estimate_pct"],
+      c["p99<=+10%"]["tests"][0]["estimate_pct"]))
+PY
+q 0 'gate passed' --query "$stub/latency/api/v1/export" "${cmp_args[@]}" --gate 'p99<=+35%,selection.p99<=+35%'
+grep -q 'p99: an upper bound (json output of several jobs' "$T/out" && pass "latency: the upper bound said" ||
+	fail "latency: the upper bound not said: $(grep -A3 p99 "$T/out" | head -5)"
+q 64 "--gate 'p99<=2000': a latency is gated by its change" --query "$vm" "${cmp_args[@]}" --gate 'p99<=2000'
+q 64 "--gate 'p99=\+5%': a change is a one-sided test" --query "$vm" "${cmp_args[@]}" --gate 'p99=+5%'
+# The real services: each run's p99 read back equals the host's own report of the same fio file.
+for url in "$vm" "$ix/query?db=scsitune"; do
+	q 0 '' --query "$url" "${cmp_args[@]}" --hosts stor-q1 -o json
+	check "latency from $url: stor-q1's per-run p99 equal its local report's" \
+		"$py" - "$T/out" "$T/local-q1.json" <<'PY'
+import json, sys
+view, local = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+got = [r["p99_ns"] for r in view["hosts"][0]["current"]["runs"]]
+want = [r["read"]["clat_ns"]["p99"] for r in local["runs"]]
+assert got == want and all(got), (got, want)
+print("p99 per run %s" % got)
+PY
+done

@@ -25,6 +25,8 @@ LOG as one JSON line (path, Authorization header, form body).
                  (h1's cohort, another treatment)
   /seeds/...     SPEC.md's seed table on h1: 10 baseline runs (6,255 avg, one
                  at 4,200), 5 tuned (7,350 avg): +17.5 % of the averages
+  /latency/...   h1, 6 runs a side with their read latency: KIOPS +10 %, p50
+                 the same, p99 +30 %, one tuned run without p99.9
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -46,8 +48,8 @@ port, log = int(sys.argv[1]), sys.argv[2]
 NOW = int(time.time() * 1000)
 
 
-def line(host, phase, value, ts, file="run1.json", **tags):
-    return json.dumps({"metric": {"__name__": "scsitune_fio_kiops", "host": host, "phase": phase,
+def line(host, phase, value, ts, file="run1.json", field="kiops", **tags):
+    return json.dumps({"metric": {"__name__": "scsitune_fio_" + field, "host": host, "phase": phase,
                                   "set": "20261201T100000Z", "file": file, **tags},
                        "values": [value], "timestamps": [ts]})
 
@@ -151,6 +153,22 @@ class H(http.server.BaseHTTPRequestHandler):
                     for k, v in enumerate((4200, 6700, 6400, 6500, 6450, 6460, 6470, 6480, 6440, 6450))]
             rows += [line("h1", "tuned", v, NOW - 3600000 + k * 1000, "tuned%d.json" % (k + 1))
                      for k, v in enumerate((7000, 7700, 7350, 7300, 7400))]
+            self.answer(200, "".join(r + "\n" for r in rows))
+        elif mode == "latency":
+            # h1, 6 runs a side of a 16-job randread (json output: p99 the largest job's, an upper bound):
+            # KIOPS +10 %, p50 the same, p99 +30 %, p99.9 missing from one tuned run.
+            rows = []
+            for k in range(6):
+                for ph, at, kiops, p50, p99 in (("baseline", 7200000, 6600 + 10 * k, 800000 + 1000 * k, 2000000 + 9000 * k),
+                                                ("tuned", 3600000, 7260 + 10 * k, 800500 + 1000 * k, 2600000 + 9000 * k)):
+                    tags = dict(rw="randread", numjobs="16", output_format="json")
+                    f, ts = "run%d.json" % (k + 1), NOW - at + k * 1000
+                    rows.append(line("h1", ph, kiops, ts, f, **tags))
+                    rows.append(line("h1", ph, p50, ts, f, "read_clat_p50_ns", **tags))
+                    rows.append(line("h1", ph, p99, ts, f, "read_clat_p99_ns", **tags))
+                    if not (ph == "tuned" and k == 5):
+                        rows.append(line("h1", ph, p99 * 2, ts, f, "read_clat_p99_9_ns", **tags))
+                    rows.append(line("h1", ph, 1.0, ts, f, "write_clat_p99_ns", **tags))  # not the job's
             self.answer(200, "".join(r + "\n" for r in rows))
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")

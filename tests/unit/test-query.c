@@ -284,7 +284,7 @@ static const struct bad_answer bad_influxql[] = {
      "{\"results\":[{\"series\":[{\"tags\":{\"host\":\"h\",\"phase\":\"tuned\"},\"columns\":[\"time\","
      "\"kiops\"],"
      "\"values\":[[1,null]]}]}]}",
-     "row 1 is not [time in ms, kiops]", -EBADMSG},
+     "row 1 is not [time in ms, kiops, ...]", -EBADMSG},
     {STUNE_QUERY_INFLUXQL, "{\"results\":[]} trailing", "text after", -EBADMSG},
 };
 
@@ -372,10 +372,11 @@ CASE(request_forms, "the request each API gets: the export match, the InfluxQL h
 	struct stune_query q = query(hosts, 2);
 	char *form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_EXPORT, &form) == 0);
-	/* scsitune_fio_kiops{phase=~"tuned|baseline",host=~"db\\.01|we\"ird"} */
-	CHECK_STR(form,
-		  "match%5B%5D=scsitune_fio_kiops%7Bphase%3D~%22tuned%7Cbaseline%22%2Chost%3D~%22db%5C%5C.01%7Cwe%5C%"
-		  "22ird%22%7D&start=1793000000.000&end=1797000000.000");
+	/* {__name__=~"scsitune_fio_(kiops|read_clat_p50_ns|...)",phase=~"tuned|baseline",host=~"db\\.01|we\"ird"} */
+	CHECK_STR(form, "match%5B%5D=%7B__name__%3D~%22scsitune_fio_%28kiops%7Cread_clat_p50_ns%7Cread_clat_p99_ns%"
+			"7Cread_clat_p99_9_ns%7Cwrite_clat_p50_ns%7Cwrite_clat_p99_ns%7Cwrite_clat_p99_9_ns%29%22%"
+			"2Cphase%3D~%22tuned%7Cbaseline%22%2Chost%3D~%22db%5C%5C.01%7Cwe%5C%22ird%22%7D&start="
+			"1793000000.000&end=1797000000.000");
 	free(form);
 	form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_INFLUXQL, &form) == 0);

@@ -15,9 +15,15 @@
 
 static const char *const metric_names[] = {
     [STUNE_GATE_KIOPS] = "kiops",
+    [STUNE_GATE_P50] = "p50",
+    [STUNE_GATE_P99] = "p99",
+    [STUNE_GATE_P99_9] = "p99.9",
     [STUNE_GATE_SPREAD] = "spread",
     [STUNE_GATE_COV] = "cov",
     [STUNE_GATE_SEL_KIOPS] = "selection.kiops",
+    [STUNE_GATE_SEL_P50] = "selection.p50",
+    [STUNE_GATE_SEL_P99] = "selection.p99",
+    [STUNE_GATE_SEL_P99_9] = "selection.p99.9",
     [STUNE_GATE_SEL_SPREAD] = "selection.spread",
     [STUNE_GATE_SEL_COV] = "selection.cov",
     [STUNE_GATE_HOSTS] = "hosts",
@@ -25,8 +31,9 @@ static const char *const metric_names[] = {
     [STUNE_GATE_APART] = "apart",
     [STUNE_GATE_MISSING] = "missing",
 };
-#define METRIC_LIST \
-	"kiops, spread, cov, selection.kiops, selection.spread, selection.cov, hosts, drifted, apart, missing"
+#define METRIC_LIST                                                                                                   \
+	"kiops, p50, p99, p99.9, spread, cov, selection.kiops, selection.p50, ..., selection.spread, selection.cov, " \
+	"hosts, drifted, apart, missing"
 
 const char *stune_gate_metric_name(enum stune_gate_metric m)
 {
@@ -63,10 +70,20 @@ static bool is_kiops(enum stune_gate_metric m)
 	return m == STUNE_GATE_KIOPS || m == STUNE_GATE_SEL_KIOPS;
 }
 
+/* A latency percentile's index (enum stune_qpct); -1: not a latency. */
+static int latency_of(enum stune_gate_metric m)
+{
+	if (m >= STUNE_GATE_P50 && m <= STUNE_GATE_P99_9)
+		return (int)(m - STUNE_GATE_P50);
+	if (m >= STUNE_GATE_SEL_P50 && m <= STUNE_GATE_SEL_P99_9)
+		return (int)(m - STUNE_GATE_SEL_P50);
+	return -1;
+}
+
 /* METRIC OP VALUE, in c (already trimmed, NUL-terminated). */
 static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char **err)
 {
-	size_t ml = strspn(c, "abcdefghijklmnopqrstuvwxyz_.");
+	size_t ml = strspn(c, "abcdefghijklmnopqrstuvwxyz_.0123456789");
 	char *p = c + ml;
 	while (*p == ' ')
 		p++;
@@ -114,6 +131,20 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 		if (pct || sign || v != floor(v))
 			return stune_errf(err, -EINVAL, "'%s': %s is a number of hosts (a whole number, no sign or %%)",
 					  c, metric_names[m]);
+	} else if (latency_of(out->metric) >= 0) {
+		out->change = true;
+		if (!pct)
+			return stune_errf(err, -EINVAL,
+					  "'%s': a latency is gated by its change against --compare, in %% (%s<=+10%%)",
+					  c, metric_names[m]);
+		if (!compare)
+			return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
+		if (out->op == STUNE_GATE_EQ || out->op == STUNE_GATE_NE)
+			return stune_errf(err, -EINVAL,
+					  "'%s': a change is a one-sided test (%s<=+10%%): use >=, >, <= or <", c,
+					  metric_names[m]);
+		if (!(v > -100))
+			return stune_errf(err, -EINVAL, "'%s': a change is above -100%%", c);
 	} else if (is_kiops(out->metric)) {
 		out->change = pct;
 		if (pct && !compare)
@@ -301,13 +332,21 @@ int stune_gate_selection_test(enum stune_gate_op op, double value, double confid
 	return 0;
 }
 
-/* A compared host's change test for c; false when the host has no runs on a side. */
+/* The runs a condition tests on a side: KIOPS, or a latency percentile; NULL when a run lacks it. */
+static const double *side_values(const struct stune_gate_cond *c, const struct stune_qside *s)
+{
+	int k = latency_of(c->metric);
+	return k < 0 ? s->kiops : s->has_lat[k] ? s->lat[k] : NULL;
+}
+
+/* A compared host's change test for c; 0 when the host has no runs (or no such latency) on a side. */
 static int host_change(const struct stune_gate_cond *c, double confidence, const struct stune_qhost *h,
 		       struct stune_gate_test *t)
 {
-	if (!h->has_cmp || !h->cur.n || !h->ref.n)
+	const double *ref = side_values(c, &h->ref), *cur = side_values(c, &h->cur);
+	if (!h->has_cmp || !h->cur.n || !h->ref.n || !ref || !cur)
 		return 0;
-	int r = stune_gate_host_test(c->op, c->value, confidence, h->ref.kiops, h->ref.n, h->cur.kiops, h->cur.n, t);
+	int r = stune_gate_host_test(c->op, c->value, confidence, ref, h->ref.n, cur, h->cur.n, t);
 	return r < 0 ? r : 1;
 }
 
@@ -325,7 +364,8 @@ static int selection_change(const struct stune_gate_cond *c, double confidence, 
 		if (h->status != STUNE_QHOST_COMPARED)
 			continue;
 		/* Each host's change: its Hodges-Lehmann estimate (the same whatever the condition's value). */
-		int r = host_change(&(struct stune_gate_cond){.op = STUNE_GATE_GE}, confidence, h, &t);
+		int r =
+		    host_change(&(struct stune_gate_cond){.metric = c->metric, .op = STUNE_GATE_GE}, confidence, h, &t);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -401,7 +441,7 @@ static bool counted(enum stune_gate_metric m, const struct stune_qhost *h)
 static int eval_one(const struct stune_gate_cond *c, double confidence, const struct stune_fleet *f,
 		    struct stune_gate_outcome *o)
 {
-	if (c->metric == STUNE_GATE_SEL_KIOPS && c->change)
+	if (c->metric >= STUNE_GATE_SEL_KIOPS && c->metric <= STUNE_GATE_SEL_P99_9 && c->change)
 		return selection_change(c, confidence, f, o);
 	if (c->metric <= STUNE_GATE_COV) {
 		size_t nh = f->n_hosts ? f->n_hosts : 1;

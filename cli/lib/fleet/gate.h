@@ -8,12 +8,17 @@
  *                one-sided test (kiops>=+5%: the tuned runs shown above the
  *                baseline runs scaled by 1.05, at the gate's confidence);
  *                without %: the current avg KIOPS (kiops>=500), a threshold
+ *     p50, p99, p99.9  the change of a completion latency percentile per run
+ *                (the job's reads; a write-only job's writes), always with %,
+ *                as a one-sided test of the runs (p99<=+10%: shown below 1.10
+ *                times the baseline's)
  *     spread     the current set's spread, in percent (spread<=15%)
  *     cov        the current set's CoV, in percent (needs 2 runs per host)
  *   the selection
  *     selection.kiops  with %: the hosts are the units: a one-sided test of
  *                their per-host changes (one host: its runs, as kiops);
  *                without %: every compared host's runs pooled, avg KIOPS
+ *     selection.p50, selection.p99, selection.p99.9: the hosts as units
  *     selection.spread, selection.cov: every compared host's runs pooled
  *   counts of hosts
  *     hosts      compared hosts           drifted  apart: drifted or not applied
@@ -43,11 +48,18 @@
 
 struct stune_fleet;
 
+/* The per-host metrics first, then the selection's (the same order), then the counts. */
 enum stune_gate_metric {
 	STUNE_GATE_KIOPS,
+	STUNE_GATE_P50,
+	STUNE_GATE_P99,
+	STUNE_GATE_P99_9,
 	STUNE_GATE_SPREAD,
 	STUNE_GATE_COV,
 	STUNE_GATE_SEL_KIOPS,
+	STUNE_GATE_SEL_P50,
+	STUNE_GATE_SEL_P99,
+	STUNE_GATE_SEL_P99_9,
 	STUNE_GATE_SEL_SPREAD,
 	STUNE_GATE_SEL_COV,
 	STUNE_GATE_HOSTS,
@@ -62,7 +74,7 @@ struct stune_gate_cond {
 	enum stune_gate_metric metric;
 	enum stune_gate_op op;
 	double value;
-	bool change;   /* kiops with %: the change against --compare (a test) */
+	bool change;   /* kiops with %, a latency: the change against --compare (a test) */
 	bool implicit; /* added: missing=0, apart=0, hosts>=1 */
 };
 

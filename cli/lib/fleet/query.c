@@ -154,9 +154,24 @@ static void prom_regex_quote(FILE *f, const char *s)
 	}
 }
 
+/* The fields read: KIOPS, then each direction's latency percentiles (enum stune_qpct order). */
+enum { M_KIOPS, M_READ_LAT, M_WRITE_LAT = M_READ_LAT + STUNE_QPCT_N, M_N = M_WRITE_LAT + STUNE_QPCT_N };
+static const char *const metric_fields[M_N] = {
+    "kiops",
+    "read_clat_p50_ns",
+    "read_clat_p99_ns",
+    "read_clat_p99_9_ns",
+    "write_clat_p50_ns",
+    "write_clat_p99_ns",
+    "write_clat_p99_9_ns",
+};
+
 static void prom_selector(FILE *f, const struct stune_query *q)
 {
-	fputs(STUNE_LP_MEASUREMENT "_kiops{phase=~\"", f);
+	fputs("{__name__=~\"" STUNE_LP_MEASUREMENT "_(", f);
+	for (int m = 0; m < M_N; m++)
+		fprintf(f, "%s%s", m ? "|" : "", metric_fields[m]);
+	fputs(")\",phase=~\"", f);
 	prom_regex_quote(f, q->phase);
 	if (q->compare) {
 		fputc('|', f);
@@ -189,8 +204,11 @@ static void influx_string(FILE *f, const char *s)
 
 static void influx_select(FILE *f, const struct stune_query *q)
 {
+	fputs("SELECT ", f);
+	for (int m = 0; m < M_N; m++)
+		fprintf(f, "%s\"%s\"", m ? ", " : "", metric_fields[m]);
 	fprintf(f,
-		"SELECT \"kiops\" FROM \"" STUNE_LP_MEASUREMENT "\" WHERE time >= %" PRId64 "ms AND time <= %" PRId64
+		" FROM \"" STUNE_LP_MEASUREMENT "\" WHERE time >= %" PRId64 "ms AND time <= %" PRId64
 		"ms AND (\"phase\" = ",
 		q->start_ms, q->end_ms);
 	influx_string(f, q->phase);
@@ -284,7 +302,37 @@ static const char *const label_names[STUNE_QL_N] = {
     [STUNE_QL_NUMJOBS] = "numjobs",
     [STUNE_QL_FILE] = "file",
     [STUNE_QL_FIO_VERSION] = "fio_version",
+    [STUNE_QL_OUTPUT_FORMAT] = "output_format",
 };
+
+const char *stune_qpct_name(enum stune_qpct k)
+{
+	static const char *const names[STUNE_QPCT_N] = {"p50", "p99", "p99.9"};
+	return k < STUNE_QPCT_N ? names[k] : NULL;
+}
+
+const char *stune_qside_lat_source(const struct stune_qside *s)
+{
+	const char *fmt = s->labels ? s->labels[STUNE_QL_OUTPUT_FORMAT] : NULL;
+	const char *jobs = s->labels ? s->labels[STUNE_QL_NUMJOBS] : NULL;
+	if (!fmt || !jobs)
+		return "unknown";
+	if (!strcmp(jobs, "1"))
+		return "fio";
+	return !strcmp(fmt, "json+") ? "merged-bins" : "max-of-jobs";
+}
+
+/* "scsitune_fio_read_clat_p99_ns" -> its index; -1: none the view reads. */
+static int metric_of_name(const char *name)
+{
+	size_t n = strlen(STUNE_LP_MEASUREMENT);
+	if (!name || strncmp(name, STUNE_LP_MEASUREMENT "_", n + 1))
+		return -1;
+	for (int m = 0; m < M_N; m++)
+		if (!strcmp(name + n + 1, metric_fields[m]))
+			return m;
+	return -1;
+}
 
 const char *stune_qlabel_name(enum stune_qlabel l)
 {
@@ -293,6 +341,7 @@ const char *stune_qlabel_name(enum stune_qlabel l)
 
 struct stune_qseries {
 	char *labels[STUNE_QL_N];
+	int metric; /* M_KIOPS, a latency */
 	int64_t *ts;
 	double *v;
 	size_t n;
@@ -388,16 +437,18 @@ static int export_series(struct answer *a, json_object *o, const char *where, ch
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
 	    !json_object_object_get_ex(o, "values", &values) || !json_object_object_get_ex(o, "timestamps", &stamps))
 		return stune_errf(err, -EBADMSG, "%s: not a series (no metric, values and timestamps)", where);
+	int m = M_KIOPS;
 	if (json_object_object_get_ex(metric, "__name__", &name) &&
-	    strcmp(json_object_get_string(name), STUNE_LP_MEASUREMENT "_kiops"))
-		return stune_errf(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops", where,
-				  json_object_get_string(name));
+	    (m = metric_of_name(json_object_get_string(name))) < 0)
+		return stune_errf(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops or a latency",
+				  where, json_object_get_string(name));
 	if (!json_object_is_type(values, json_type_array) || !json_object_is_type(stamps, json_type_array) ||
 	    json_object_array_length(values) != json_object_array_length(stamps))
 		return stune_errf(err, -EBADMSG, "%s: values and timestamps are not two arrays of one length", where);
 	struct stune_qseries *s = answer_add(a);
 	if (!s)
 		return -ENOMEM;
+	s->metric = m;
 	size_t n = json_object_array_length(values);
 	int r = take_labels(s, metric, where, err);
 	if (r < 0 || (r = series_alloc(s, n)) < 0)
@@ -493,9 +544,15 @@ static int prom_series(struct answer *a, json_object *o, const char *where, char
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "metric", &metric) ||
 	    !json_object_object_get_ex(o, "values", &values) || !json_object_is_type(values, json_type_array))
 		return stune_errf(err, -EBADMSG, "%s: not a range vector (no metric and values)", where);
+	const char *mname = get_str(metric, "__name__");
+	int m = mname ? metric_of_name(mname) : M_KIOPS;
+	if (m < 0)
+		return stune_errf(err, -EBADMSG, "%s: metric '%s', not " STUNE_LP_MEASUREMENT "_kiops or a latency",
+				  where, mname);
 	struct stune_qseries *s = answer_add(a);
 	if (!s)
 		return -ENOMEM;
+	s->metric = m;
 	size_t n = json_object_array_length(values);
 	int r = take_labels(s, metric, where, err);
 	if (r < 0 || (r = series_alloc(s, n)) < 0)
@@ -574,25 +631,40 @@ static int influx_series(struct answer *a, json_object *o, const char *where, ch
 	if (is_true(o, "partial"))
 		return stune_errf(err, -EBADMSG, "%s: the series is partial (the server cut it: max-row-limit?)",
 				  where);
-	int ct = column(cols, "time"), cv = column(cols, "kiops");
-	if (ct < 0 || cv < 0)
+	int ct = column(cols, "time");
+	if (ct < 0 || column(cols, "kiops") < 0)
 		return stune_errf(err, -EBADMSG, "%s: no time and kiops columns", where);
-	struct stune_qseries *s = answer_add(a);
-	if (!s)
-		return -ENOMEM;
 	size_t n = json_object_array_length(values);
-	int r = take_labels(s, tags, where, err);
-	if (r < 0 || (r = series_alloc(s, n)) < 0)
-		return r;
 	for (size_t i = 0; i < n; i++) {
 		json_object *row = json_object_array_get_idx(values, i);
 		if (!json_object_is_type(row, json_type_array) ||
-		    json_object_array_length(row) != json_object_array_length(cols) ||
-		    !integer(json_object_array_get_idx(row, (size_t)ct), &s->ts[i]) ||
-		    !number(json_object_array_get_idx(row, (size_t)cv), &s->v[i]))
-			return stune_errf(err, -EBADMSG, "%s: row %zu is not [time in ms, kiops]", where, i + 1);
+		    json_object_array_length(row) != json_object_array_length(cols))
+			return stune_errf(err, -EBADMSG, "%s: row %zu is not [time in ms, kiops, ...]", where, i + 1);
 	}
-	s->n = n;
+	/* One series per field read: KIOPS in every row; a latency where the row has one (null: the run had none). */
+	for (int m = 0; m < M_N; m++) {
+		int cv = column(cols, metric_fields[m]);
+		if (cv < 0)
+			continue;
+		struct stune_qseries *s = answer_add(a);
+		if (!s)
+			return -ENOMEM;
+		s->metric = m;
+		int r = take_labels(s, tags, where, err);
+		if (r < 0 || (r = series_alloc(s, n)) < 0)
+			return r;
+		for (size_t i = 0; i < n; i++) {
+			json_object *row = json_object_array_get_idx(values, i);
+			json_object *v = json_object_array_get_idx(row, (size_t)cv);
+			if (m != M_KIOPS && !v)
+				continue;
+			if (!integer(json_object_array_get_idx(row, (size_t)ct), &s->ts[s->n]) ||
+			    !number(v, &s->v[s->n]))
+				return stune_errf(err, -EBADMSG, "%s: row %zu is not [time in ms, %s, ...]", where,
+						  i + 1, metric_fields[m]);
+			s->n++;
+		}
+	}
 	return 0;
 }
 
@@ -642,15 +714,22 @@ static int sample_cmp(const void *x, const void *y)
 
 static int strcmp_null(const char *a, const char *b);
 
-static int labels_cmp(const void *x, const void *y)
+static int tags_cmp(const struct stune_qseries *a, const struct stune_qseries *b)
 {
-	const struct stune_qseries *a = x, *b = y;
 	for (int i = 0; i < STUNE_QL_N; i++) {
 		int c = strcmp_null(a->labels[i], b->labels[i]);
 		if (c)
 			return c;
 	}
 	return 0;
+}
+
+/* Tags, then the field. */
+static int labels_cmp(const void *x, const void *y)
+{
+	const struct stune_qseries *a = x, *b = y;
+	int c = tags_cmp(a, b);
+	return c ? c : (a->metric > b->metric) - (a->metric < b->metric);
 }
 
 /*
@@ -694,8 +773,9 @@ static int dedup(struct answer *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		struct stune_qseries *s = &a->s[i];
+		bool runs = s->metric == M_KIOPS; /* points and duplicates count runs: their KIOPS */
 		if (s->n < 2) {
-			a->points += s->n;
+			a->points += runs ? s->n : 0;
 			continue;
 		}
 		struct sample *v = malloc(s->n * sizeof(*v));
@@ -707,7 +787,7 @@ static int dedup(struct answer *a)
 		size_t m = 0;
 		for (size_t k = 0; k < s->n; k++) {
 			if (m > 0 && v[k].ts == s->ts[m - 1]) {
-				a->duplicates++;
+				a->duplicates += runs;
 				continue;
 			}
 			s->ts[m] = v[k].ts;
@@ -715,7 +795,7 @@ static int dedup(struct answer *a)
 		}
 		free(v);
 		s->n = m;
-		a->points += m;
+		a->points += runs ? m : 0;
 	}
 	return 0;
 }
@@ -739,7 +819,14 @@ void stune_fleet_free(struct stune_fleet *f)
 		free(h->cur.ts_ms);
 		free(h->ref.kiops);
 		free(h->ref.ts_ms);
+		for (int k = 0; k < STUNE_QPCT_N; k++) {
+			free(h->cur.lat[k]);
+			free(h->ref.lat[k]);
+		}
 	}
+	for (size_t i = 0; i < f->n_lat_series; i++)
+		series_clear(&f->lat_series[i]);
+	free(f->lat_series);
 	free(f->hosts);
 	free(f->cohorts);
 	for (size_t i = 0; i < f->n_series; i++)
@@ -811,6 +898,45 @@ static void side_mixed(struct stune_qside *side, const struct stune_qseries *ser
 			}
 }
 
+/* A job that only writes: its latency is the writes'. */
+static bool write_only(const char *rw)
+{
+	static const char *const w[] = {"write", "randwrite", "trim", "randtrim", "trimwrite"};
+	for (size_t i = 0; rw && i < ELEMENTSOF(w); i++)
+		if (!strcmp(rw, w[i]))
+			return true;
+	return false;
+}
+
+static int ts_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Each run's latency percentiles: the sample of the same tags, field and time (NAN: none). */
+static int side_latency(const struct stune_fleet *f, const struct run *runs, size_t n, struct stune_qside *side)
+{
+	side->lat_write = write_only(runs[0].s->labels[STUNE_QL_RW]);
+	for (int k = 0; k < STUNE_QPCT_N; k++) {
+		if (!(side->lat[k] = calloc(n, sizeof(double))))
+			return -ENOMEM;
+		side->has_lat[k] = true;
+		for (size_t i = 0; i < n; i++) {
+			struct stune_qseries key = *runs[i].s;
+			key.metric = (side->lat_write ? M_WRITE_LAT : M_READ_LAT) + k;
+			const struct stune_qseries *ls =
+			    f->n_lat_series ? bsearch(&key, f->lat_series, f->n_lat_series, sizeof(key), labels_cmp)
+					    : NULL;
+			const int64_t *at =
+			    ls && ls->n ? bsearch(&runs[i].ts, ls->ts, ls->n, sizeof(int64_t), ts_cmp) : NULL;
+			side->lat[k][i] = at ? ls->v[at - ls->ts] : NAN;
+			side->has_lat[k] = side->has_lat[k] && at;
+		}
+	}
+	return 0;
+}
+
 /* The newest set of host's phase into side; *found false when the host has no point of it. */
 static int take_side(const struct stune_fleet *f, const char *host, const char *phase, struct stune_qside *side,
 		     bool *found)
@@ -845,6 +971,9 @@ static int take_side(const struct stune_fleet *f, const char *host, const char *
 	side->n = n;
 	side->set = newest;
 	side->labels = (const char *const *)runs[0].s->labels;
+	int r = side_latency(f, runs, n, side);
+	if (r < 0)
+		return r;
 	while (first < last && f->series[first].n == 0)
 		first++;
 	side_mixed(side, f->series, first, last);
@@ -1210,9 +1339,9 @@ static int check_series(const struct stune_query *q, const struct stune_qseries 
 			    host, phase, vs);
 		for (size_t k = 0; k < s->n; k++) {
 			if (!(s->v[k] > 0))
-				return stune_errf(err, -EBADMSG,
-						  "host %s, phase %s: a KIOPS value of %g (zero or below: not a run)",
-						  host, phase, s->v[k]);
+				return stune_errf(
+				    err, -EBADMSG, "host %s, phase %s: a %s value of %g (zero or below: not a run)",
+				    host, phase, s->metric == M_KIOPS ? "KIOPS" : metric_fields[s->metric], s->v[k]);
 			/* A second of slack: a service may round the window's ends to whole seconds. */
 			if (s->ts[k] < q->start_ms - 1000 || s->ts[k] > q->end_ms + 1000) {
 				char at[32], from[32], to[32];
@@ -1253,12 +1382,32 @@ static int check_finite(const struct stune_fleet *f, char **err)
 	return 0;
 }
 
+/* The latency series out of a into f->lat_series (in a's order: by tags and field), the KIOPS ones kept. */
+static int split_latency(struct stune_fleet *f, struct answer *a)
+{
+	size_t n = 0, m = 0;
+	for (size_t i = 0; i < a->n; i++)
+		n += a->s[i].metric != M_KIOPS;
+	if (!n)
+		return 0;
+	if (!(f->lat_series = calloc(n, sizeof(*f->lat_series))))
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->s[i].metric != M_KIOPS)
+			f->lat_series[f->n_lat_series++] = a->s[i];
+		else
+			a->s[m++] = a->s[i];
+	}
+	a->n = m;
+	return 0;
+}
+
 static int build(const struct stune_query *q, struct stune_fleet *f, struct answer *a, char **err)
 {
 	_cleanup_free_ char **names = NULL;
 	size_t n = 0;
 	int r;
-	if ((r = keep_asked(q, a)) < 0 || (r = merge(a)) < 0 || (r = dedup(a)) < 0)
+	if ((r = keep_asked(q, a)) < 0 || (r = merge(a)) < 0 || (r = dedup(a)) < 0 || (r = split_latency(f, a)) < 0)
 		return r;
 	if (a->n) /* qsort wants a non-NULL base even for 0 items */
 		qsort(a->s, a->n, sizeof(*a->s), series_cmp);
@@ -1270,7 +1419,8 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	if (f->n_points == 0)
 		return stune_errf(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase,
 				  q->compare ? " or " : "", q->compare ? q->compare : "");
-	if ((r = check_series(q, f->series, f->n_series, err)) < 0)
+	if ((r = check_series(q, f->series, f->n_series, err)) < 0 ||
+	    (r = check_series(q, f->lat_series, f->n_lat_series, err)) < 0)
 		return r;
 	if ((r = host_names(q, &(struct answer){.s = f->series, .n = f->n_series}, &names, &n)) < 0)
 		return r;

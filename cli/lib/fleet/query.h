@@ -9,8 +9,10 @@
  *   prometheus  /api/v1/query (VictoriaMetrics, its cluster's vmselect):
  *               an instant query of the range selector, raw samples
  *   influxql    InfluxDB 1.x /query?db=DB: SELECT ... GROUP BY *, epoch=ms
- * Only the field kiops (metric scsitune_fio_kiops) is read, with the tags of
- * its series (net/lineproto.h).
+ * The field kiops (metric scsitune_fio_kiops) is read, with the tags of its
+ * series (net/lineproto.h), and each run's completion latency percentiles
+ * (read_clat_p50_ns, ..._p99_ns, ..._p99_9_ns and the write_ ones), joined
+ * to its KIOPS by tags and time.
  *
  * Per host and phase the newest result set (the `set` tag; points without
  * one form one set) is taken: what `report --compare PHASE` takes from the
@@ -86,9 +88,14 @@ enum stune_qlabel {
 	STUNE_QL_NUMJOBS,
 	STUNE_QL_FILE,
 	STUNE_QL_FIO_VERSION,
+	STUNE_QL_OUTPUT_FORMAT,
 	STUNE_QL_N
 };
 const char *stune_qlabel_name(enum stune_qlabel l); /* the tag's key */
+
+/* The latency percentiles read with each run (the job's reads; a job that only writes: its writes). */
+enum stune_qpct { STUNE_QPCT_P50, STUNE_QPCT_P99, STUNE_QPCT_P99_9, STUNE_QPCT_N };
+const char *stune_qpct_name(enum stune_qpct k); /* "p50", "p99", "p99.9" */
 
 /* The newest set of one phase on one host. */
 struct stune_qside {
@@ -96,6 +103,10 @@ struct stune_qside {
 	size_t n;
 	double *kiops; /* per run, in time order */
 	int64_t *ts_ms;
+	/* Completion latency per run, ns (NAN: the run has none); has_lat[k]: every run has it. */
+	double *lat[STUNE_QPCT_N];
+	bool has_lat[STUNE_QPCT_N];
+	bool lat_write; /* the latencies are the writes' (a job that only writes) */
 	struct stune_stats stats;
 	const char *const *labels; /* the first run's tags (STUNE_QL_N) */
 	/* A job option (STUNE_QL_RW...) whose tag differs between two runs of the set, and their values;
@@ -103,6 +114,14 @@ struct stune_qside {
 	int mixed_opt;
 	const char *mixed_a, *mixed_b;
 };
+
+/*
+ * How a side's latency percentiles were made, from its tags: "fio" (one
+ * job: fio's own), "merged-bins" (several jobs, json+: exact, from the merged
+ * histograms), "max-of-jobs" (several jobs, json output: the largest job's
+ * percentile, an upper bound), "unknown" (tags missing: an older upload).
+ */
+const char *stune_qside_lat_source(const struct stune_qside *s);
 
 enum stune_qhost_status {
 	STUNE_QHOST_COMPARED, /* averaged in */
@@ -156,8 +175,10 @@ struct stune_fleet {
 	struct stune_stats cur, ref;
 	struct stune_stats_cmp cmp;
 	size_t n_series, n_points, n_duplicates;
-	/* What the hosts point into. */
+	/* What the hosts point into: the KIOPS series, and the latency series (sorted by tags and metric). */
 	struct stune_qseries *series;
+	struct stune_qseries *lat_series;
+	size_t n_lat_series;
 };
 void stune_fleet_free(struct stune_fleet *f);
 DEFINE_CLEANUP_FUNC(struct stune_fleet, stune_fleet_free)
