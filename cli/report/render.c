@@ -88,6 +88,52 @@ static void render_options(struct out *o, const char *key, const struct stune_kv
 	out_obj_end(o);
 }
 
+#define PCT_P99 1 /* stune_pct_levels: 50, 99, 99.9 */
+
+/* Several devices (one job section each): per device IOPS, share and p99, the fairness of the shares, the
+ * worst device's p99 (the reads; a run without reads: the writes). */
+static void render_devices(struct out *o, const struct stune_fio_run *r)
+{
+	enum stune_fio_dir d = r->total[STUNE_FIO_READ].clat.samples ? STUNE_FIO_READ : STUNE_FIO_WRITE;
+	double worst = NAN;
+	size_t worst_i = 0;
+	char fair[32];
+	out_fmt_dbl(fair, sizeof(fair), r->fairness, 3);
+	if (r->n_devs)
+		out_text(o, "    devices: fairness %s (Jain's index of their IOPS; 1: equal shares)\n", fair);
+	out_arr_begin(o, "devices");
+	for (size_t i = 0; i < r->n_devs; i++) {
+		const struct stune_fio_dev *v = &r->devs[i];
+		const struct stune_lat *l = &v->clat[d];
+		double p99 = l->pct_set[PCT_P99] ? l->pct_ns[PCT_P99] : NAN;
+		if (!isnan(p99) && (isnan(worst) || p99 > worst)) {
+			worst = p99;
+			worst_i = i;
+		}
+		out_obj_begin(o, NULL);
+		out_str(o, "filename", "      %s", v->filename);
+		out_int(o, "jobs", NULL, (long long)v->n_jobs);
+		out_dbl(o, "kiops", ": %s KIOPS", v->iops / 1000, 1);
+		out_dbl(o, "share_pct", " (%s %%)", r->iops > 0 ? 100 * v->iops / r->iops : NAN, 1);
+		out_dbl(o, "p99_ns", NULL, p99, 0);
+		char us[32];
+		out_fmt_dbl(us, sizeof(us), p99 / 1000, 1);
+		out_text(o, ", %s p99 %s µs\n", stune_fio_dir_name(d), us);
+		out_str(o, "percentiles_from", NULL, stune_pct_source_name(l->pct_source));
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	out_dbl(o, "fairness", NULL, r->n_devs ? r->fairness : NAN, 3);
+	out_str(o, "latency_of", NULL, r->n_devs ? stune_fio_dir_name(d) : NULL);
+	out_dbl(o, "worst_p99_ns", NULL, worst, 0);
+	out_str(o, "worst_device", NULL, isnan(worst) ? NULL : r->devs[worst_i].filename);
+	char us[32];
+	out_fmt_dbl(us, sizeof(us), worst / 1000, 1);
+	if (!isnan(worst))
+		out_text(o, "    worst device p99: %s µs (%s, %s)\n", us, r->devs[worst_i].filename,
+			 stune_fio_dir_name(d));
+}
+
 static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r, double kiops)
 {
 	char buf[64];
@@ -138,6 +184,7 @@ static void render_run(struct out *o, size_t idx, const struct stune_fio_run *r,
 			out_text(o, "    job %zu '%s': error %d (%s)\n", i, j->name, j->error, strerror(j->error));
 	}
 	out_arr_end(o);
+	render_devices(o, r);
 	out_obj_end(o);
 }
 

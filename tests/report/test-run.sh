@@ -182,6 +182,34 @@ fi
 grep -q "^scsitune: no locality: the HBA's numa_node is -1: not bound$" "$work/nu.err" &&
 	pass "numa_node -1: no locality, not bound" || fail "numa_node -1: $(cat "$work/nu.err")"
 
+# --- Two devices: one job section each (json+), per device IOPS, share and p99, the fairness of the shares.
+data2=$work/data2
+dd if=/dev/zero of="$data2" bs=1M count=64 status=none
+rc=0
+"$bin" -o json report --run --fio "$work/fio-wrap" --device "$data" --device "$data2" --runtime 1 --runs 1 \
+	--numjobs 2 --iodepth 4 --state-dir "$work/st2" >"$work/dev.json" 2>"$work/dev.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "two devices: exit $rc: $(cat "$work/dev.err")"
+"$py" - "$work/dev.json" "$(tail -1 "$work/fio.log")" "$data" "$data2" <<'PY' && pass "two devices: per device results" ||
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+args, a, b = sys.argv[2].split(), sys.argv[3], sys.argv[4]
+assert "--output-format=json+" in args and args[-4:] == ["--name=" + a, "--filename=" + a, "--name=" + b, "--filename=" + b], args
+raw = json.load(open(run["file"]))
+devs = run["devices"]
+assert [d["filename"] for d in devs] == [a, b] and [d["jobs"] for d in devs] == [2, 2], devs
+for d in devs:  # fio's own per-job numbers, grouped by file: the independent count
+    jobs = [j for j in raw["jobs"] if j["job options"]["filename"] == d["filename"]]
+    assert abs(d["kiops"] - sum(j["read"]["iops"] for j in jobs) / 1000) < 0.05, (d, jobs)
+    p99 = [j["read"]["clat_ns"]["percentile"]["99.000000"] for j in jobs]
+    assert min(p99) * 0.95 <= d["p99_ns"] <= max(p99) * 1.05 and d["percentiles_from"] == "merged-bins", (d, p99)
+x = [d["kiops"] for d in devs]
+jain = sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+assert abs(run["fairness"] - jain) < 0.002 and abs(sum(d["share_pct"] for d in devs) - 100) < 0.2, run["fairness"]
+assert run["worst_p99_ns"] == max(d["p99_ns"] for d in devs) and run["latency_of"] == "read", run
+print("ok   fairness %.3f (Jain, from fio's per-job IOPS), worst p99 %d ns" % (run["fairness"], run["worst_p99_ns"]))
+PY
+	fail "two devices: $(head -c 300 "$work/dev.json")"
+
 # --- Refused: exit code, one line, nothing run, nothing saved.
 expect() { # NAME RC REGEX -- ARGS...
 	local name=$1 want=$2 re=$3 rc=0

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "report/fio.h"
 
+#include "stats/rank.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -64,6 +66,10 @@ static void run_clear(struct stune_fio_run *r)
 	free(r->jobs);
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
 		stune_hist_clear(&r->total[d].clat.bins);
+	for (size_t i = 0; i < r->n_devs; i++)
+		for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+			stune_hist_clear(&r->devs[i].clat[d].bins);
+	free(r->devs);
 	kv_free(r->global_options, r->n_global_options);
 	free(r->path);
 	free(r->fio_version);
@@ -875,10 +881,17 @@ static int parse_job(struct parse *p, size_t job, size_t idx, struct stune_fio_j
 	return 0;
 }
 
-/* Latency over all jobs: exact mean (weighted by samples), exact or labelled percentiles. */
-static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_dir d)
+/* Whether job i counts: every job (file NULL), or the jobs reading file. */
+static bool job_reads(const struct stune_fio_run *run, size_t i, const char *file)
 {
-	struct stune_lat *t = &run->total[d].clat;
+	return !file || !strcmp(stune_fio_job_option(run, &run->jobs[i], "filename"), file);
+}
+
+/* Latency over all jobs (file NULL) or one device's: exact mean (weighted by samples), exact or labelled
+ * percentiles, into t. */
+static int lat_over(struct parse *p, const struct stune_fio_run *run, enum stune_fio_dir d, const char *file,
+		    struct stune_lat *t)
+{
 	size_t with_samples = 0, with_bins = 0, last = 0;
 	double sum = 0;
 	uint64_t binned = 0;
@@ -888,7 +901,7 @@ static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_
 
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct stune_lat *l = &run->jobs[i].io[d].clat;
-		if (l->samples == 0)
+		if (l->samples == 0 || !job_reads(run, i, file))
 			continue;
 		with_samples++;
 		last = i;
@@ -914,6 +927,8 @@ static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_
 	}
 	if (with_bins == with_samples) {
 		for (size_t i = 0; i < run->n_jobs; i++) {
+			if (!job_reads(run, i, file))
+				continue;
 			r = stune_hist_merge(&t->bins, &run->jobs[i].io[d].clat.bins);
 			if (r < 0)
 				return r;
@@ -932,7 +947,7 @@ static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_
 		double mx = 0;
 		for (size_t i = 0; i < run->n_jobs; i++) {
 			const struct stune_lat *l = &run->jobs[i].io[d].clat;
-			if (l->samples == 0)
+			if (l->samples == 0 || !job_reads(run, i, file))
 				continue;
 			if (!l->pct_set[k])
 				all = false;
@@ -943,6 +958,55 @@ static int total_lat(struct parse *p, struct stune_fio_run *run, enum stune_fio_
 		t->pct_ns[k] = all ? mx : 0;
 	}
 	t->pct_source = STUNE_PCT_MAX_OF_JOBS;
+	return 0;
+}
+
+/* Per device, when the jobs read more than one file: IOPS, latency, and the fairness of their shares. */
+static int per_device(struct parse *p, struct stune_fio_run *run)
+{
+	for (size_t i = 0; i < run->n_devs; i++)
+		for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+			stune_hist_clear(&run->devs[i].clat[d].bins);
+	free(run->devs);
+	run->devs = NULL;
+	run->n_devs = 0;
+	run->fairness = NAN;
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		const char *f = stune_fio_job_option(run, &run->jobs[i], "filename");
+		size_t k = 0;
+		if (!f)
+			return 0; /* a job without a file of its own: one workload, not devices */
+		while (k < i && strcmp(stune_fio_job_option(run, &run->jobs[k], "filename"), f))
+			k++;
+		n += k == i;
+	}
+	if (n < 2 || !(run->devs = calloc(n, sizeof(*run->devs))))
+		return n < 2 ? 0 : -ENOMEM;
+	_cleanup_free_ double *iops = calloc(n, sizeof(double));
+	if (!iops)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		const char *f = stune_fio_job_option(run, &run->jobs[i], "filename");
+		size_t k = 0;
+		while (k < run->n_devs && strcmp(run->devs[k].filename, f))
+			k++;
+		if (k == run->n_devs)
+			run->devs[run->n_devs++].filename = f;
+		struct stune_fio_dev *dev = &run->devs[k];
+		dev->n_jobs++;
+		for (int d = 0; d < STUNE_FIO_N_DIRS; d++)
+			dev->iops += run->jobs[i].io[d].iops;
+	}
+	for (size_t k = 0; k < run->n_devs; k++) {
+		for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
+			int r = lat_over(p, run, (enum stune_fio_dir)d, run->devs[k].filename, &run->devs[k].clat[d]);
+			if (r < 0)
+				return r;
+		}
+		iops[k] = run->devs[k].iops;
+	}
+	run->fairness = stune_jain_index(iops, run->n_devs);
 	return 0;
 }
 
@@ -973,10 +1037,10 @@ static int compute_totals(struct parse *p, struct stune_fio_run *run)
 	for (int d = 0; d < STUNE_FIO_N_DIRS; d++) {
 		if ((r = add_dbl(p, "iops", "read and write", &run->iops, run->total[d].iops)) < 0 ||
 		    (r = add_dbl(p, "bw", "read and write", &run->bw_kib_s, run->total[d].bw_kib_s)) < 0 ||
-		    (r = total_lat(p, run, (enum stune_fio_dir)d)) < 0)
+		    (r = lat_over(p, run, (enum stune_fio_dir)d, NULL, &run->total[d].clat)) < 0)
 			return r;
 	}
-	return 0;
+	return per_device(p, run);
 }
 
 static int parse_doc(struct parse *p, size_t doc, struct stune_fio_run *run)

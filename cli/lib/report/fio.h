@@ -68,6 +68,14 @@ struct stune_fio_job {
 	struct stune_fio_io io[STUNE_FIO_N_DIRS];
 };
 
+/* One device of a run whose jobs read different files (filename=): its jobs' totals. */
+struct stune_fio_dev {
+	const char *filename; /* the jobs' filename= (points into the run's options) */
+	size_t n_jobs;
+	double iops; /* read + write */
+	struct stune_lat clat[STUNE_FIO_N_DIRS];
+};
+
 struct stune_fio_run {
 	char *path;
 	char *fio_version;    /* "fio-3.33" */
@@ -87,6 +95,13 @@ struct stune_fio_run {
 	size_t n_failed; /* jobs with error != 0 */
 	int first_error; /* the first failed job's error */
 	size_t first_failed_job;
+
+	/* Per device, when the jobs read different files (one job section per device: report --run on
+	 * several devices, or a job file that names one device per job): in the order first seen;
+	 * n_devs 0 otherwise. fairness: Jain's index of the devices' IOPS (1: equal shares). */
+	struct stune_fio_dev *devs;
+	size_t n_devs;
+	double fairness;
 
 	/* fio's groups: jobs of different groups ran one after the other (stonewall, new_group). */
 	size_t n_groups;

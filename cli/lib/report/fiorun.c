@@ -135,6 +135,68 @@ int stune_fio_version(const char *fio, char **version)
 	return *version ? 0 : -ENOMEM;
 }
 
+/* Devices as fio's filename= takes them: ':' and '\\' escaped (fio splits on ':'), joined with ':'. */
+static char *fio_filenames(char *const *devs, size_t n)
+{
+	char *files = NULL;
+	size_t fsize = 0;
+	FILE *f = open_memstream(&files, &fsize);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(':', f);
+		for (const char *c = devs[i]; *c; c++) {
+			if (*c == ':' || *c == '\\')
+				fputc('\\', f);
+			fputc(*c, f);
+		}
+	}
+	if (fclose(f) != 0) {
+		free(files);
+		return NULL;
+	}
+	return files;
+}
+
+/*
+ * The job from the options: one device, one section (--name=scsitune); several, the options global and
+ * one section per device (--name=DEV --filename=DEV, numjobs jobs each), so that fio reports each
+ * device's jobs apart and json+ gives their merged latency histograms (stune_fio_dev).
+ */
+static int job_argv(const struct stune_fio_spawn *s, char ***v, size_t *n)
+{
+	const struct stune_fio_job_opts *j = s->job;
+	bool per_dev = s->n_devices > 1;
+	int r = 0;
+	if (!per_dev) {
+		_cleanup_free_ char *files = fio_filenames(s->devices, s->n_devices);
+		r = files ? stune_strv_push(v, n, strdup("--name=scsitune")) : -ENOMEM;
+		if (!r)
+			r = stune_strv_push(v, n, stune_strdupf("--filename=%s", files));
+	}
+	char *opts[] = {stune_strdupf("--rw=%s", j->rw),
+			stune_strdupf("--bs=%s", j->bs),
+			stune_strdupf("--iodepth=%u", j->iodepth),
+			stune_strdupf("--numjobs=%u", j->numjobs),
+			stune_strdupf("--runtime=%u", j->runtime_s),
+			strdup("--time_based"),
+			strdup("--direct=1"),
+			strdup("--ioengine=libaio")};
+	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
+		if (!r)
+			r = stune_strv_push(v, n, opts[i]);
+		else
+			free(opts[i]);
+	for (size_t i = 0; per_dev && !r && i < s->n_devices; i++) {
+		_cleanup_free_ char *file = fio_filenames(&s->devices[i], 1);
+		r = file ? stune_strv_push(v, n, stune_strdupf("--name=%s", s->devices[i])) : -ENOMEM;
+		if (!r)
+			r = stune_strv_push(v, n, stune_strdupf("--filename=%s", file));
+	}
+	return r;
+}
+
 int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 {
 	char **v = NULL;
@@ -144,7 +206,9 @@ int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 
 	r = stune_strv_push(&v, &n, strdup(s->fio));
 	if (!r)
-		r = stune_strv_push(&v, &n, strdup("--output-format=json"));
+		r = stune_strv_push(
+		    &v, &n,
+		    strdup(s->n_devices > 1 && !j->job_file ? "--output-format=json+" : "--output-format=json"));
 	if (!r)
 		r = stune_strv_push(&v, &n, stune_strdupf("--output=%s", s->output));
 	if (!r && !j->destructive)
@@ -152,43 +216,7 @@ int stune_fio_argv(const struct stune_fio_spawn *s, char ***argv)
 	if (!r && j->job_file) {
 		r = stune_strv_push(&v, &n, strdup(j->job_file));
 	} else if (!r) {
-		char *files = NULL;
-		size_t fsize = 0;
-		FILE *f = open_memstream(&files, &fsize);
-		if (!f)
-			r = -ENOMEM;
-		for (size_t i = 0; f && i < s->n_devices; i++) {
-			if (i)
-				fputc(':', f);
-			for (const char *c = s->devices[i]; *c; c++) { /* fio splits filename= on ':' */
-				if (*c == ':' || *c == '\\')
-					fputc('\\', f);
-				fputc(*c, f);
-			}
-		}
-		if (f && fclose(f) != 0)
-			r = -ENOMEM;
-		if (!r)
-			r = stune_strv_push(&v, &n, strdup("--name=scsitune"));
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--filename=%s", files));
-		free(files);
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--rw=%s", j->rw));
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--bs=%s", j->bs));
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--iodepth=%u", j->iodepth));
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--numjobs=%u", j->numjobs));
-		if (!r)
-			r = stune_strv_push(&v, &n, stune_strdupf("--runtime=%u", j->runtime_s));
-		if (!r)
-			r = stune_strv_push(&v, &n, strdup("--time_based"));
-		if (!r)
-			r = stune_strv_push(&v, &n, strdup("--direct=1"));
-		if (!r)
-			r = stune_strv_push(&v, &n, strdup("--ioengine=libaio"));
+		r = job_argv(s, &v, &n);
 	}
 	if (r < 0) {
 		stune_strv_free(v);
