@@ -152,6 +152,8 @@ static void render_side(struct out *o, const char *key, const char *phase, const
 		out_dbl(o, "p50_ns", NULL, s->lat[STUNE_QPCT_P50] ? s->lat[STUNE_QPCT_P50][i] : NAN, 0);
 		out_dbl(o, "p99_ns", NULL, s->lat[STUNE_QPCT_P99] ? s->lat[STUNE_QPCT_P99][i] : NAN, 0);
 		out_dbl(o, "p99_9_ns", NULL, s->lat[STUNE_QPCT_P99_9] ? s->lat[STUNE_QPCT_P99_9][i] : NAN, 0);
+		out_dbl(o, "worst_p99_ns", NULL, s->worst_p99 ? s->worst_p99[i] : NAN, 0);
+		out_dbl(o, "fairness", NULL, s->fairness ? s->fairness[i] : NAN, 3);
 		out_int(o, "start_time_ms", NULL, s->ts_ms[i]);
 		fmt_time(t, sizeof(t), s->ts_ms[i], true);
 		out_str(o, "start_time", NULL, *t ? t : NULL);
@@ -431,6 +433,8 @@ static void fmt_value(char *buf, size_t size, const struct stune_gate_cond *c, d
 {
 	if (c->metric >= STUNE_GATE_HOSTS)
 		snprintf(buf, size, "%.0f", v);
+	else if (c->metric == STUNE_GATE_FAIRNESS && !c->change)
+		snprintf(buf, size, "%.3f", v);
 	else if (c->change)
 		snprintf(buf, size, "%+.2f %%", v);
 	else if (c->metric == STUNE_GATE_KIOPS || c->metric == STUNE_GATE_SEL_KIOPS)

@@ -96,3 +96,11 @@ assert got == want and all(got), (got, want)
 print("p99 per run %s" % got)
 PY
 done
+# Several devices (the stub's /devices/: KIOPS +10 %, fairness 0.99 -> 0.80, the worst device's p99 +50 %): more
+# KIOPS does not pass a gate that asks for fairness; an impossible fairness fails closed.
+q 4 'gate failed: fairness>=0\.9 \(h1 0\.798\); worst_p99<=\+10% \(h1 \+49\.7 %: not shown at 95 %: 0\.0 % reached \(6 and 6 runs\)\); fairness>=-2% \(h1 -19\.2 %: not shown' \
+	--query "$stub/devices/api/v1/export" "${cmp_args[@]}" --gate 'kiops>=+5%,fairness>=0.9,worst_p99<=+10%,fairness>=-2%'
+q 0 'gate passed' --query "$stub/devices/api/v1/export" "${cmp_args[@]}" --gate 'kiops>=+5%,fairness>=0.75,worst_p99<=+60%'
+q 1 "host h1, phase tuned: a fairness of 1\.3 \(Jain's index is at most 1\); the gate is not passed" \
+	--query "$stub/fairness13/api/v1/export" "${cmp_args[@]}" --gate 'kiops>=+5%'
+q 64 "--gate 'fairness>=1.5': fairness is Jain's index, 0 to 1" --query "$vm" "${cmp_args[@]}" --gate 'fairness>=1.5'

@@ -27,6 +27,9 @@ LOG as one JSON line (path, Authorization header, form body).
                  at 4,200), 5 tuned (7,350 avg): +17.5 % of the averages
   /latency/...   h1, 6 runs a side with their read latency: KIOPS +10 %, p50
                  the same, p99 +30 %, one tuned run without p99.9
+  /devices/...   h1 on several devices, 6 runs a side: KIOPS +10 %, fairness
+                 0.99 -> 0.80, the worst device's p99 +50 %
+  /fairness13/.. the same with one run's fairness 1.3 (impossible)
   /late/...      a service that shows the points only after a while, by the
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
@@ -169,6 +172,20 @@ class H(http.server.BaseHTTPRequestHandler):
                     if not (ph == "tuned" and k == 5):
                         rows.append(line("h1", ph, p99 * 2, ts, f, "read_clat_p99_9_ns", **tags))
                     rows.append(line("h1", ph, 1.0, ts, f, "write_clat_p99_ns", **tags))  # not the job's
+            self.answer(200, "".join(r + "\n" for r in rows))
+        elif mode in ("devices", "fairness13"):
+            # h1 on 4 devices, 6 runs a side: KIOPS +10 %, but the devices' fairness falls from 0.99 to 0.80
+            # and the worst device's p99 rises 50 %; /fairness13/: one run says 1.3 (no Jain's index can).
+            rows = []
+            for k in range(6):
+                for ph, at, kiops, fair, worst in (("baseline", 7200000, 6600 + 10 * k, 0.99 - 0.001 * k, 2000000 + 5000 * k),
+                                                   ("tuned", 3600000, 7260 + 10 * k, 0.80 - 0.001 * k, 3000000 + 5000 * k)):
+                    if mode == "fairness13" and ph == "tuned" and k == 2:
+                        fair = 1.3
+                    f, ts = "run%d.json" % (k + 1), NOW - at + k * 1000
+                    rows.append(line("h1", ph, kiops, ts, f))
+                    rows.append(line("h1", ph, fair, ts, f, "fairness"))
+                    rows.append(line("h1", ph, worst, ts, f, "worst_clat_p99_ns"))
             self.answer(200, "".join(r + "\n" for r in rows))
         elif mode == "phase":
             self.answer(200, line("h1", "other", 50.0, NOW - 3600000) + "\n")

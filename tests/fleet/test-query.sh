@@ -306,7 +306,8 @@ assert "(1 duplicates dropped)" in text, text[:600]
 req = json.loads(open(sys.argv[2]).readline())
 m = req["form"]["match[]"][0]
 assert m == ('{__name__=~"scsitune_fio_(kiops|read_clat_p50_ns|read_clat_p99_ns|read_clat_p99_9_ns|'
-             'write_clat_p50_ns|write_clat_p99_ns|write_clat_p99_9_ns)",phase=~"tuned|baseline",host=~"h1"}'), m
+             'write_clat_p50_ns|write_clat_p99_ns|write_clat_p99_9_ns|worst_clat_p99_ns|fairness)",'
+             'phase=~"tuned|baseline",host=~"h1"}'), m
 assert float(req["form"]["end"][0]) > float(req["form"]["start"][0]) + 7 * 86400 - 1
 print("match[] %s, start/end a 7 d window" % m)
 PY

@@ -166,6 +166,33 @@ CASE(run_line, "a run as one line: tags sorted and escaped, fields, the start ti
 	free(out);
 }
 
+CASE(run_line_devices, "a run on two devices: their count, the fairness and the worst device's read p99 as fields")
+{
+	struct stune_fio_job job = {.name = "/dev/sdb"};
+	struct stune_fio_dev devs[2] = {{.filename = "/dev/sdb", .n_jobs = 1, .iops = 3000},
+					{.filename = "/dev/sdc", .n_jobs = 1, .iops = 1000}};
+	devs[0].clat[STUNE_FIO_READ] =
+	    (struct stune_lat){.samples = 5, .pct_set = {true, true, true}, .pct_ns = {1, 700, 9}};
+	devs[1].clat[STUNE_FIO_READ] =
+	    (struct stune_lat){.samples = 5, .pct_set = {true, true, true}, .pct_ns = {1, 900, 9}};
+	struct stune_fio_run run = {.path = "r.json",
+				    .jobs = &job,
+				    .n_jobs = 1,
+				    .iops = 4000,
+				    .devs = devs,
+				    .n_devs = 2,
+				    .fairness = 0.8,
+				    .timestamp_ms = 5};
+	run.total[STUNE_FIO_READ] = (struct stune_fio_io){.iops = 4000, .clat = {.samples = 10}};
+	struct stune_lp_facts facts = {.host = "h", .fallback_ms = 1};
+	char *out = NULL;
+	size_t len = 0;
+	CHECK(stune_lp_encode((struct stune_fio_run *[]){&run}, 1, &facts, &out, &len) == 0);
+	CHECK_MSG(out && strstr(out, ",jobs=1i,errors=0i,devices=2i,fairness=0.8,worst_clat_p99_ns=900 5\n"), "%s",
+		  out ? out : "(null)");
+	free(out);
+}
+
 CASE(run_line_fallback_time, "a run with no start time in the file: the fallback time")
 {
 	struct stune_lp_facts facts = {.host = "host 01", .kernel = "6.1.0-27-amd64", .phase = "", .fallback_ms = 1};

@@ -372,9 +372,11 @@ CASE(request_forms, "the request each API gets: the export match, the InfluxQL h
 	struct stune_query q = query(hosts, 2);
 	char *form = NULL;
 	CHECK(stune_query_form(&q, STUNE_QUERY_EXPORT, &form) == 0);
-	/* {__name__=~"scsitune_fio_(kiops|read_clat_p50_ns|...)",phase=~"tuned|baseline",host=~"db\\.01|we\"ird"} */
+	/* {__name__=~"scsitune_fio_(kiops|read_clat_p50_ns|...|fairness)",phase=~"tuned|baseline",host=~"db\\.01|we\"ird"}
+	 */
 	CHECK_STR(form, "match%5B%5D=%7B__name__%3D~%22scsitune_fio_%28kiops%7Cread_clat_p50_ns%7Cread_clat_p99_ns%"
-			"7Cread_clat_p99_9_ns%7Cwrite_clat_p50_ns%7Cwrite_clat_p99_ns%7Cwrite_clat_p99_9_ns%29%22%"
+			"7Cread_clat_p99_9_ns%7Cwrite_clat_p50_ns%7Cwrite_clat_p99_ns%7Cwrite_clat_p99_9_ns%"
+			"7Cworst_clat_p99_ns%7Cfairness%29%22%"
 			"2Cphase%3D~%22tuned%7Cbaseline%22%2Chost%3D~%22db%5C%5C.01%7Cwe%5C%22ird%22%7D&start="
 			"1793000000.000&end=1797000000.000");
 	free(form);

@@ -18,6 +18,8 @@ static const char *const metric_names[] = {
     [STUNE_GATE_P50] = "p50",
     [STUNE_GATE_P99] = "p99",
     [STUNE_GATE_P99_9] = "p99.9",
+    [STUNE_GATE_WORST_P99] = "worst_p99",
+    [STUNE_GATE_FAIRNESS] = "fairness",
     [STUNE_GATE_SPREAD] = "spread",
     [STUNE_GATE_COV] = "cov",
     [STUNE_GATE_SEL_KIOPS] = "selection.kiops",
@@ -31,9 +33,9 @@ static const char *const metric_names[] = {
     [STUNE_GATE_APART] = "apart",
     [STUNE_GATE_MISSING] = "missing",
 };
-#define METRIC_LIST                                                                                                   \
-	"kiops, p50, p99, p99.9, spread, cov, selection.kiops, selection.p50, ..., selection.spread, selection.cov, " \
-	"hosts, drifted, apart, missing"
+#define METRIC_LIST                                                                                       \
+	"kiops, p50, p99, p99.9, worst_p99, fairness, spread, cov, selection.kiops, selection.p50, ..., " \
+	"selection.spread, selection.cov, hosts, drifted, apart, missing"
 
 const char *stune_gate_metric_name(enum stune_gate_metric m)
 {
@@ -131,7 +133,15 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 		if (pct || sign || v != floor(v))
 			return stune_errf(err, -EINVAL, "'%s': %s is a number of hosts (a whole number, no sign or %%)",
 					  c, metric_names[m]);
-	} else if (latency_of(out->metric) >= 0) {
+	} else if (out->metric == STUNE_GATE_FAIRNESS && !pct) {
+		if (sign || v > 1)
+			return stune_errf(
+			    err, -EINVAL,
+			    "'%s': fairness is Jain's index, 0 to 1, without a sign (fairness>=0.9), or its "
+			    "change in %% (fairness>=-2%%)",
+			    c);
+	} else if (latency_of(out->metric) >= 0 || out->metric == STUNE_GATE_WORST_P99 ||
+		   out->metric == STUNE_GATE_FAIRNESS) {
 		out->change = true;
 		if (!pct)
 			return stune_errf(err, -EINVAL,
@@ -336,6 +346,10 @@ int stune_gate_selection_test(enum stune_gate_op op, double value, double confid
 static const double *side_values(const struct stune_gate_cond *c, const struct stune_qside *s)
 {
 	int k = latency_of(c->metric);
+	if (c->metric == STUNE_GATE_WORST_P99)
+		return s->has_worst_p99 ? s->worst_p99 : NULL;
+	if (c->metric == STUNE_GATE_FAIRNESS)
+		return s->has_fairness ? s->fairness : NULL;
 	return k < 0 ? s->kiops : s->has_lat[k] ? s->lat[k] : NULL;
 }
 
@@ -392,6 +406,9 @@ static bool host_value(const struct stune_gate_cond *c, const struct stune_qhost
 	case STUNE_GATE_KIOPS:
 		*v = h->cur.stats.avg;
 		return true;
+	case STUNE_GATE_FAIRNESS:
+		/* The median run's: one run whose devices were unevenly served does not decide. */
+		return h->cur.has_fairness && stune_median(h->cur.fairness, h->cur.n, v) == 0;
 	case STUNE_GATE_SPREAD:
 		*v = h->cur.stats.spread * 100;
 		return true;

@@ -12,6 +12,11 @@
  *                (the job's reads; a write-only job's writes), always with %,
  *                as a one-sided test of the runs (p99<=+10%: shown below 1.10
  *                times the baseline's)
+ *     worst_p99  runs on several devices: the change of the worst device's p99
+ *                per run, with % (worst_p99<=+10%), a test like p99
+ *     fairness   runs on several devices: Jain's index of the devices' IOPS;
+ *                without %: the median run's, a threshold (fairness>=0.9);
+ *                with %: its change, a test of the runs (fairness>=-2%)
  *     spread     the current set's spread, in percent (spread<=15%)
  *     cov        the current set's CoV, in percent (needs 2 runs per host)
  *   the selection
@@ -54,6 +59,8 @@ enum stune_gate_metric {
 	STUNE_GATE_P50,
 	STUNE_GATE_P99,
 	STUNE_GATE_P99_9,
+	STUNE_GATE_WORST_P99,
+	STUNE_GATE_FAIRNESS,
 	STUNE_GATE_SPREAD,
 	STUNE_GATE_COV,
 	STUNE_GATE_SEL_KIOPS,

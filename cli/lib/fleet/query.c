@@ -154,8 +154,16 @@ static void prom_regex_quote(FILE *f, const char *s)
 	}
 }
 
-/* The fields read: KIOPS, then each direction's latency percentiles (enum stune_qpct order). */
-enum { M_KIOPS, M_READ_LAT, M_WRITE_LAT = M_READ_LAT + STUNE_QPCT_N, M_N = M_WRITE_LAT + STUNE_QPCT_N };
+/* The fields read: KIOPS, each direction's latency percentiles (enum stune_qpct order), the worst device's p99
+ * and the devices' fairness. */
+enum {
+	M_KIOPS,
+	M_READ_LAT,
+	M_WRITE_LAT = M_READ_LAT + STUNE_QPCT_N,
+	M_WORST_P99 = M_WRITE_LAT + STUNE_QPCT_N,
+	M_FAIRNESS,
+	M_N
+};
 static const char *const metric_fields[M_N] = {
     "kiops",
     "read_clat_p50_ns",
@@ -164,6 +172,8 @@ static const char *const metric_fields[M_N] = {
     "write_clat_p50_ns",
     "write_clat_p99_ns",
     "write_clat_p99_9_ns",
+    "worst_clat_p99_ns",
+    "fairness",
 };
 
 static void prom_selector(FILE *f, const struct stune_query *q)
@@ -823,6 +833,10 @@ void stune_fleet_free(struct stune_fleet *f)
 			free(h->cur.lat[k]);
 			free(h->ref.lat[k]);
 		}
+		free(h->cur.worst_p99);
+		free(h->ref.worst_p99);
+		free(h->cur.fairness);
+		free(h->ref.fairness);
 	}
 	for (size_t i = 0; i < f->n_lat_series; i++)
 		series_clear(&f->lat_series[i]);
@@ -914,27 +928,38 @@ static int ts_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Each run's latency percentiles: the sample of the same tags, field and time (NAN: none). */
+/* Each run's value of field m: the sample of the same tags, field and time (NAN: none) into *out; *all: every
+ * run has one. */
+static int join_field(const struct stune_fleet *f, const struct run *runs, size_t n, int m, double **out, bool *all)
+{
+	if (!(*out = calloc(n, sizeof(double))))
+		return -ENOMEM;
+	*all = true;
+	for (size_t i = 0; i < n; i++) {
+		struct stune_qseries key = *runs[i].s;
+		key.metric = m;
+		const struct stune_qseries *ls =
+		    f->n_lat_series ? bsearch(&key, f->lat_series, f->n_lat_series, sizeof(key), labels_cmp) : NULL;
+		const int64_t *at = ls && ls->n ? bsearch(&runs[i].ts, ls->ts, ls->n, sizeof(int64_t), ts_cmp) : NULL;
+		(*out)[i] = at ? ls->v[at - ls->ts] : NAN;
+		*all = *all && at;
+	}
+	return 0;
+}
+
+/* Each run's latency percentiles, worst device p99 and fairness, joined by tags and time. */
 static int side_latency(const struct stune_fleet *f, const struct run *runs, size_t n, struct stune_qside *side)
 {
 	side->lat_write = write_only(runs[0].s->labels[STUNE_QL_RW]);
-	for (int k = 0; k < STUNE_QPCT_N; k++) {
-		if (!(side->lat[k] = calloc(n, sizeof(double))))
-			return -ENOMEM;
-		side->has_lat[k] = true;
-		for (size_t i = 0; i < n; i++) {
-			struct stune_qseries key = *runs[i].s;
-			key.metric = (side->lat_write ? M_WRITE_LAT : M_READ_LAT) + k;
-			const struct stune_qseries *ls =
-			    f->n_lat_series ? bsearch(&key, f->lat_series, f->n_lat_series, sizeof(key), labels_cmp)
-					    : NULL;
-			const int64_t *at =
-			    ls && ls->n ? bsearch(&runs[i].ts, ls->ts, ls->n, sizeof(int64_t), ts_cmp) : NULL;
-			side->lat[k][i] = at ? ls->v[at - ls->ts] : NAN;
-			side->has_lat[k] = side->has_lat[k] && at;
-		}
-	}
-	return 0;
+	int r = 0;
+	for (int k = 0; r == 0 && k < STUNE_QPCT_N; k++)
+		r = join_field(f, runs, n, (side->lat_write ? M_WRITE_LAT : M_READ_LAT) + k, &side->lat[k],
+			       &side->has_lat[k]);
+	if (r == 0)
+		r = join_field(f, runs, n, M_WORST_P99, &side->worst_p99, &side->has_worst_p99);
+	if (r == 0)
+		r = join_field(f, runs, n, M_FAIRNESS, &side->fairness, &side->has_fairness);
+	return r;
 }
 
 /* The newest set of host's phase into side; *found false when the host has no point of it. */
@@ -1338,6 +1363,10 @@ static int check_series(const struct stune_query *q, const struct stune_qseries 
 			    "drifted, profile-changed, none-applied)",
 			    host, phase, vs);
 		for (size_t k = 0; k < s->n; k++) {
+			if (s->metric == M_FAIRNESS && s->v[k] > 1 + 1e-9)
+				return stune_errf(err, -EBADMSG,
+						  "host %s, phase %s: a fairness of %g (Jain's index is at most 1)",
+						  host, phase, s->v[k]);
 			if (!(s->v[k] > 0))
 				return stune_errf(
 				    err, -EBADMSG, "host %s, phase %s: a %s value of %g (zero or below: not a run)",

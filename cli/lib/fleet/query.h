@@ -11,8 +11,9 @@
  *   influxql    InfluxDB 1.x /query?db=DB: SELECT ... GROUP BY *, epoch=ms
  * The field kiops (metric scsitune_fio_kiops) is read, with the tags of its
  * series (net/lineproto.h), and each run's completion latency percentiles
- * (read_clat_p50_ns, ..._p99_ns, ..._p99_9_ns and the write_ ones), joined
- * to its KIOPS by tags and time.
+ * (read_clat_p50_ns, ..._p99_ns, ..._p99_9_ns and the write_ ones), and on
+ * several devices the worst device's p99 and the fairness of their IOPS
+ * (worst_clat_p99_ns, fairness), joined to its KIOPS by tags and time.
  *
  * Per host and phase the newest result set (the `set` tag; points without
  * one form one set) is taken: what `report --compare PHASE` takes from the
@@ -107,6 +108,10 @@ struct stune_qside {
 	double *lat[STUNE_QPCT_N];
 	bool has_lat[STUNE_QPCT_N];
 	bool lat_write; /* the latencies are the writes' (a job that only writes) */
+	/* Runs on several devices: per run the worst device's p99 (ns) and Jain's fairness of the devices'
+	 * IOPS (NAN: the run has none); has_*: every run has it. */
+	double *worst_p99, *fairness;
+	bool has_worst_p99, has_fairness;
 	struct stune_stats stats;
 	const char *const *labels; /* the first run's tags (STUNE_QL_N) */
 	/* A job option (STUNE_QL_RW...) whose tag differs between two runs of the set, and their values;

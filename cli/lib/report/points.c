@@ -57,6 +57,25 @@ static void fields_lat(FILE *f, bool *first, const char *dir, const struct stune
 	}
 }
 
+/* Several devices: the fairness of their IOPS and the worst device's p99 (the reads; no reads: the writes). */
+static void fields_devices(FILE *f, bool *first, const struct stune_fio_run *run)
+{
+	if (run->n_devs < 2)
+		return;
+	enum stune_fio_dir d = run->total[STUNE_FIO_READ].clat.samples ? STUNE_FIO_READ : STUNE_FIO_WRITE;
+	double worst = 0;
+	bool all = true;
+	for (size_t i = 0; i < run->n_devs; i++) {
+		const struct stune_lat *l = &run->devs[i].clat[d];
+		all = all && l->pct_set[1]; /* stune_pct_levels[1]: 99 */
+		worst = l->pct_set[1] && l->pct_ns[1] > worst ? l->pct_ns[1] : worst;
+	}
+	field_int(f, first, "devices", (int64_t)run->n_devs);
+	field_dbl(f, first, "fairness", run->fairness);
+	if (all)
+		field_dbl(f, first, "worst_clat_p99_ns", worst);
+}
+
 int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct stune_lp_facts *facts)
 {
 	const struct stune_fio_job *j0 = run->n_jobs > 0 ? &run->jobs[0] : NULL;
@@ -113,6 +132,7 @@ int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct st
 	}
 	field_int(f, &first, "jobs", (int64_t)run->n_jobs);
 	field_int(f, &first, "errors", (int64_t)run->n_failed);
+	fields_devices(f, &first, run);
 	int64_t ts = run->timestamp_ms > 0 ? run->timestamp_ms : facts->fallback_ms;
 	fprintf(f, " %" PRId64 "\n", ts);
 	return ferror(f) ? -EIO : 0;
