@@ -205,7 +205,9 @@ void help_report(FILE *f)
 	      "      --rw MODE            fio rw= (default randread; writing modes need\n"
 	      "                           --destructive)\n"
 	      "      --bs SIZE            block size (default 4k)\n"
-	      "      --iodepth N          queue depth per job (default 64)\n"
+	      "      --iodepth N[,N...]   queue depth per job (default 64); several (up to 8):\n"
+	      "                           a sweep, one result set per depth (phase\n"
+	      "                           PHASE.qdN), compared depth by depth\n"
 	      "      --numjobs N          jobs (default 16)\n"
 	      "      --runtime S          seconds per run, time based (default 60)\n"
 	      "      --job-file FILE      a fio job file instead of the job above (it names\n"
@@ -253,6 +255,17 @@ struct report_opts {
 	char **devices; /* NULL-terminated */
 	size_t n_devices;
 	struct stune_fio_job_opts job;
+	/* --iodepth 32,64,128: a sweep, one result set per depth (phases PHASE.qdN); n_depths 1: one depth */
+	unsigned depths[8];
+	size_t n_depths;
+};
+
+/* One depth of a sweep, for the table after the last. */
+struct sweep_row {
+	unsigned iodepth;
+	size_t runs, ref_runs;
+	double avg, spread, ref_avg, change, median, low, high;
+	bool has_ref, has_interval;
 };
 
 static bool parse_uint(const char *opt, const char *arg, unsigned min, unsigned max, unsigned *out)
@@ -556,6 +569,36 @@ static int job_text_opt(struct report_opts *ro, char ***devices, int c, const ch
 	return CLI_GO_ON;
 }
 
+/* --iodepth N or a sweep N1,N2,...: at most 8 depths, each given once. */
+static int iodepth_opt(struct report_opts *ro, const char *arg)
+{
+	_cleanup_free_ char *copy = strdup(arg);
+	if (!copy) {
+		error_msg("out of memory");
+		return EXIT_ERROR;
+	}
+	ro->n_depths = 0;
+	for (char *tok, *p = copy; (tok = strsep(&p, ","));) {
+		unsigned d;
+		if (ro->n_depths == ELEMENTSOF(ro->depths)) {
+			usage_error("report", "--iodepth %s: at most %zu depths in a sweep", arg,
+				    ELEMENTSOF(ro->depths));
+			return EXIT_USAGE;
+		}
+		if (!parse_uint("--iodepth", tok, 1, 65536, &d))
+			return EXIT_USAGE;
+		for (size_t k = 0; k < ro->n_depths; k++)
+			if (ro->depths[k] == d) {
+				usage_error("report", "--iodepth %s: %u given twice", arg, d);
+				return EXIT_USAGE;
+			}
+		ro->depths[ro->n_depths++] = d;
+	}
+	ro->job.iodepth = ro->depths[0];
+	ro->job_shape = true;
+	return CLI_GO_ON;
+}
+
 /* The numeric --run options. */
 static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 {
@@ -572,13 +615,10 @@ static int job_num_opt(struct report_opts *ro, int c, const char *arg)
 		ro->node_set = true;
 		return CLI_GO_ON;
 	}
-	if (!parse_uint(c == OPT_IODEPTH   ? "--iodepth"
-			: c == OPT_NUMJOBS ? "--numjobs"
-					   : "--runtime",
-			arg, 1, c == OPT_RUNTIME ? 86400 : 65536,
-			c == OPT_IODEPTH   ? &ro->job.iodepth
-			: c == OPT_NUMJOBS ? &ro->job.numjobs
-					   : &ro->job.runtime_s))
+	if (c == OPT_IODEPTH)
+		return iodepth_opt(ro, arg);
+	if (!parse_uint(c == OPT_NUMJOBS ? "--numjobs" : "--runtime", arg, 1, c == OPT_RUNTIME ? 86400 : 65536,
+			c == OPT_NUMJOBS ? &ro->job.numjobs : &ro->job.runtime_s))
 		return EXIT_USAGE;
 	ro->job_shape = true;
 	return CLI_GO_ON;
@@ -716,6 +756,28 @@ static int report_opt(struct report_opts *ro, char ***devices, int c, const char
 /* --run's options together: CLI_GO_ON to go on, else the exit code. */
 static int check_run(struct report_opts *ro)
 {
+	if (ro->n_depths > 1 && ro->compare && stune_report_is_file_arg(ro->compare)) {
+		usage_error("report",
+			    "--iodepth %u,...: a sweep compares depth by depth with PHASE.qdN: --compare takes "
+			    "a phase, not a file",
+			    ro->depths[0]);
+		return EXIT_USAGE;
+	}
+	if (ro->n_depths > 1 && ro->html) {
+		usage_error("report",
+			    "--html with an --iodepth sweep: one HTML report is one result set (run one depth)");
+		return EXIT_USAGE;
+	}
+	char ph[300];
+	for (size_t k = 0; ro->n_depths > 1 && k < 2; k++) {
+		const char *base = k ? ro->compare : ro->phase;
+		snprintf(ph, sizeof(ph), "%s.qd%u", base ? base : "x", ro->depths[0]);
+		if (base && !stune_phase_valid(ph)) {
+			usage_error("report", "--iodepth sweep: '%s' is not a valid phase (%s too long?)", ph,
+				    k ? "--compare" : "--phase");
+			return EXIT_USAGE;
+		}
+	}
 	if (ro->job.job_file && ro->job_shape) {
 		usage_error("report", "--job-file: the job file says the devices and job options (no --device, "
 				      "--rw, --bs, --iodepth, --numjobs, --runtime)");
@@ -794,8 +856,25 @@ static int html_fill(FILE *f, void *data)
  * The set: ingest, statistics, reference; then (everything that can fail on
  * input checked) save, spool, render, send. Returns the exit code.
  */
+static void fill_row(struct sweep_row *row, const struct stune_report_set *set, const struct stune_report_compare *c,
+		     bool compare)
+{
+	*row = (struct sweep_row){.runs = set->stats.n, .avg = set->stats.avg, .spread = set->stats.spread};
+	if (!compare)
+		return;
+	row->has_ref = true;
+	row->ref_runs = c->ref.n;
+	row->ref_avg = c->ref.avg;
+	row->change = c->cmp.avg_change;
+	row->median = c->change_estimate;
+	row->has_interval = c->has_low && c->has_high;
+	row->low = c->change_low;
+	row->high = c->change_high;
+}
+
 static int report_set(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
-		      char *const *files, size_t n, const struct stune_provenance *prov, const struct stune_auth *auth)
+		      char *const *files, size_t n, const struct stune_provenance *prov, const struct stune_auth *auth,
+		      struct sweep_row *row)
 {
 	_cleanup_(stune_report_set_clear) struct stune_report_set set = {.phase = ro->phase,
 									 .prov = prov,
@@ -845,6 +924,8 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		if (g->verbose)
 			fprintf(stderr, "scsitune: upload spooled to %s\n", spooled);
 	}
+	if (row)
+		fill_row(row, &set, &cmp, ro->compare != NULL);
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o) {
 		error_msg("out of memory");
@@ -857,6 +938,83 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 		return EXIT_ERROR;
 	}
 	return ro->upload ? flush_spool(ro, auth) : EXIT_OK;
+}
+
+/* After the last depth, in text: each depth's KIOPS and, with --compare, its change against the same depth. */
+static void sweep_table(const struct report_opts *ro, const struct sweep_row *rows, size_t n)
+{
+	char a[32], b[32];
+	if (ro->compare)
+		printf("\nQueue-depth sweep: %s.qdN against %s.qdN, depth by depth (avg KIOPS;\n"
+		       "the median change with its 95 %% interval):\n"
+		       "  iodepth  runs  %12s  %12s  change  median change\n",
+		       ro->phase ? ro->phase : "this", ro->compare, ro->compare, ro->phase ? ro->phase : "this set");
+	else
+		printf("\nQueue-depth sweep (KIOPS avg, spread):\n  iodepth  runs   avg KIOPS  spread\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct sweep_row *r = &rows[k];
+		out_fmt_dbl(a, sizeof(a), r->avg, 1);
+		if (!r->has_ref) {
+			printf("  %7u  %4zu  %10s  %5.1f %%\n", r->iodepth, r->runs, a, r->spread * 100);
+			continue;
+		}
+		out_fmt_dbl(b, sizeof(b), r->ref_avg, 1);
+		printf("  %7u  %4zu  %12s  %12s  %+5.1f %%  %+.1f %%", r->iodepth, r->runs, b, a, r->change * 100,
+		       r->median * 100);
+		if (r->has_interval)
+			printf(" (%+.1f %% to %+.1f %%)\n", r->low * 100, r->high * 100);
+		else
+			printf(" (too few runs)\n");
+	}
+}
+
+/*
+ * --iodepth N1,N2,...: each depth run and reported as its own result set
+ * (phase PHASE.qdN, compared with PHASE_REF.qdN), then the table; -o json:
+ * an array of the depths' documents. The worst exit code of the depths
+ * (an error stops the sweep).
+ */
+static int run_sweep(const struct global_opts *g, const struct report_opts *ro, struct stune_ctx *ctx,
+		     const struct stune_auth *auth)
+{
+	struct sweep_row rows[ELEMENTSOF(ro->depths)];
+	char phase[256], cmp[256];
+	int worst = EXIT_OK;
+	bool json = g->format == OUT_JSON;
+	if (json)
+		fputs("[\n", stdout);
+	for (size_t k = 0; k < ro->n_depths; k++) {
+		struct report_opts d = *ro;
+		d.job.iodepth = ro->depths[k];
+		if (ro->phase && snprintf(phase, sizeof(phase), "%s.qd%u", ro->phase, d.job.iodepth) > 0)
+			d.phase = phase;
+		if (ro->compare && snprintf(cmp, sizeof(cmp), "%s.qd%u", ro->compare, d.job.iodepth) > 0)
+			d.compare = cmp;
+		if (!json)
+			printf("%s--- iodepth %u (%zu of %zu)%s%s\n\n", k ? "\n" : "", d.job.iodepth, k + 1,
+			       ro->n_depths, d.phase ? ": phase " : "", d.phase ? d.phase : "");
+		fflush(stdout);
+		_cleanup_(stune_run_clear) struct stune_run rs = {0};
+		int ec = run_fio(g, &d, ctx, &rs);
+		if (ec == EXIT_OK) {
+			if (json && k)
+				fputs(",\n", stdout);
+			fflush(stdout);
+			ec = report_set(g, &d, ctx, rs.files, rs.n_files, &rs.prov, auth, &rows[k]);
+			rows[k].iodepth = d.job.iodepth;
+		}
+		if (ec != EXIT_OK && ec != EXIT_PENDING) {
+			if (json)
+				fputs("]\n", stdout);
+			return ec;
+		}
+		worst = ec > worst ? ec : worst;
+	}
+	if (json)
+		fputs("]\n", stdout);
+	else
+		sweep_table(ro, rows, ro->n_depths);
+	return worst;
 }
 
 /*
@@ -953,13 +1111,15 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	_cleanup_(stune_run_clear) struct stune_run rs = {0};
 	if (!ro.run && !ro.host_facts)
-		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth);
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), NULL, auth, NULL);
 	if (!ro.run) {
 		if ((ec = host_facts(g, &ro, ctx, &rs)) != EXIT_OK)
 			return ec;
-		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), &rs.prov, auth);
+		return report_set(g, &ro, ctx, argv + optind, (size_t)(argc - optind), &rs.prov, auth, NULL);
 	}
+	if (ro.n_depths > 1)
+		return run_sweep(g, &ro, ctx, auth);
 	if ((ec = run_fio(g, &ro, ctx, &rs)) != EXIT_OK)
 		return ec;
-	return report_set(g, &ro, ctx, rs.files, rs.n_files, &rs.prov, auth);
+	return report_set(g, &ro, ctx, rs.files, rs.n_files, &rs.prov, auth, NULL);
 }

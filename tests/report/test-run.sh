@@ -210,6 +210,41 @@ print("ok   fairness %.3f (Jain, from fio's per-job IOPS), worst p99 %d ns" % (r
 PY
 	fail "two devices: $(head -c 300 "$work/dev.json")"
 
+# --- A queue-depth sweep: each depth its own set (PHASE.qdN), compared depth by depth, then the table.
+sw=(--fio "$work/fio-wrap" --device "$data" --runtime 1 --runs 2 --numjobs 1 --iodepth 1,4 --state-dir "$work/st3")
+rc=0
+"$bin" report --run "${sw[@]}" --phase base >"$work/sw1.txt" 2>"$work/sw1.err" || rc=$?
+"$bin" report --run "${sw[@]}" --phase tuned --compare base >"$work/sw2.txt" 2>"$work/sw2.err" || rc=$((rc + $?))
+"$bin" -o json report --run "${sw[@]}" --phase tuned --compare base >"$work/sw3.json" 2>"$work/sw3.err" || rc=$((rc + $?))
+[ "$rc" -eq 0 ] || fail "sweep: exit $rc: $(cat "$work/sw1.err" "$work/sw2.err" "$work/sw3.err")"
+"$py" - "$work/st3" "$work/sw2.txt" "$work/sw3.json" <<'PY' && pass "sweep: a set per depth, compared depth by depth, the table, a JSON array" ||
+import glob, json, re, sys
+st, text, docs = sys.argv[1], open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+for ph in ("base.qd1", "base.qd4", "tuned.qd1", "tuned.qd4"):
+    assert glob.glob("%s/reports/%s/*.json" % (st, ph)), ph
+rows = re.findall(r"^ +(1|4) +2 +[0-9,.]+ +[0-9,.]+ +[-+][0-9.]+ % +[-+][0-9.]+ % \(too few runs\)$", text, re.M)
+assert rows == ["1", "4"], text[-800:]
+assert "Queue-depth sweep: tuned.qdN against base.qdN, depth by depth" in text
+assert isinstance(docs, list) and len(docs) == 2, type(docs)
+for d, depth in zip(docs, ("1", "4")):
+    got = {r["jobs"][0]["options"].get("iodepth") or r["global_options"].get("iodepth") for r in d["runs"]}
+    assert got == {depth}, (got, depth)
+    assert d["compare"]["reference"]["label"] == "base.qd" + depth, d["compare"]["reference"]
+print("ok   sweep: %d rows, 2 documents" % len(rows))
+PY
+	fail "sweep: $(tail -20 "$work/sw2.txt")"
+for bad in "4,4:4 given twice" "1,2,3,4,5,6,7,8,9:at most 8 depths" "1,x:--iodepth"; do
+	rc=0
+	"$bin" report --run --fio "$work/fio-wrap" --device "$data" --iodepth "${bad%%:*}" --state-dir "$work/st4" \
+		>/dev/null 2>"$work/err" || rc=$?
+	[ "$rc" -eq 64 ] && grep -q -- "${bad#*:}" "$work/err" && pass "sweep refused: --iodepth ${bad%%:*}" ||
+		fail "sweep --iodepth ${bad%%:*}: exit $rc: $(cat "$work/err")"
+done
+rc=0
+"$bin" report --run "${sw[@]}" --compare "$work/x.json" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -eq 64 ] && grep -q "takes a phase, not a file" "$work/err" && pass "sweep refused: --compare FILE" ||
+	fail "sweep --compare FILE: exit $rc: $(cat "$work/err")"
+
 # --- Refused: exit code, one line, nothing run, nothing saved.
 expect() { # NAME RC REGEX -- ARGS...
 	local name=$1 want=$2 re=$3 rc=0
