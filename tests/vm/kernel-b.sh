@@ -47,5 +47,10 @@ echo "---- LUN 0 of a 32-tag shared host beside a light LUN 1 (share 16), and al
 echo "---- (TCG: the IOPS are the emulator's, not hardware's)"
 printf '%-22s %3s %9s %9s %9s %9s\n' release B inflight busy alone IOPS
 cat "$out"/b/results/figures.txt "$out"/nob/results/figures.txt 2>/dev/null || true
+# What the gate says about B from the per-LUN runs (both guests must have run).
+if [ $rc -eq 0 ]; then
+	echo "---- the fleet gate on B against its control (4 runs each: per-LUN IOPS, p99, fairness)"
+	"$here/kernel-b-gate.sh" "$scsitune" "$out" || rc=1
+fi
 [ $rc -eq 0 ] && echo "kernel-b.sh: passed" || echo "kernel-b.sh: FAILED"
 exit $rc

@@ -12,6 +12,8 @@
 #      5 s, and a trickle of reads drops in and out): the depths sampled
 #      from debugfs and sysfs while fio runs (run again, up to 3 times in all,
 #      while fewer than 3 samples saw LUN 0 busy beside LUN 1);
+#      then 4 more such runs of 5 s (fair1..fair4) for the host's per-LUN
+#      report and gate;
 #   3. LUN 1 left idle until the block layer drops it (debugfs active_queues
 #      back to 1: its request timer, at most 5 s), then LUN 0 alone again:
 #      the depth without a second user;
@@ -141,6 +143,13 @@ while ! enough "$R/alone.samples" "$lun0" 3 && [ $try -lt 3 ]; do
 	try=$((try + 1))
 	echo "phase alone again (try $try: too few samples with LUN 0 busy beside LUN 1) at $(cut -d' ' -f1 /proc/uptime)"
 	phase alone 10 "$lun0:64" "$lun1:1"
+done
+# The same two LUNs, 4 runs more of 5 s (the light LUN still a user of the tags): the runs report --run's
+# per-device results judge on the host (kernel-b.sh: each LUN's IOPS and p99, their fairness, the gate on B
+# against its control), 4 and 4 runs being enough for a rank test at 95 %.
+for i in 1 2 3 4; do
+	echo "phase fair$i at $(cut -d' ' -f1 /proc/uptime)"
+	phase "fair$i" 5 "$lun0:64" "$lun1:1"
 done
 # The block layer marks a hctx idle from its request timeout timer, which
 # fires at most 5 s (BLK_MAX_TIMEOUT) after it was armed and finds no request
