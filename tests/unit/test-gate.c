@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define SEEDS_NOISE_SEED 0x5eed0000ca4a4155ULL
 #include "fleet/gate.h"
+#include "seeds-noise.h"
 #include "tap.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) < (eps))
@@ -55,25 +57,6 @@ CASE(confidence, "--confidence: 95, 95%, 99.5 taken; 50 to 99.9 only")
 
 /* --- fixed-seed simulations: the seeds' noise (tests/README.md) --- */
 
-static uint64_t rng = 0x5eed0000ca4a4155ULL;
-static double uniform(void) /* xorshift64*: (0, 1) */
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return ((double)((rng * 2685821657736338717ULL) >> 11) + 0.5) / 9007199254740992.0;
-}
-static double normal(double rel_sd) /* Box-Muller: 1 + N(0, rel_sd) */
-{
-	return 1 + rel_sd * sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
-/* A baseline run as the seeds saw them (of a host whose level is `level` x 6,660): 80 % near it (1 %), 20 % dipping
- * to 4,200-6,600. */
-static double seed_run(double level)
-{
-	return level * (uniform() < 0.8 ? 6660 * normal(0.01) : 4200 + 2400 * uniform());
-}
-
 /* AT5: exactly +5 % (the null's edge: the test's own error rate). */
 enum change { SAME, EFFECT, LOSS5, AT5 };
 #define RUNS 6
@@ -83,7 +66,7 @@ static void host_runs(enum change k, double level, double *b, double *t)
 	for (size_t i = 0; i < RUNS; i++) {
 		b[i] = seed_run(level);
 		t[i] = k == SAME     ? seed_run(level)
-		       : k == EFFECT ? level * 7350 * normal(0.03)
+		       : k == EFFECT ? level * normal(7350, 0.03)
 				     : (k == AT5 ? 1.05 : 0.95) * seed_run(level);
 	}
 }
@@ -95,7 +78,7 @@ static bool wave(enum change k, size_t n, bool selection, enum stune_gate_op op,
 	double x[16];
 	bool all = true;
 	for (size_t h = 0; h < n; h++) {
-		double b[RUNS], t[RUNS], level = normal(0.10);
+		double b[RUNS], t[RUNS], level = normal(1, 0.10);
 		struct stune_gate_test ht;
 		host_runs(k, level, b, t);
 		if (stune_gate_host_test(op, selection ? 0 : d, 0.95, b, RUNS, t, RUNS, &ht) < 0)

@@ -56,10 +56,10 @@ static int u_null(size_t m, size_t n, double **c)
 	return 0;
 }
 
-/* P(U >= u) under the null (the two sides one distribution); a tie's half counted down (conservative). */
-static double u_tail(const double *c, size_t m, size_t n, double u)
+/* P(X >= x) of an exact null distribution c[0..len); a half (a tie) counted down: conservative. */
+static double exact_tail(const double *c, size_t len, double x)
 {
-	size_t len = m * n + 1, from = (size_t)floor(u);
+	size_t from = (size_t)floor(x);
 	double total = 0, tail = 0;
 	for (size_t k = 0; k < len; k++) {
 		total += c[k];
@@ -67,6 +67,12 @@ static double u_tail(const double *c, size_t m, size_t n, double u)
 			tail += c[k];
 	}
 	return tail / total;
+}
+
+/* P(U >= u) under the null (the two sides one distribution). */
+static double u_tail(const double *c, size_t m, size_t n, double u)
+{
+	return exact_tail(c, m * n + 1, u);
 }
 
 /* The normal approximation (continuity corrected) beyond STUNE_RANK_EXACT_MAX runs a side. */
@@ -184,14 +190,7 @@ static double w_tail(const double *c, size_t n, double w)
 		double mean = nn * (nn + 1) / 4, sd = sqrt(nn * (nn + 1) * (2 * nn + 1) / 24);
 		return 0.5 * erfc((w - 0.5 - mean) / sd / sqrt(2));
 	}
-	size_t len = n * (n + 1) / 2 + 1, from = (size_t)floor(w);
-	double total = 0, tail = 0;
-	for (size_t k = 0; k < len; k++) {
-		total += c[k];
-		if (k >= from)
-			tail += c[k];
-	}
-	return tail / total;
+	return exact_tail(c, n * (n + 1) / 2 + 1, w);
 }
 
 /* The Walsh averages (s_i + s_j) / 2, i <= j, of sorted s[n] that are <= v. */
