@@ -34,7 +34,7 @@ q 4 'selection.cov<1 \([0-9.]+ %\)' --query "$ix/query?db=scsitune" "${cmp_args[
 printf '# wave 2\nstor-q1\n\n  stor-q2   # canary\nstor-q1\n' >"$T/wave.txt"
 q 0 'gate passed: spread<=15% \(2 host' --query "$vm" "${cmp_args[@]}" --hosts-file "$T/wave.txt" --gate 'spread<=15%' -o json
 cp "$T/out" "$T/view-gate.json"
-q 4 'gate failed' --query "$vm" --phase tuned --hosts stor-q5 --gate 'drifted=0,hosts>=1,kiops>=60' -o json
+q 4 'gate failed' --query "$vm" --phase tuned --hosts stor-q5 --gate 'drifted=0,hosts>=1,kiops>=60kiops' -o json
 cp "$T/out" "$T/view-nocompare.json"
 check "gate document: conditions, hosts asked once" "$py" - "$T/view-gate.json" "$T/view-nocompare.json" <<'PY'
 import json, sys
@@ -104,3 +104,4 @@ q 0 'gate passed' --query "$stub/devices/api/v1/export" "${cmp_args[@]}" --gate 
 q 1 "host h1, phase tuned: a fairness of 1\.3 \(Jain's index is at most 1\); the gate is not passed" \
 	--query "$stub/fairness13/api/v1/export" "${cmp_args[@]}" --gate 'kiops>=+5%'
 q 64 "--gate 'fairness>=1.5': fairness is Jain's index, 0 to 1" --query "$vm" "${cmp_args[@]}" --gate 'fairness>=1.5'
+q 64 "--gate 'kiops>=5': a bare number: did you mean a change, kiops>=\+5%\?" --query "$vm" "${cmp_args[@]}" --gate 'kiops>=5'

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/strv.h"
 #include "fleet/query.h"
@@ -127,8 +128,19 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 		end++;
 	while (*end == ' ')
 		end++;
+	/* An absolute KIOPS threshold carries its unit: a bare number is one character from a change. */
+	bool unit = is_kiops(out->metric) && !pct && !strncasecmp(end, "kiops", 5);
+	if (unit)
+		for (end += 5; *end == ' ';)
+			end++;
 	if (*end)
 		return stune_errf(err, -EINVAL, "'%s': unexpected '%s' after the value", c, end);
+	if (is_kiops(out->metric) && !pct && !sign && !unit)
+		return stune_errf(
+		    err, -EINVAL,
+		    "'%s': a bare number: did you mean a change, %s%s+%s%%? An absolute avg KIOPS carries its "
+		    "unit (%s%s%skiops)",
+		    c, metric_names[m], op_names[out->op], num, metric_names[m], op_names[out->op], num);
 	if (is_count(out->metric)) {
 		if (pct || sign || v != floor(v))
 			return stune_errf(err, -EINVAL, "'%s': %s is a number of hosts (a whole number, no sign or %%)",

@@ -7,7 +7,8 @@
  *     kiops      with %: the change against --compare, in percent, as a
  *                one-sided test (kiops>=+5%: the tuned runs shown above the
  *                baseline runs scaled by 1.05, at the gate's confidence);
- *                without %: the current avg KIOPS (kiops>=500), a threshold
+ *                without %: the current avg KIOPS with its unit
+ *                (kiops>=500kiops), a threshold; a bare number is refused
  *     p50, p99, p99.9  the change of a completion latency percentile per run
  *                (the job's reads; a write-only job's writes), always with %,
  *                as a one-sided test of the runs (p99<=+10%: shown below 1.10
