@@ -5,6 +5,7 @@ well). The first path segment picks the answer; every request is logged to
 LOG as one JSON line (path, Authorization header, form body).
 
   /empty/...     200, empty body              /notjson/...  200, an HTML page
+  /old/...       h1's runs of 15 days ago, sent only when the window reaches them
   /truncjson/... 200, a JSON line cut short   /cut/...      Content-Length
                                                             larger than sent
   /partial/...   InfluxDB result "partial"    /slow/...     no answer for 60 s
@@ -34,7 +35,8 @@ LOG as one JSON line (path, Authorization header, form body).
                  number of requests, never by time: the 1st to 3rd request
                  503 (one `report --query` with its 3 tries: the service
                  failing for a moment), the 4th 200 with an empty body (no
-                 point yet), from the 5th on the answer of /auth/ (h1's
+                 point yet; report --query then asks once more, a year
+                 back: the 5th), from the 5th on the answer of /auth/ (h1's
                  baseline and tuned set 20261201T100000Z, 3 runs each)
 
 Usage: stub-service.py PORT LOG
@@ -87,6 +89,13 @@ class H(http.server.BaseHTTPRequestHandler):
                                 "form": urllib.parse.parse_qs(body)}) + "\n")
         if mode == "empty":
             self.answer(200, "")
+        elif mode == "old":
+            # h1's runs of 15 days ago: sent only to a request whose window reaches back to them
+            start = float(urllib.parse.parse_qs(body).get("start", ["0"])[0]) * 1000
+            old = NOW - 15 * 86400000
+            self.answer(200, "".join(line("h1", ph, v, old + k * 1000, "run%d.json" % (k + 1)) + "\n"
+                                     for k, (ph, v) in enumerate((("baseline", 40.0), ("tuned", 50.0))))
+                        if start <= old else "")
         elif mode == "notjson":
             self.answer(200, "<html><body>502 Bad Gateway</body></html>\n", "text/html")
         elif mode == "truncjson":

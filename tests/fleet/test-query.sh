@@ -214,7 +214,11 @@ q 1 '--hosts-file .*fifo: not a regular file' --query "$vm" "${cmp_args[@]}" --h
 
 # --- Misbehaving answers (the stub): an error, never a view, never a passed gate.
 gate=(--gate 'kiops>=+5%')
-q 1 'no point of phase tuned or baseline in the answer; the gate is not passed' --query "$stub/empty/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+q 1 'no point of phase tuned or baseline in the answer, between [0-9-]+ [0-9:]+ UTC and [0-9-]+ [0-9:]+ UTC, nor in the year before; the gate is not passed' \
+	--query "$stub/empty/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
+# Points older than the window: said, with the --since that takes them (a second ask, a year back).
+q 1 'no point of phase tuned or baseline in the answer, between [^;]*; 2 older points of these phases, the newest at [0-9-]+ [0-9:]+ UTC \(--since 16d takes it\); the gate' \
+	--query "$stub/old/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 q 1 'line 1: not JSON' --query "$stub/notjson/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 q 1 'line 7: truncated JSON' --query "$stub/truncjson/api/v1/export" "${cmp_args[@]}" "${gate[@]}"
 : >"$T/stub.log"

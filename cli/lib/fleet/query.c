@@ -1433,6 +1433,7 @@ static int split_latency(struct stune_fleet *f, struct answer *a)
 
 static int build(const struct stune_query *q, struct stune_fleet *f, struct answer *a, char **err)
 {
+	char from[32], to[32];
 	_cleanup_free_ char **names = NULL;
 	size_t n = 0;
 	int r;
@@ -1446,8 +1447,9 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	f->n_duplicates = a->duplicates;
 	*a = (struct answer){0};
 	if (f->n_points == 0)
-		return stune_errf(err, -ENODATA, "no point of phase %s%s%s in the answer", q->phase,
-				  q->compare ? " or " : "", q->compare ? q->compare : "");
+		return stune_errf(err, -ENODATA, "no point of phase %s%s%s in the answer, between %s and %s", q->phase,
+				  q->compare ? " or " : "", q->compare ? q->compare : "",
+				  utc_text(from, sizeof(from), q->start_ms), utc_text(to, sizeof(to), q->end_ms));
 	if ((r = check_series(q, f->series, f->n_series, err)) < 0 ||
 	    (r = check_series(q, f->lat_series, f->n_lat_series, err)) < 0)
 		return r;
@@ -1502,6 +1504,54 @@ int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api ap
 	return 0;
 }
 
+/*
+ * Nothing in the window: one more ask, a year back from the window's end, and
+ * *err says how many points of the phases are older and when the newest was
+ * (a window too short is the usual reason). Best effort: any failure leaves
+ * *err as it was.
+ */
+static void older_points(const struct stune_query *q, const struct stune_http_req *req0, enum stune_query_api api,
+			 char **err)
+{
+	struct stune_query wide = *q;
+	wide.start_ms = q->end_ms - (int64_t)365 * 86400000;
+	_cleanup_free_ char *form = NULL, *e = NULL;
+	if (stune_query_form(&wide, api, &form) < 0)
+		return;
+	struct stune_http_req req = *req0;
+	req.body = form;
+	req.len = strlen(form);
+	struct stune_http_resp resp = {0};
+	struct answer a = {0};
+	if (stune_http_post(&req, &resp, &e) == 0 && resp.status == 200) {
+		const char *body = resp.body ? resp.body : "";
+		int r = api == STUNE_QUERY_INFLUXQL	? parse_influxql(&a, body, resp.len, &e)
+			: api == STUNE_QUERY_PROMETHEUS ? parse_prometheus(&a, body, resp.len, &e)
+							: parse_export(&a, body, resp.len, &e);
+		size_t n = 0;
+		int64_t newest = 0;
+		for (size_t i = 0; r == 0 && i < a.n; i++)
+			for (size_t k = 0; a.s[i].metric == M_KIOPS && k < a.s[i].n; k++)
+				if (a.s[i].ts[k] < q->start_ms) {
+					n++;
+					newest = a.s[i].ts[k] > newest ? a.s[i].ts[k] : newest;
+				}
+		char at[32];
+		char *more = NULL;
+		int64_t days = (q->end_ms - newest) / 86400000 + 1;
+		if (r == 0 && (n ? asprintf(&more,
+					    "%s; %zu older point%s of these phases, the newest at %s (--since %" PRId64
+					    "d takes it)",
+					    *err, n, n == 1 ? "" : "s", utc_text(at, sizeof(at), newest), days)
+				 : asprintf(&more, "%s, nor in the year before", *err)) >= 0) {
+			free(*err);
+			*err = more;
+		}
+	}
+	free(resp.body);
+	answer_clear(&a);
+}
+
 int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb, struct stune_fleet **out, char **err)
 {
 	_cleanup_free_ char *url = NULL, *form = NULL;
@@ -1543,6 +1593,8 @@ int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb
 	}
 	r = stune_fleet_from_answer(q, api, resp.body ? resp.body : "", resp.len, out, err);
 	free(resp.body);
+	if (r == -ENODATA)
+		older_points(q, &req, api, err);
 	if (r == 0 && !((*out)->url = strdup(url)))
 		return -ENOMEM;
 	return r;
