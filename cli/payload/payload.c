@@ -409,6 +409,29 @@ static int payload_remove_locked(struct stune_ctx *ctx, struct out *o, struct st
 	return EXIT_OK;
 }
 
+/* remove without a journal: one line (a document with -o json), exit 0. */
+static int remove_nothing(struct global_opts *g, const char *state_dir, bool tree)
+{
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o)
+		return EXIT_ERROR;
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
+	out_str(o, "command", NULL, "remove");
+	out_bool(o, "nothing_installed", NULL, STUNE_YES);
+	out_str(o, "release", NULL, NULL);
+	out_str(o, "payload_version", NULL, NULL);
+	out_bool(o, "install_complete", NULL, STUNE_UNKNOWN);
+	out_arr_begin(o, "steps");
+	out_arr_end(o);
+	out_str(o, "depmod_index", NULL, NULL);
+	out_bool(o, "complete", NULL, STUNE_YES);
+	out_text(o, "No payload journal in %s/payload: nothing to remove%s.\n", state_dir,
+		 tree ? " (--state-dir of the install?)" : "");
+	out_obj_end(o);
+	return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
 static int payload_remove(struct global_opts *g, const char *state_opt, bool force, bool no_initramfs)
 {
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
@@ -418,14 +441,12 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	_cleanup_close_ int lock = -1;
 	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
-	/* No journal: an error, before a byte of the document (stdout is streamed). */
+	/* No journal: nothing was installed (or the last remove completed): nothing to undo is success, as for
+	 * revert (an undo step in automation must not fail when there is nothing to undo). */
 	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
 	int jr = stune_payload_journal_load(state_dir, &j);
-	if (jr == -ENOENT) {
-		error_msg("no payload journal in %s/payload: nothing was installed%s", state_dir,
-			  stune_root_is_live(ctx->root) ? "" : " (--state-dir of the install?)");
-		return EXIT_ERROR;
-	}
+	if (jr == -ENOENT)
+		return remove_nothing(g, state_dir, !stune_root_is_live(ctx->root));
 	if (jr < 0) {
 		error_msg("%s/payload/journal.json: %s", state_dir,
 			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
@@ -438,6 +459,7 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "remove");
+	out_bool(o, "nothing_installed", NULL, STUNE_NO);
 	int r = payload_remove_locked(ctx, o, j, state_dir, force, no_initramfs);
 	out_obj_end(o);
 	int w = out_finish(o);
