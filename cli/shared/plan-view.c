@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The plan as apply, its dry run, verify and revert show it: read the host
  * and build the plan, the scope of HBAs, the profile line, a row's text. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,51 @@
 #define SCSITUNE_PROFILE_DIR "/usr/local/share/scsitune/profiles"
 #endif
 
+static int name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* The profiles a directory holds (its regular files, not hidden), ", "-joined; NULL when none or unreadable. */
+static char *profiles_in(const char *dir)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, NULL, name_cmp);
+	char *list = NULL;
+	size_t size = 0;
+	FILE *f = n >= 0 ? open_memstream(&list, &size) : NULL;
+	bool any = false;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		_cleanup_free_ char *path = NULL;
+		if (f && ents[i]->d_name[0] != '.' && asprintf(&path, "%s/%s", dir, ents[i]->d_name) >= 0 &&
+		    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			fprintf(f, "%s%s", any ? ", " : "", ents[i]->d_name);
+			any = true;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (f && fclose(f) == 0 && any)
+		return list;
+	free(list);
+	return NULL;
+}
+
 void cli_profile_error(int r, const char *err, const char *profile, const char *dir)
 {
 	struct stat st;
-	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0)
+	if (r == -ENOENT && !strchr(profile, '/') && dir && stat(dir, &st) < 0) {
 		error_msg("profile '%s' not found in %s: no such directory (install scsitune: cmake --install build; "
 			  "from a source tree: --profile-dir profiles)",
 			  profile, dir);
-	else
+	} else if (r == -ENOENT && !strchr(profile, '/') && dir && err && strstr(err, "not found in")) {
+		/* Say what there is, as tuned-adm list does. */
+		_cleanup_free_ char *there = profiles_in(dir);
+		error_msg("%s (%s%s)", err, there ? "profiles there: " : "no profile there", there ? there : "");
+	} else {
 		error_msg("%s", err ? err : strerror(-r));
+	}
 }
 
 static int persist_plan(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_plan *plan,

@@ -43,7 +43,8 @@ expect 1 "^scsitune: $bad/missing-include:1: include 'no-such-profile': no such 
 expect 1 "^scsitune: $bad/unknown-key:3: unknown key 'schedular' in \[queue\]$" --profile "$bad/include-bad" "${d[@]}"
 expect 1 "^scsitune: $bad/no-scope: no \[hba\] scope: say which HBAs the profile tunes, e\.g\. '\[hba\]' and 'match_driver = mpi3mr' \('match_driver = \*' for every HBA\)$" \
 	--profile "$bad/no-scope" "${d[@]}"
-expect 1 "^scsitune: profile 'no-such' not found in " --profile no-such "${d[@]}"
+# The profiles there are said, as tuned-adm list does.
+expect 1 "^scsitune: profile 'no-such' not found in .* \(profiles there: kernel-default, numa\)$" --profile no-such "${d[@]}"
 expect 1 "^scsitune: profile $work/none: No such file or directory$" --profile "$work/none" "${d[@]}"
 expect 1 "^scsitune: bad profile name '\.\.'" --profile .. "${d[@]}"
 # Usage: no --profile, stray argument.
