@@ -465,6 +465,34 @@ void stune_revert_items_free(struct stune_revert_item *items, size_t n)
 	free(items);
 }
 
+/* A scheduler's meaning: the selected one of a "a [b] c" list, else the text up to a newline. */
+static void scheduler_of(const char *v, const char **s, size_t *n)
+{
+	const char *lb = strchr(v, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	if (lb && rb) {
+		*s = lb + 1;
+		*n = (size_t)(rb - lb - 1);
+	} else {
+		*s = v;
+		*n = strcspn(v, "\n");
+	}
+}
+
+/* Two readings of an entry's file alike in meaning: a scheduler by the one selected ("mq-deadline" is
+ * "[mq-deadline] none"), anything else as text. */
+static bool same_value(const struct stune_jentry *e, const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (!e->setting || strcmp(e->setting, "queue/scheduler"))
+		return !strcmp(a, b);
+	const char *x, *y;
+	size_t nx, ny;
+	scheduler_of(a, &x, &nx);
+	scheduler_of(b, &y, &ny);
+	return nx == ny && !strncmp(x, y, nx);
+}
+
 /* What to write back: the selected scheduler of a "[a] b" list, else the value as read. */
 static int restore_value(const struct stune_root *root, const struct stune_jentry *e, char **out)
 {
@@ -654,7 +682,7 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 		it->err = -r;
 		return 0;
 	}
-	if (!strcmp(it->current, e->old)) {
+	if (same_value(e, it->current, e->old)) {
 		it->outcome = STUNE_RV_UNCHANGED;
 		e->state = STUNE_J_REVERTED;
 		return 0;
@@ -665,7 +693,7 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 	 * (after: read at the end of apply; NULL when apply was cut short). */
 	bool ours = reset || e->state == STUNE_J_PENDING || (e->state == STUNE_J_RECORDED && !e->after) ||
 		    ((e->state == STUNE_J_APPLIED || e->state == STUNE_J_IGNORED || e->state == STUNE_J_RECORDED) &&
-		     e->after && !strcmp(it->current, e->after));
+		     same_value(e, it->current, e->after));
 	if (!ours && !force) {
 		it->outcome = STUNE_RV_CHANGED;
 		return 0;
@@ -679,7 +707,7 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 		it->err = -w;
 		return 0;
 	}
-	if (!back || strcmp(back, e->old)) {
+	if (!same_value(e, back, e->old)) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = EIO;
 		return 0;

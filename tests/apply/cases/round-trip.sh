@@ -60,3 +60,23 @@ run 0 "revert --force" st revert --force --state-dir "$state"
 same_tree "round trip"
 run 0 "revert without a journal" st revert --state-dir "$state"
 run 1 "verify without a journal or --profile" st verify --state-dir "$state"
+# A scheduler compared by meaning: someone set it back by hand to what it was, written bare ("mq-deadline"
+# where the tree had "[mq-deadline] none"): revert finds it unchanged, not changed since apply.
+run 0 "apply again" st apply --profile "$profile" --profile-dir "$profiles" --state-dir "$state"
+read -r spath sobject < <(journal_path queue/scheduler)
+if [ -n "${spath:-}" ]; then
+	was=$(python3 -c 'import json,sys
+for e in json.load(open(sys.argv[1]))["changes"]:
+    if e["path"] == sys.argv[2]: print(e["old"]); break' "$state/journal.json" "$spath")
+	sel=$(sed -n 's/.*\[\([^]]*\)\].*/\1/p' <<<"$was")
+	[ -n "$sel" ] || fail "the scheduler's old value '$was' has no selected one"
+	echo "$sel" >"$work/root/$spath"
+	run 0 "revert with the scheduler set back by hand, bare" st -o json revert --state-dir "$state"
+	python3 -c 'import json,sys
+c = [c for c in json.load(open(sys.argv[1]))["changes"] if c["path"].endswith("/" + sys.argv[2].lstrip("/"))]
+assert c and c[0]["result"] == "unchanged", c' "$work/out" "$spath" ||
+		fail "revert did not find the bare '$sel' unchanged against '$was': $(head -c 600 "$work/out")"
+	printf '%s\n' "$was" >"$work/root/$spath"
+elif [ "$name" = dual-socket-mpi3mr ]; then
+	fail "no applied queue/scheduler in the journal"
+fi
