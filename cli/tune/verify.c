@@ -123,6 +123,15 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum->not_settable,
 		 sum->not_applicable,
 		 g->verbose || sum->in_effect + sum->not_settable + sum->not_applicable == 0 ? "" : VLIST);
+	if (sum->drifted) {
+		/* The next step, as for a changed profile: apply again (it writes only what differs), or undo. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
+		out_text(o, "To set the drifted values again (apply writes only what differs), or to undo apply:\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
+	}
 	if (sum->profile_changed_rows && !sum->drifted) {
 		/* apply as the journal's was run, so that it finds the same profile and journal. */
 		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,

@@ -35,6 +35,10 @@ echo 4096 >"$work/root/$path"
 run 2 "verify after a hand change" st verify --profile-dir "$profiles" --state-dir "$state"
 disk=$(cut -d/ -f3 <<<"$path")
 jgrep -qE "^drifted +$disk +$object +read_ahead_kb 4096 \(expected [0-9]+\)" || fail "verify does not name the drifted setting beside its device $disk: $(cat "$work/out")"
+# The next step is said: apply again (only what differs) or revert, with what finds this journal.
+grep -qxF "  scsitune --sysroot $work/root apply --profile $profile --profile-dir $profiles --state-dir $state" \
+	<(commands) && grep -qxF "  scsitune --sysroot $work/root revert --state-dir $state" <(commands) ||
+	fail "verify on drift does not say what to run: $(head -12 "$work/out")"
 # The nr_requests a scheduler switch resets is recorded, not written: a hand
 # change to it after apply is someone else's too, as long as revert does not
 # switch that disk's scheduler back (which resets it again): here someone
