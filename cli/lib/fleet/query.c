@@ -1372,7 +1372,9 @@ static int check_series(const struct stune_query *q, const struct stune_qseries 
 				    err, -EBADMSG, "host %s, phase %s: a %s value of %g (zero or below: not a run)",
 				    host, phase, s->metric == M_KIOPS ? "KIOPS" : metric_fields[s->metric], s->v[k]);
 			/* A second of slack: a service may round the window's ends to whole seconds. */
-			if (s->ts[k] < q->start_ms - 1000 || s->ts[k] > q->end_ms + 1000) {
+			/* The differences in unsigned: a window's end may be INT64_MAX. */
+			if ((s->ts[k] < q->start_ms && (uint64_t)q->start_ms - (uint64_t)s->ts[k] > 1000) ||
+			    (s->ts[k] > q->end_ms && (uint64_t)s->ts[k] - (uint64_t)q->end_ms > 1000)) {
 				char at[32], from[32], to[32];
 				return stune_errf(
 				    err, -EBADMSG,
