@@ -204,13 +204,15 @@ static void render_disk(struct out *o, const struct stune_disk *d, const struct 
 		txt_str(o, "  devnum %s", d->devnum);
 	}
 	out_str(o, "state", verbose ? "  %s" : NULL, d->state);
-	out_num(o, "queue_depth", verbose ? "  queue_depth %s\n" : NULL, d->queue_depth);
+	if (verbose) /* the queue's lines after the identity's: each within 80 columns */
+		out_text(o, "\n");
+	out_num(o, "queue_depth", verbose ? "      queue_depth %s" : NULL, d->queue_depth);
 	out_obj_begin(o, "queue");
-	out_str(o, "scheduler", verbose ? "      scheduler %s" : NULL, d->scheduler);
+	out_str(o, "scheduler", verbose ? "  scheduler %s" : NULL, d->scheduler);
 	out_strv(o, "schedulers_available", NULL, d->schedulers);
 	out_num(o, "nr_requests", verbose ? "  nr_requests %s" : NULL, d->nr_requests);
-	out_num(o, "rq_affinity", verbose ? "  rq_affinity %s" : NULL, d->rq_affinity);
-	out_num(o, "nomerges", verbose ? "  nomerges %s" : NULL, d->nomerges);
+	out_num(o, "rq_affinity", verbose ? "  rq_affinity %s\n" : NULL, d->rq_affinity);
+	out_num(o, "nomerges", verbose ? "      nomerges %s" : NULL, d->nomerges);
 	out_num(o, "read_ahead_kb", verbose ? "  read_ahead_kb %s" : NULL, d->read_ahead_kb);
 	out_num(o, "add_random", verbose ? "  add_random %s" : NULL, d->add_random);
 	out_num(o, "io_poll", verbose ? "  io_poll %s" : NULL, d->io_poll);

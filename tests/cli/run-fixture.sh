@@ -36,6 +36,11 @@ for fmt in text json vtext; do
 		fi
 	done
 done
+# detect -v's disk lines fit 80 columns as laid out: no field wrapped onto a line of its own (issue 31:
+# queue_depth alone on a line).
+if grep -nE '^ +[a-z_]+ [^ ]+$' "$work/detect.vtext" | grep -E 'queue_depth|read_ahead_kb|nomerges' >"$work/wrapped"; then
+	echo "FAIL $name: detect -v wraps a disk's field onto its own line:"; cat "$work/wrapped"; status=1
+fi
 # The threaded disk scan gives the same bytes, messages in the same order.
 for fmt in text json; do
 	rc=0
