@@ -1081,6 +1081,14 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	if (!load_config(g, &ro, &cfg))
 		return EXIT_ERROR;
 	ro.q.html = ro.html;
+	/* Under --sysroot the runs' identity is the tree's: FILEs uploaded without --host-facts would carry this
+	 * machine's host name and kernel (issue 31). */
+	if (g->sysroot && ro.upload && !ro.run && !ro.flush && !ro.q.url && !ro.host_facts) {
+		usage_error("report",
+			    "--upload under --sysroot: the runs would be tagged with this machine's host name "
+			    "and kernel, not the tree's: give --host-facts (the tree's provenance)");
+		return EXIT_USAGE;
+	}
 	/* A set that may mix jobs never reaches the fleet service: no gate may judge it. */
 	if (ro.allow_mixed && ro.upload) {
 		usage_error("report", "--allow-mixed: a set marked not comparable is never uploaded (no --upload, nor "

@@ -98,7 +98,7 @@ isolated "report --compare (the tree's state dir)" 0 0 "${R[@]}" report --compar
 extra_allowed='^/etc/gnutls/config$|^/usr/lib/ssl/openssl\.cnf$'
 
 isolated "report --upload (spooled in the tree)" 3 0 "${R[@]}" report --phase up --upload-timeout 1 \
-	--upload http://127.0.0.1:1/write "$fio/fio-3.1-randread-1job-json.json"
+	--host-facts --upload http://127.0.0.1:1/write "$fio/fio-3.1-randread-1job-json.json"
 checks=$((checks + 1))
 if [ -n "$(find "$tree/var/lib/scsitune/spool" -type f 2>/dev/null)" ] && grep -q "$tree/var/lib/scsitune/spool" "$work/err"; then
 	echo "ok   report --upload: spooled in the tree's /var/lib/scsitune/spool"

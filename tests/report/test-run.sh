@@ -127,6 +127,13 @@ rc=0
 	--runtime 1 --runs 1 --numjobs 1 --iodepth 1 --phase canary --state-dir "$work/st2" \
 	--upload http://127.0.0.1:1/write >"$work/sr.json" 2>"$work/sr.err" || rc=$?
 [ "$rc" -eq 3 ] && pass "sysroot: upload pending (exit 3)" || fail "sysroot: exit $rc: $(cat "$work/sr.err")"
+# FILEs under --sysroot uploaded without --host-facts would carry this machine's identity: refused (64).
+rc=0
+"$bin" --sysroot "$work/fx/dual-socket-mpi3mr" report --state-dir "$work/st5" --upload http://127.0.0.1:1/write \
+	"$(ls "$work"/st2/runs/*-run1.json | head -1)" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" -eq 64 ] && grep -q "^scsitune: --upload under --sysroot: the runs would be tagged with this machine's host name and kernel, not the tree's: give --host-facts" "$work/err" &&
+	[ ! -e "$work/st5/spool" ] && pass "sysroot: FILEs uploaded without --host-facts refused, nothing spooled" ||
+	fail "sysroot FILE --upload without --host-facts: exit $rc: $(cat "$work/err")"
 grep -q "^scsitune: --sysroot: the tree is not this host: not bound (--node N binds)$" "$work/sr.err" &&
 	pass "sysroot: not bound to the tree's node" || fail "sysroot: binding message: $(cat "$work/sr.err")"
 "$py" - "$work/sr.json" "$work/st2" <<'PY' || fails=$((fails + 1))
