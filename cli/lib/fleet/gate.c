@@ -83,8 +83,8 @@ static int latency_of(enum stune_gate_metric m)
 	return -1;
 }
 
-/* METRIC OP VALUE, in c (already trimmed, NUL-terminated). */
-static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char **err)
+/* METRIC OP at the start of c into out; *rest: what follows the operator (spaces skipped). */
+static int parse_metric_op(char *c, struct stune_gate_cond *out, char **rest, char **err)
 {
 	size_t ml = strspn(c, "abcdefghijklmnopqrstuvwxyz_.0123456789");
 	char *p = c + ml;
@@ -113,7 +113,33 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 	p += strlen(ops[o].s);
 	while (*p == ' ')
 		p++;
-	const char *num = p;
+	*rest = p;
+	return 0;
+}
+
+/* A change condition (v in %): one-sided, against --compare, above -100 %. */
+static int check_change(const char *c, bool compare, const struct stune_gate_cond *out, double v, char **err)
+{
+	if (!compare)
+		return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
+	if (out->op == STUNE_GATE_EQ || out->op == STUNE_GATE_NE)
+		return stune_errf(
+		    err, -EINVAL,
+		    "'%s': a change is a one-sided test (%s>=+5%%, %s>-2%%, %s<=+10%%): use >=, >, <= or <", c,
+		    metric_names[out->metric], metric_names[out->metric], metric_names[out->metric]);
+	if (!(v > -100))
+		return stune_errf(err, -EINVAL, "'%s': a change is above -100%%", c);
+	return 0;
+}
+
+/* METRIC OP VALUE, in c (already trimmed, NUL-terminated). */
+static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char **err)
+{
+	char *p = NULL;
+	int r = parse_metric_op(c, out, &p, err);
+	if (r < 0)
+		return r;
+	const char *name = metric_names[out->metric], *num = p;
 	bool sign = *p == '+' || *p == '-';
 	char *end;
 	errno = 0;
@@ -138,13 +164,14 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 	if (is_kiops(out->metric) && !pct && !sign && !unit)
 		return stune_errf(
 		    err, -EINVAL,
-		    "'%s': a bare number: did you mean a change, %s%s+%s%%? An absolute avg KIOPS carries its "
-		    "unit (%s%s%skiops)",
-		    c, metric_names[m], op_names[out->op], num, metric_names[m], op_names[out->op], num);
+		    "'%s': a bare number: did you mean a change, %s%s+%s%%? An absolute avg KIOPS carries "
+		    "its unit (%s%s%skiops)",
+		    c, name, op_names[out->op], num, name, op_names[out->op], num);
+	bool lat = latency_of(out->metric) >= 0 || out->metric == STUNE_GATE_WORST_P99;
 	if (is_count(out->metric)) {
 		if (pct || sign || v != floor(v))
 			return stune_errf(err, -EINVAL, "'%s': %s is a number of hosts (a whole number, no sign or %%)",
-					  c, metric_names[m]);
+					  c, name);
 	} else if (out->metric == STUNE_GATE_FAIRNESS && !pct) {
 		if (sign || v > 1)
 			return stune_errf(
@@ -152,38 +179,20 @@ static int parse_cond(char *c, bool compare, struct stune_gate_cond *out, char *
 			    "'%s': fairness is Jain's index, 0 to 1, without a sign (fairness>=0.9), or its "
 			    "change in %% (fairness>=-2%%)",
 			    c);
-	} else if (latency_of(out->metric) >= 0 || out->metric == STUNE_GATE_WORST_P99 ||
-		   out->metric == STUNE_GATE_FAIRNESS) {
+	} else if (lat && !pct) {
+		return stune_errf(err, -EINVAL,
+				  "'%s': a latency is gated by its change against --compare, in %% (%s<=+10%%)", c,
+				  name);
+	} else if (pct && (lat || is_kiops(out->metric) || out->metric == STUNE_GATE_FAIRNESS)) {
 		out->change = true;
-		if (!pct)
-			return stune_errf(err, -EINVAL,
-					  "'%s': a latency is gated by its change against --compare, in %% (%s<=+10%%)",
-					  c, metric_names[m]);
-		if (!compare)
-			return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
-		if (out->op == STUNE_GATE_EQ || out->op == STUNE_GATE_NE)
-			return stune_errf(err, -EINVAL,
-					  "'%s': a change is a one-sided test (%s<=+10%%): use >=, >, <= or <", c,
-					  metric_names[m]);
-		if (!(v > -100))
-			return stune_errf(err, -EINVAL, "'%s': a change is above -100%%", c);
-	} else if (is_kiops(out->metric)) {
-		out->change = pct;
-		if (pct && !compare)
-			return stune_errf(err, -EINVAL, "'%s': a change in %% needs --compare PHASE", c);
-		if (pct && (out->op == STUNE_GATE_EQ || out->op == STUNE_GATE_NE))
-			return stune_errf(err, -EINVAL,
-					  "'%s': a change is a one-sided test (kiops>=+5%%, kiops>-2%%, kiops<=+10%%): "
-					  "use >=, >, <= or <",
-					  c);
-		if (pct && !(v > -100))
-			return stune_errf(err, -EINVAL, "'%s': a change is above -100%%", c);
-		if (!pct && sign)
-			return stune_errf(err, -EINVAL,
-					  "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)", c);
+		if ((r = check_change(c, compare, out, v, err)) < 0)
+			return r;
 	} else if (sign) {
-		return stune_errf(err, -EINVAL, "'%s': %s is a percentage without a sign (spread<=15%%)", c,
-				  metric_names[m]);
+		return stune_errf(err, -EINVAL,
+				  is_kiops(out->metric)
+				      ? "'%s': avg KIOPS has no sign (a change is written with %%: kiops>=+5%%)"
+				      : "'%s': %s is a percentage without a sign (spread<=15%%)",
+				  c, name);
 	}
 	out->value = v;
 	return (out->text = strdup(c)) ? 0 : -ENOMEM;
