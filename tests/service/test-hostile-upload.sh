@@ -223,14 +223,14 @@ MinProtocol = TLSv1.3
 EOF
 for where in live sysroot; do
 	sr=()
-	[ "$where" = sysroot ] && sr=(--sysroot "$tree")
+	[ "$where" = sysroot ] && sr=(--sysroot "$tree" --host-facts) # FILEs uploaded under --sysroot carry the tree's identity
 	rm -rf "$st"
 	up "TLS 1.2 server, the default configuration ($where)" 0 "uploaded" "${sr[@]}" --state-dir "$st" \
 		--upload "https://127.0.0.1:$p_12/ok/write" --ca-file "$c/ca.crt" "$run"
 done
 for where in live sysroot; do
 	sr=()
-	[ "$where" = sysroot ] && sr=(--sysroot "$tree")
+	[ "$where" = sysroot ] && sr=(--sysroot "$tree" --host-facts) # FILEs uploaded under --sysroot carry the tree's identity
 	rm -rf "$st"
 	# A failed handshake is retryable (curl's "SSL connect error"): 3 tries, then exit 3.
 	OPENSSL_CONF=$c/tls13.cnf up "TLS 1.2 server, the host's MinProtocol TLSv1.3 ($where)" 3 \
