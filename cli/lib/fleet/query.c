@@ -1481,13 +1481,19 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	return check_finite(f, err);
 }
 
+/* The answer's series, by its API's format. */
+static int parse_answer(enum stune_query_api api, struct answer *a, const char *body, size_t len, char **err)
+{
+	return api == STUNE_QUERY_INFLUXQL     ? parse_influxql(a, body, len, err)
+	       : api == STUNE_QUERY_PROMETHEUS ? parse_prometheus(a, body, len, err)
+					       : parse_export(a, body, len, err);
+}
+
 int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api api, const char *body, size_t len,
 			    struct stune_fleet **out, char **err)
 {
 	struct answer a = {0};
-	int r = api == STUNE_QUERY_INFLUXQL	? parse_influxql(&a, body, len, err)
-		: api == STUNE_QUERY_PROMETHEUS ? parse_prometheus(&a, body, len, err)
-						: parse_export(&a, body, len, err);
+	int r = parse_answer(api, &a, body, len, err);
 	if (r < 0) {
 		answer_clear(&a);
 		return r == -ENOMEM && !*err ? stune_errf(err, r, "out of memory") : r;
@@ -1527,9 +1533,7 @@ static void older_points(const struct stune_query *q, const struct stune_http_re
 	struct answer a = {0};
 	if (stune_http_post(&req, &resp, &e) == 0 && resp.status == 200) {
 		const char *body = resp.body ? resp.body : "";
-		int r = api == STUNE_QUERY_INFLUXQL	? parse_influxql(&a, body, resp.len, &e)
-			: api == STUNE_QUERY_PROMETHEUS ? parse_prometheus(&a, body, resp.len, &e)
-							: parse_export(&a, body, resp.len, &e);
+		int r = parse_answer(api, &a, body, resp.len, &e);
 		size_t n = 0;
 		int64_t newest = 0;
 		for (size_t i = 0; r == 0 && i < a.n; i++)
