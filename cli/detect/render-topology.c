@@ -392,81 +392,201 @@ static void render_managed_nodes(struct out *o, const struct stune_topology *t, 
  * its managed vectors' spread over the nodes, which the kernel decides (one
  * per CPU group) and nobody should try to fix. One text line, one JSON object.
  */
+/* "irq 147 on node 0" (at most 4, then ", ...") into f; the set is the vector's affinity or effective set. */
+static void list_irq(FILE *f, size_t shown, const struct stune_topology *t, const struct stune_irq *q,
+		     const struct stune_cpuset *set)
+{
+	if (!f || shown > 4)
+		return;
+	if (shown == 4) {
+		fprintf(f, ", ...");
+		return;
+	}
+	struct stune_cpuset nodes = {0};
+	_cleanup_free_ char *list = NULL;
+	if (stune_cpuset_nodes(t, set, &nodes) == 0 && stune_cpuset_format(&nodes, &list) == 0)
+		fprintf(f, "%s%u on node%s %s", shown ? ", irq " : "irq ", q->irq,
+			stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
+	stune_cpuset_clear(&nodes);
+}
+
+/*
+ * Where an HBA's movable vectors are served. A vector is served where its
+ * effective affinity is (the CPUs the interrupt fires on now); its affinity
+ * says where it may move to (irqbalance, a CPU going offline). remote:
+ * served off the HBA's node (effective set without a CPU there, or, unread,
+ * an affinity without one). may_move: served on the node now, allowed
+ * elsewhere. unsure: it may fire off the node (an effective set spanning
+ * nodes, or an unread one with an affinity spanning them). unknown: no
+ * affinity read. The lists name the vectors ("irq 147 on node 0, ...").
+ */
+struct irq_census {
+	size_t movable, not_local, unknown, managed, unclassified;
+	size_t remote, may_move, unsure;
+	char *remote_list, *may_move_list, *unsure_list;
+};
+
+static void irq_census_done(struct irq_census *c)
+{
+	free(c->remote_list);
+	free(c->may_move_list);
+	free(c->unsure_list);
+}
+
+static void irq_census(const struct stune_topology *t, const struct stune_hba *h, struct irq_census *c)
+{
+	size_t l1 = 0, l2 = 0, l3 = 0;
+	FILE *rm = open_memstream(&c->remote_list, &l1), *mm = open_memstream(&c->may_move_list, &l2),
+	     *um = open_memstream(&c->unsure_list, &l3);
+	for (size_t i = 0; i < h->n_irqs; i++) {
+		const struct stune_irq *q = &t->irqs[h->irqs[i]];
+		c->managed += q->managed == STUNE_YES;
+		c->unclassified += q->managed == STUNE_UNKNOWN;
+		if (q->managed != STUNE_NO)
+			continue;
+		c->movable++;
+		enum stune_placement pl = stune_irq_placement(t, h, &q->affinity);
+		enum stune_placement served = stune_irq_placement(t, h, &q->effective);
+		if (pl == STUNE_PLACE_UNKNOWN)
+			c->unknown++;
+		else if (pl != STUNE_PLACE_LOCAL)
+			c->not_local++;
+		if (served == STUNE_PLACE_REMOTE || (served == STUNE_PLACE_UNKNOWN && pl == STUNE_PLACE_REMOTE))
+			list_irq(rm, c->remote++, t, q, served == STUNE_PLACE_UNKNOWN ? &q->affinity : &q->effective);
+		else if (served == STUNE_PLACE_SPANS || (served == STUNE_PLACE_UNKNOWN && pl == STUNE_PLACE_SPANS))
+			list_irq(um, c->unsure++, t, q, served == STUNE_PLACE_UNKNOWN ? &q->affinity : &q->effective);
+		else if (served == STUNE_PLACE_LOCAL && pl == STUNE_PLACE_SPANS)
+			list_irq(mm, c->may_move++, t, q, &q->affinity);
+	}
+	if (rm)
+		fclose(rm);
+	if (mm)
+		fclose(mm);
+	if (um)
+		fclose(um);
+}
+
+/* What would move an HBA's movable vectors: a shipped profile (numa's [hba] is match_driver = mpi3mr) or none. */
+static const char *move_hint(const struct stune_hba *h, size_t n)
+{
+	if (h->kind == STUNE_HBA_MPI3MR)
+		return n == 1 ? "apply --profile numa pins it" : "apply --profile numa pins them";
+	return "no shipped profile tunes this HBA";
+}
+
+/*
+ * IRQ locality, the first thing to read about an HBA: its movable vectors
+ * (the ones a profile may place) and where each is served against the HBA's
+ * node (irq_census), and its managed vectors' spread over the nodes, which
+ * the kernel decides (one per CPU group) and nobody should try to fix. One
+ * text line, one JSON object.
+ */
 static void render_irq_locality(struct out *o, const struct stune_topology *t, const struct stune_hba *h)
 {
-	size_t movable = 0, not_local = 0, spans = 0, unknown = 0, managed = 0, unclassified = 0;
+	struct irq_census c = {0};
 	bool node_known = h->numa_node.set && h->numa_node.v >= 0;
-	char *remote = NULL;
-	size_t remote_len = 0;
-	FILE *rm = open_memstream(&remote, &remote_len);
+	long long node = (long long)h->numa_node.v;
 
+	irq_census(t, h, &c);
 	out_obj_begin(o, "irq_locality");
 	out_num(o, "hba_node", NULL, node_known ? h->numa_node : (struct stune_num){0});
 	out_arr_begin(o, "movable");
 	for (size_t i = 0; i < h->n_irqs; i++) {
 		const struct stune_irq *q = &t->irqs[h->irqs[i]];
-		if (q->managed == STUNE_YES)
-			managed++;
-		if (q->managed == STUNE_UNKNOWN)
-			unclassified++;
 		if (q->managed != STUNE_NO)
 			continue;
-		movable++;
-		enum stune_placement pl = stune_irq_placement(t, h, &q->affinity);
-		if (pl == STUNE_PLACE_UNKNOWN)
-			unknown++;
-		else if (pl != STUNE_PLACE_LOCAL) {
-			struct stune_cpuset nodes = {0};
-			_cleanup_free_ char *list = NULL;
-			if (stune_cpuset_nodes(t, &q->affinity, &nodes) == 0 &&
-			    stune_cpuset_format(&nodes, &list) == 0 && rm && not_local < 4)
-				fprintf(rm, "%s%u on node%s %s", not_local ? ", irq " : "", q->irq,
-					stune_cpuset_count(&nodes) > 1 ? "s" : "", list);
-			stune_cpuset_clear(&nodes);
-			not_local++;
-			spans += pl == STUNE_PLACE_SPANS;
-		}
 		out_obj_begin(o, NULL);
 		out_int(o, "irq", NULL, q->irq);
 		out_str(o, "name", NULL, q->name);
 		render_nodes(o, "affinity_nodes", t, &q->affinity);
 		render_nodes(o, "effective_nodes", t, &q->effective);
-		out_str(o, "placement", NULL, stune_placement_name(pl));
+		out_str(o, "placement", NULL, stune_placement_name(stune_irq_placement(t, h, &q->affinity)));
+		out_str(o, "served", NULL, stune_placement_name(stune_irq_placement(t, h, &q->effective)));
 		out_obj_end(o);
 	}
 	out_arr_end(o);
-	if (rm) {
-		if (not_local > 4)
-			fprintf(rm, ", ...");
-		fclose(rm);
-	}
-	out_int(o, "movable_count", NULL, (long long)movable);
-	out_int(o, "movable_not_local_count", NULL, (long long)not_local);
-	out_int(o, "managed_count", NULL, (long long)managed);
+	out_int(o, "movable_count", NULL, (long long)c.movable);
+	out_int(o, "movable_not_local_count", NULL, (long long)c.not_local);
+	out_int(o, "movable_served_remote_count", NULL, (long long)c.remote);
+	out_int(o, "managed_count", NULL, (long long)c.managed);
 
 	out_text(o, "  IRQ locality: ");
 	if (h->n_irqs == 0)
 		out_text(o, "no IRQ found for this HBA");
-	else if (movable == 0)
+	else if (c.movable == 0)
 		out_text(o, "no movable vector");
 	else if (!node_known)
-		out_text(o, "movable %zu, no locality known (numa_node %s): nothing to place %s on", movable,
-			 h->numa_node.set ? "-1" : "unknown, no PCI function", movable == 1 ? "it" : "them");
-	else if (not_local == 0 && unknown == 0)
-		out_text(o, "movable %zu, local (node %lld)", movable, (long long)h->numa_node.v);
-	else if (not_local)
-		out_text(o, "movable %zu, %zu %s: irq %s, the HBA on node %lld (a profile can move %s)", movable,
-			 not_local, spans ? "NOT LOCAL" : "REMOTE", remote ? remote : "", (long long)h->numa_node.v,
-			 not_local == 1 ? "it" : "them");
-	else
-		out_text(o, "movable %zu, %zu with an affinity that could not be read", movable, unknown);
-	free(remote);
-	render_managed_nodes(o, t, h, managed);
-	out_int(o, "unclassified_count", NULL, (long long)unclassified);
-	if (unclassified)
-		out_text(o, "; %zu not classified (never written)", unclassified);
+		out_text(o, "movable %zu, no locality known (numa_node %s): nothing to place %s on", c.movable,
+			 h->numa_node.set ? "-1" : "unknown, no PCI function", c.movable == 1 ? "it" : "them");
+	else if (c.remote + c.may_move + c.unsure + c.unknown == 0)
+		out_text(o, "movable %zu, local (node %lld)", c.movable, node);
+	else {
+		out_text(o, "movable %zu", c.movable);
+		if (c.remote)
+			out_text(o, ", %zu REMOTE: %s, the HBA on node %lld", c.remote,
+				 c.remote_list ? c.remote_list : "", node);
+		if (c.unsure)
+			out_text(o, ", %zu may be served off node %lld: %s", c.unsure, node,
+				 c.unsure_list ? c.unsure_list : "");
+		if (c.may_move)
+			out_text(o, ", %zu served on node %lld, allowed elsewhere: %s", c.may_move, node,
+				 c.may_move_list ? c.may_move_list : "");
+		if (c.unknown)
+			out_text(o, ", %zu with an affinity that could not be read", c.unknown);
+		if (c.remote + c.unsure + c.may_move)
+			out_text(o, " (%s)", move_hint(h, c.remote + c.unsure + c.may_move));
+	}
+	render_managed_nodes(o, t, h, c.managed);
+	out_int(o, "unclassified_count", NULL, (long long)c.unclassified);
+	if (c.unclassified)
+		out_text(o, "; %zu not classified (never written)", c.unclassified);
 	out_text(o, "\n");
 	out_obj_end(o);
+	irq_census_done(&c);
+}
+
+/*
+ * The host's line about IRQs, under the HBA count: which HBAs serve a
+ * movable vector off their node, and what to run. Nothing when none has a
+ * known node or a movable vector. JSON: summary.irq_remote_hbas (PCI
+ * addresses, in the order of "hbas").
+ */
+static void render_irq_summary(struct out *o, const struct stune_topology *t, size_t only)
+{
+	size_t off = 0, mpi3mr_off = 0, checked = 0;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	out_arr_begin(o, "irq_remote_hbas");
+	for (size_t i = 0; i < t->n_hbas; i++) {
+		const struct stune_hba *h = &t->hbas[i];
+		if (only != SIZE_MAX && only != i)
+			continue;
+		struct irq_census c = {0};
+		irq_census(t, h, &c);
+		if (c.movable && h->numa_node.set && h->numa_node.v >= 0)
+			checked++;
+		if (c.remote) {
+			out_str(o, NULL, NULL, h->pci_address);
+			if (f && off < 4)
+				fprintf(f, "%s%s", off ? ", " : "", h->pci_address ? h->pci_address : "?");
+			off++;
+			mpi3mr_off += h->kind == STUNE_HBA_MPI3MR;
+		}
+		irq_census_done(&c);
+	}
+	out_arr_end(o);
+	if (f)
+		fclose(f);
+	if (off)
+		out_text(o, "IRQs:      %zu HBA%s serve%s a movable vector off %s node: %s%s\n%s", off,
+			 off == 1 ? "" : "s", off == 1 ? "s" : "", off == 1 ? "its" : "their", list ? list : "",
+			 off > 4 ? ", ..." : "",
+			 mpi3mr_off ? "           to see the fix: scsitune apply --profile numa --dry-run\n"
+				    : "           no shipped profile tunes these HBAs (scsitune-profile(5))\n");
+	else if (checked)
+		out_text(o, "IRQs:      every movable vector is served on its HBA's node\n");
+	free(list);
 }
 
 /* v >> shift as width lower-case hex digits, in buf; NULL when unset. */
@@ -596,6 +716,7 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 	out_int(o, "mpi3mr_count", " (%s mpi3mr)", (long long)mpi3mr);
 	out_int(o, "scsi_host_count", "  SCSI hosts %s", (long long)t->n_hosts);
 	out_int(o, "disk_count", "  disks %s\n", (long long)t->n_disks);
+	render_irq_summary(o, t, only);
 	out_obj_end(o);
 	if (t->n_hosts == 0)
 		out_text(o, "No SCSI host adapter found.\n");
