@@ -8,10 +8,17 @@
  *                                              rq_affinity 1 -> 2
  *
  * and a row's notes on their own lines below it. Consecutive items with the
- * same state and key make one row. Text only: nothing in JSON.
+ * same state and key make one row. Grouped (without -v), three or more rows
+ * with the same state and settings and no note make one, where the first
+ * was, its device "48 disks" and its key "(-v lists them)":
+ *
+ *     change   48 disks  (-v lists them)       scheduler mq-deadline -> none
+ *
+ * Text only: nothing in JSON.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "out.h"
@@ -31,8 +38,10 @@ struct rows {
 
 /* Copies device, key and note; takes text (may be NULL on -ENOMEM: the row is dropped). */
 int rows_add(struct rows *r, const char *state, const char *device, const char *key, char *text, const char *note);
-/* The table under a header naming the first column (STATE, RESULT); nothing when empty. */
-void rows_print(struct out *o, const struct rows *r, const char *first_column);
+#define ROWS_GROUP_KEY "(-v lists them)"
+
+/* The table under a header naming the first column (STATE, RESULT); nothing when empty; group: rows alike folded. */
+void rows_print(struct out *o, const struct rows *r, const char *first_column, bool group);
 void rows_free(struct rows *r);
 
 /* A setting as the text names it: its last path component ("queue/scheduler" -> "scheduler"). */

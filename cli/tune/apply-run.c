@@ -128,7 +128,7 @@ static void render_rows(struct out *o, const struct global_opts *g, const struct
 		if (rows_add(&rows, x->result, dev, c->object, text, note) < 0)
 			break;
 	}
-	rows_print(o, &rows, "RESULT");
+	rows_print(o, &rows, "RESULT", !g->verbose);
 	rows_free(&rows);
 }
 

@@ -178,7 +178,7 @@ static void render_plan(struct out *o, const struct stune_topology *t, const str
 			     c->state == STUNE_CHANGE && !verbose ? NULL : c->note) < 0)
 			break;
 	}
-	rows_print(o, &rows, "STATE");
+	rows_print(o, &rows, "STATE", !verbose);
 	rows_free(&rows);
 
 	out_arr_begin(o, "changes");

@@ -182,7 +182,7 @@ static void render_revert(struct out *o, const struct global_opts *g, bool live,
 			break;
 	}
 	out_arr_end(o);
-	rows_print(o, &rows, "RESULT");
+	rows_print(o, &rows, "RESULT", !g->verbose);
 	rows_free(&rows);
 	if (rr != 1)
 		out_text(o, "%s\n",

@@ -161,7 +161,7 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 		    0)
 			break;
 	}
-	rows_print(o, &rows, "STATE");
+	rows_print(o, &rows, "STATE", !g->verbose);
 	rows_free(&rows);
 
 	out_arr_begin(o, "settings");
