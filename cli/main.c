@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"apply", cmd_apply, "apply a tuning profile, old values journaled, or print its plan", help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
     {"payload", cmd_payload, "patched kernel modules: pack, install, verify, remove a bundle", help_payload},
+    {"profile", cmd_profile, "the tuning profiles there are, and the one the last apply used", help_profile},
     {"report", cmd_report, "fio results: per-run IOPS and latency, spread across runs, compare", help_report},
     {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},
     {"verify", cmd_verify, "check that a tuning profile is in effect, or what drifted", help_verify},

@@ -12,6 +12,8 @@ int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
 int cmd_payload(struct global_opts *g, int argc, char **argv);
 void help_payload(FILE *f);
+int cmd_profile(struct global_opts *g, int argc, char **argv);
+void help_profile(FILE *f);
 int cmd_report(struct global_opts *g, int argc, char **argv);
 void help_report(FILE *f);
 int cmd_revert(struct global_opts *g, int argc, char **argv);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# apply, verify and revert -o json validate against schema/{apply,verify,revert}.schema.json,
+# apply, verify, revert and profile -o json validate against schema/{apply,verify,revert,profile}.schema.json,
 # each schema rejects every broken copy of them, and names the same keys as its renderer.
 # Usage: check-apply-schemas.sh SCSITUNE SRCDIR FIXTURE_ARCHIVE
 set -uo pipefail
@@ -24,9 +24,14 @@ cp "$src/profiles/numa" "$work/prof/numa"
 st apply --profile numa --profile-dir "$work/prof" >/dev/null
 sed -i 's/^read_ahead_kb = 16$/read_ahead_kb = 32/' "$work/prof/numa"
 st verify >"$work/verify-profile-changed.json"
+st profile active >"$work/profile-none.json"
+st apply --profile numa --profile-dir "$work/prof" >/dev/null
+"$bin" --sysroot "$work/root" -o json profile list --profile-dir "$work/prof" --state-dir "$work/state" >"$work/profile-list.json"
+sed -i 's/^read_ahead_kb = 16$/read_ahead_kb = 64/' "$work/prof/numa"
+st profile active >"$work/profile-changed.json"
 st revert --force >/dev/null
 status=0
-for kind in apply verify revert; do
+for kind in apply verify revert profile; do
 	renderer=$src/cli/tune/$kind.c
 	[ "$kind" = apply ] && renderer=$src/cli/tune/apply-run.c
 	check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/$kind.schema.json")
@@ -34,5 +39,5 @@ for kind in apply verify revert; do
 	"${check[@]}" --keys "$renderer" && "${check[@]}" "${docs[@]}" && "${check[@]}" --mutants "${docs[@]}" ||
 		{ echo "FAIL: $kind schema"; status=1; }
 done
-[ "$status" -eq 0 ] && echo "ok: apply, verify and revert JSON match their schemas"
+[ "$status" -eq 0 ] && echo "ok: apply, verify, revert and profile JSON match their schemas"
 exit "$status"
