@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "core/url.h"
 #include "core/userfile.h"
 #include "fleet/gate.h"
 #include "fleet/query.h"
@@ -271,7 +272,8 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 	_cleanup_free_ char *url = NULL, *err = NULL;
 	enum stune_query_api url_api;
 	if (stune_query_url(q->url, api, &url, &url_api, &err) < 0) {
-		usage_error("report", "--query %s: %s", q->url, err ? err : "out of memory");
+		_cleanup_free_ char *shown = stune_url_shown(q->url); /* never a password, not even here */
+		usage_error("report", "--query %s: %s", shown ? shown : "URL", err ? err : "out of memory");
 		return EXIT_USAGE;
 	}
 	_cleanup_(stune_gate_freep) struct stune_gate *gate = NULL;

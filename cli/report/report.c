@@ -19,6 +19,7 @@
 #include "core/statefile.h"
 #include "core/root.h"
 #include "core/strv.h"
+#include "core/url.h"
 #include "fleet/gate.h"
 #include "report/fio.h"
 #include "report/resultset.h"
@@ -335,7 +336,8 @@ static bool upload_prepare(const struct report_opts *ro, struct stune_auth **aut
 	_cleanup_free_ char *url = NULL, *err = NULL;
 	int r = stune_upload_url(ro->upload, &url, &err);
 	if (r < 0) {
-		error_msg("--upload %s: %s", ro->upload, err ? err : strerror(-r));
+		_cleanup_free_ char *shown = stune_url_shown(ro->upload); /* never a password, not even here */
+		error_msg("--upload %s: %s", shown ? shown : "URL", err ? err : strerror(-r));
 		return false;
 	}
 	if (ro->ca_file && (r = stune_upload_check_ca(ro->ca_file)) < 0) {
@@ -530,7 +532,8 @@ static int upload_opt(struct report_opts *ro, const char *arg)
 		return EXIT_ERROR;
 	}
 	if (r < 0) {
-		usage_error("report", "--upload %s: %s", arg, err ? err : strerror(-r));
+		_cleanup_free_ char *shown = stune_url_shown(arg); /* never a password, not even here */
+		usage_error("report", "--upload %s: %s", shown ? shown : "URL", err ? err : strerror(-r));
 		return EXIT_USAGE;
 	}
 	return path_opt(ro, OPT_UPLOAD, arg);

@@ -152,46 +152,7 @@ void out_arr_end(struct out *o)
 
 char *out_escape(const char *s, unsigned flags)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *m = open_memstream(&buf, &size);
-	if (!m)
-		return NULL;
-	while (*p) {
-		size_t n = stune_utf8_seq(p, strnlen((const char *)p, 4));
-		/* C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f"): CSI and OSC for some terminals. */
-		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
-		if (n == 1 &&
-		    ((*p >= 0x20 && *p != 0x7f) || ((flags & OUT_ESC_KEEP_WRAP) && *p >= 0x1d && *p <= 0x1f))) {
-			fputc(*p++, m);
-			continue;
-		}
-		if (n > 1 && !c1) {
-			fwrite(p, 1, n, m);
-			p += n;
-			continue;
-		}
-		if ((*p == '\n' || *p == '\t' || (*p >= 0x1d && *p <= 0x1f)) && (flags & OUT_ESC_KEEP_NL))
-			fputc(*p, m); /* and the markers that wrap_text() consumes (shared/wrap.h) */
-		else if (*p == '\n')
-			fputs("\\n", m);
-		else if (*p == '\r')
-			fputs("\\r", m);
-		else if (*p == '\t')
-			fputs("\\t", m);
-		else if (c1) {
-			fprintf(m, "\\x%02x\\x%02x", p[0], p[1]);
-			p++;
-		} else
-			fprintf(m, "\\x%02x", *p);
-		p++;
-	}
-	if (fclose(m) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return stune_utf8_escape(s, flags);
 }
 
 void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap)

@@ -13,6 +13,7 @@
 
 #include "core/cpuset.h"
 #include "core/macro.h"
+#include "core/utf8.h"
 #include "detect/topology.h"
 
 enum out_format { OUT_TEXT, OUT_JSON };
@@ -56,11 +57,11 @@ void out_cpus(struct out *o, const char *key, const char *tfmt, const struct stu
 void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
 /*
  * Terminal safety: every string from outside (server bodies, file contents,
- * sysfs and udev strings, fio job names, profile values) reaches the user's
- * terminal through here. Control characters (C0, DEL, the C1 range U+0080 to
- * U+009F as UTF-8) and bytes that are not UTF-8 become C-style escapes: \n
- * \r \t, else \xNN per byte (ESC [2J prints as \x1b[2J). A backslash is
- * printed as is. OUT_ESC_KEEP_NL keeps newlines, tabs and the markers of
+ * sysfs and udev strings, fio job names, profile values, a key's trusted
+ * comment, manifest strings) reaches the user's terminal through here:
+ * core/utf8.h's stune_utf8_escape (control characters and bytes that are not
+ * UTF-8 as \xNN, \n, \r; bidirectional controls as \uXXXX; a tab as one
+ * space). OUT_ESC_KEEP_NL keeps newlines, tabs and the markers of
  * shared/wrap.h (0x1d-0x1f, consumed by wrap_text: never printed) for whole
  * texts, whose format has them; without it the result is one line.
  * Text values (out_str and the rest) and out_text() are escaped; JSON is
@@ -68,7 +69,7 @@ void out_strv(struct out *o, const char *key, const char *tfmt, char *const *v);
  */
 /* OUT_ESC_KEEP_WRAP keeps the wrap layer's markers (wrap.h: 0x1d-0x1f), which
  * out_text's literal formats carry and the wrapping consumes before output. */
-enum { OUT_ESC_KEEP_NL = 1 << 0, OUT_ESC_KEEP_WRAP = 1 << 1 };
+enum { OUT_ESC_KEEP_NL = STUNE_ESC_KEEP_NL, OUT_ESC_KEEP_WRAP = STUNE_ESC_KEEP_WRAP };
 char *out_escape(const char *s, unsigned flags);
 /* vfprintf, then out_escape of the result onto f. */
 void out_vfprintf_escaped(FILE *f, unsigned flags, const char *fmt, va_list ap) _printf_(3, 0);

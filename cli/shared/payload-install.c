@@ -34,18 +34,18 @@ int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig
 void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b)
 {
 	const struct stune_manifest *m = b->m;
-	_cleanup_free_ char *f = stune_ctrl_escape(b->file), *tc = stune_ctrl_escape(b->sig.trusted_comment),
-			    *ks = stune_ctrl_escape(b->sig.key_source);
+	/* Text from outside as it is: out_str escapes it for the terminal (a tab as a space, U+202E as \u202e),
+	 * JSON as JSON does. */
 	out_obj_begin(o, "bundle");
-	out_str(o, "file", "Bundle %s", f);
+	out_str(o, "file", "Bundle %s", b->file);
 	out_str(o, "sha256", NULL, b->sha256);
 	out_int(o, "size", NULL, (long long)b->size);
 	out_obj_begin(o, "signature");
 	out_str(o, "file", NULL, b->sig_path);
 	out_str(o, "key_id", "\n  signed by key %s", b->key_id);
-	out_str(o, "key_file", " (%s)", ks);
+	out_str(o, "key_file", " (%s)", b->sig.key_source);
 	out_str(o, "algorithm", ", %s", b->sig.prehashed ? "ED" : "Ed");
-	out_str(o, "trusted_comment", "\n  trusted comment: %s\n", tc);
+	out_str(o, "trusted_comment", "\n  trusted comment: %s\n", b->sig.trusted_comment);
 	out_obj_end(o);
 	out_obj_end(o);
 	out_obj_begin(o, "payload");

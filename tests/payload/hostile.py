@@ -107,6 +107,10 @@ def main():
     m = json.loads(members[0][1])
     m["release"] = "../../../etc"
     write(outdir, "release-path", with_manifest(m, regs[1:]))
+    # The kernel package the messages and the journal name is not the one the host is checked for.
+    m = json.loads(members[0][1])
+    m["debian_package"] = "linux-image-6.1.0-99-other"
+    write(outdir, "debian-package", with_manifest(m, regs[1:]))
     write(outdir, "not-json", [reg("manifest.json", b"{ this is not json")] + regs[1:])
     # A kernel package entry (payload/build --kernel) that must not pass: its file
     # named in "kernel" but not in "files", a release that is a path, a package

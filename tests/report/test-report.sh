@@ -34,6 +34,10 @@
 #   stdin           "-" reads standard input, once only; garbage names stdin
 #   upload          bad --upload URL (64), auth file, CA file, --config file
 #                   (1): refused before anything is saved
+#   credentials     a URL with user information or p= (--upload, --query,
+#                   --flush: 64; url= of the settings file: 1): refused,
+#                   the password in no output, nothing written; an '@' in the
+#                   path or query taken
 #   config-sysroot  the default settings file under --sysroot TREE is the
 #                   tree's; $SCSITUNE_CONFIG and --config win; a missing --sysroot
 #   usage           usage errors: 64
@@ -43,7 +47,7 @@
 #        test-report.sh --list
 set -uo pipefail
 cases=(goldens old-fio groups not-comparable seed-table bad-input state-dir compare-errors stdin upload
-	config-sysroot usage not-utf8 stdout-full treatment)
+	credentials config-sysroot usage not-utf8 stdout-full treatment)
 only=
 case ${1:-} in
 --list) printf '%s\n' "${cases[@]}"; exit 0 ;;

@@ -159,7 +159,8 @@ CASE(manifest_parses, "bundle manifest: a module and its exports' CRCs read")
 	free(err);
 }
 
-CASE(manifest_refused, "bundle manifest refused, saying why: a release path, a file twice, a \"..\", another format")
+CASE(manifest_refused, "bundle manifest refused, saying why: a release path, a debian_package not "
+		       "linux-image-RELEASE, a file twice, a \"..\", another format")
 {
 	char *err = NULL;
 	struct stune_manifest *m = NULL;
@@ -167,6 +168,10 @@ CASE(manifest_refused, "bundle manifest refused, saying why: a release path, a f
 	snprintf(buf, sizeof(buf), manifest_head, "../../etc", manifest_f1);
 	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == -EBADMSG);
 	CHECK(err && strstr(err, "\"release\""));
+	snprintf(buf, sizeof(buf), manifest_head, "6.1.0-58-amd64", manifest_f1); /* debian_package: ...-57-amd64 */
+	CHECK(stune_manifest_parse(buf, strlen(buf), &m, &err) == -EBADMSG && !m);
+	CHECK_STR(err, "manifest.json: \"debian_package\" linux-image-6.1.0-57-amd64 is not "
+		       "linux-image-6.1.0-58-amd64 (the package of its \"release\")");
 	char files[1024];
 	snprintf(files, sizeof(files), "%s,%s", manifest_f1, manifest_f1);
 	snprintf(buf, sizeof(buf), manifest_head, "6.1.0-57-amd64", files);

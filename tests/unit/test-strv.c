@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* core/strv.c: string vectors, stune_strdupf, and stune_errf, the engine's one error formatter. */
+/* core/strv.c: string vectors, stune_strdupf, stune_errf, the engine's one error formatter, and stune_ctrl_escape. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -44,6 +44,14 @@ CASE(strv_push_null_refused, "strv: a failed allocation (NULL) is refused, the v
 		return;
 	CHECK(stune_strv_push(&v, &n, NULL) == -ENOMEM && n == 100 && v[100] == NULL);
 	CHECK_STR(v[99], "s99");
+}
+
+CASE(ctrl_escape, "ctrl_escape: control characters as \\xNN, a tab as one space, the rest as it is")
+{
+	char *s = stune_ctrl_escape("a\tb\nc\x1b[2J\x7f\xe2\x80\xae");
+	CHECK_STR(s, "a b\\x0ac\\x1b[2J\\x7f\xe2\x80\xae"); /* the bidi control: stune_utf8_escape's */
+	free(s);
+	CHECK(stune_ctrl_escape(NULL) == NULL);
 }
 
 int main(int argc, char **argv)

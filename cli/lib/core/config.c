@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/root.h"
+#include "core/url.h"
 #include "core/userfile.h"
 
 /* A settings file is a few lines. */
@@ -63,6 +64,16 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	if (!*value) {
 		if (!p->err && asprintf(&p->err, "%s.%s: empty value", section, name) < 0) {
+			p->err = NULL;
+			p->nomem = true;
+		}
+		return 0;
+	}
+	/* Credentials come only from auth_file=: a URL that carries them is refused, shown without them. */
+	_cleanup_free_ char *why = NULL;
+	if (slot == &p->c->upload_url && stune_url_check_credentials(value, &why) < 0) {
+		_cleanup_free_ char *shown = stune_url_shown(value);
+		if (!p->err && (!why || !shown || asprintf(&p->err, "upload.url %s: %s", shown, why) < 0)) {
 			p->err = NULL;
 			p->nomem = true;
 		}

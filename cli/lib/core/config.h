@@ -8,7 +8,8 @@
  *   ca_file = /etc/scsitune/ca.pem
  *   timeout = 30
  *
- * An unknown section or key, or a bad value, is an error naming the file and line.
+ * An unknown section or key, or a bad value (a url with credentials in it:
+ * core/url.h), is an error naming the file and line.
  */
 #pragma once
 

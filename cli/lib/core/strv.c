@@ -71,7 +71,9 @@ char *stune_ctrl_escape(const char *s)
 		return NULL;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
+		if (c == '\t')
+			*p++ = ' '; /* as in the text renderer's escapes (core/utf8.h) */
+		else if (c < 0x20 || c == 0x7f)
 			p += sprintf(p, "\\x%02x", c);
 		else
 			*p++ = (char)c;

@@ -22,5 +22,7 @@ char *stune_strdupf(const char *fmt, ...) _printf_(1, 2);
  */
 int stune_errf(char **err, int r, const char *fmt, ...) _printf_(3, 4);
 /* Text of something from outside (a file name, a comment) with its control
- * characters as \\xNN; NULL for NULL or out of memory. Caller frees. */
+ * characters as \\xNN, a tab as one space (as stune_utf8_escape, which every
+ * line to the terminal then goes through); NULL for NULL or out of memory.
+ * Caller frees. */
 char *stune_ctrl_escape(const char *s);

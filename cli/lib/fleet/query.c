@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "core/url.h"
 #include "core/utctime.h"
 #include "net/lineproto.h"
 #include "net/http.h"
@@ -50,6 +51,9 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 
 int stune_query_url(const char *url, enum stune_query_api api, char **out, enum stune_query_api *out_api, char **err)
 {
+	int r = stune_url_check_credentials(url, err);
+	if (r < 0)
+		return r;
 	size_t skip = !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
 	if (!skip)
 		return stune_errf(err, -EINVAL, "not an http:// or https:// URL");

@@ -40,8 +40,9 @@ int stune_query_api_parse(const char *s, enum stune_query_api *out);
  * The URL to POST to and its API: a URL whose path ends in /api/v1/export,
  * /api/v1/query or /query says which (a URL without a path is
  * VictoriaMetrics': /api/v1/export is added); api given (not AUTO): the URL
- * is used as it is. -EINVAL with *err for a URL that is not http(s)://, has
- * a fragment, or whose API cannot be told; influxql without db= in the URL.
+ * is used as it is. -EPERM with *err for a URL with credentials in it
+ * (core/url.h); -EINVAL with *err for one that is not http(s)://, has a
+ * fragment, or whose API cannot be told; influxql without db= in the URL.
  */
 int stune_query_url(const char *url, enum stune_query_api api, char **out, enum stune_query_api *out_api, char **err);
 

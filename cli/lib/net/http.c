@@ -22,6 +22,7 @@
 
 #include "core/strv.h"
 #include "core/hostcrypto.h"
+#include "core/url.h"
 #include "core/userfile.h"
 
 /* An auth file is one line; a few KiB of anything else is not one. */
@@ -106,6 +107,9 @@ int stune_upload_check_ca(const char *path)
 int stune_upload_url(const char *url, char **out, char **err)
 {
 	*err = NULL;
+	int r = stune_url_check_credentials(url, err);
+	if (r < 0)
+		return r;
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
 		return stune_errf(err, -EINVAL, "not an http:// or https:// URL");
 	if (strchr(url, '#'))
@@ -466,9 +470,12 @@ static int curl_failure(const struct stune_http_req *q, CURLcode cc, const char 
 
 int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp, char **err)
 {
-	int r = curl_load(err);
 	*resp = (struct stune_http_resp){0};
+	/* Credentials travel only from the auth file, never from the URL (its callers check it first too). */
+	int r = stune_url_check_credentials(q->url, err);
 	if (r < 0)
+		return r;
+	if ((r = curl_load(err)) < 0)
 		return r;
 	CURL *c = lc.easy_init();
 	if (!c)
@@ -482,6 +489,7 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 	}
 	lc.easy_setopt(c, CURLOPT_URL, q->url);
 	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	lc.easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, 1L); /* and curl refuses one too */
 	lc.easy_setopt(c, CURLOPT_POST, 1L);
 	lc.easy_setopt(c, CURLOPT_POSTFIELDS, q->body);
 	lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->len);

@@ -6,7 +6,9 @@
  *
  * Results of a send: 0 (2xx); -EAGAIN, worth retrying (connection refused or
  * reset, timeout, 5xx, 429); -EPROTO, permanent (any other 4xx, TLS
- * verification failure, a URL curl rejects). *err is a one-line message; a
+ * verification failure, a URL curl rejects); -EPERM, a URL that carries
+ * credentials (core/url.h: they come only from the auth file), refused
+ * before anything is sent. *err is a one-line message; a
  * timeout says which limit ran out ("no answer within the 30 s upload timeout").
  */
 #pragma once
@@ -31,8 +33,9 @@ DEFINE_CLEANUP_FUNC(struct stune_auth, stune_auth_free)
 
 /*
  * The write URL with precision=ms added ('?' or '&' as the URL needs).
- * -EINVAL (with *err) for a URL that is not http(s)://, has a fragment, or
- * sets precision itself.
+ * -EPERM (with *err) for a URL with credentials in it (core/url.h); -EINVAL
+ * (with *err) for one that is not http(s)://, has a fragment, or sets
+ * precision itself.
  */
 int stune_upload_url(const char *url, char **out, char **err);
 

@@ -403,6 +403,12 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 	/* The release becomes a path component (lib/modules/RELEASE). */
 	REQUIRE_STR(m->release, root, "release", valid_component(_v, strlen(_v)), "bundle");
 	REQUIRE_STR(m->debian_package, root, "debian_package", valid_component(_v, strlen(_v)), "bundle");
+	/* The host's check reads linux-image-RELEASE from dpkg; messages and the journal name this one: the same. */
+	if (strncmp(m->debian_package, "linux-image-", 12) || strcmp(m->debian_package + 12, m->release))
+		return stune_errf(err, -EBADMSG,
+				  "manifest.json: \"debian_package\" %s is not linux-image-%s (the package of its "
+				  "\"release\")",
+				  m->debian_package, m->release);
 	REQUIRE_STR(m->debian_version, root, "debian_version", valid_text(_v) && *_v, "bundle");
 	REQUIRE_STR(m->vermagic, root, "vermagic", valid_text(_v) && *_v, "bundle");
 	REQUIRE_STR(m->created, root, "created", valid_text(_v), "bundle");

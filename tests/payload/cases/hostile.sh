@@ -22,6 +22,7 @@ declare -A want=(
 	[module-mismatch]="modules/scsi_mod\.ko: its srcversion differs from what the manifest says"
 	[module-swapped]="modules/scsi_mod\.ko: its name differs from what the manifest says"
 	[release-path]="manifest\.json: bundle: missing or invalid \"release\""
+	[debian-package]="manifest\.json: \"debian_package\" linux-image-6\.1\.0-99-other is not linux-image-[^ ]+ \(the package of its \"release\"\)"
 	[not-json]="manifest\.json: not a JSON object"
 	[kernel-not-in-files]="manifest\.json: kernel: its file kernel/linux-image-6\.1\.0-98-scsitune_1\.0_amd64\.deb is not in \"files\""
 	[kernel-release-path]="manifest\.json: kernel: missing or invalid \"release\""

@@ -21,6 +21,22 @@ refused "tampered bundle" "does not verify" st payload install "$work/tampered.t
 cp "$b" "$work/tc.tar.zst" && sed 's/^trusted comment: .*/trusted comment: release:6.1.0-99-amd64/' "$b.minisig" >"$work/tc.tar.zst.minisig"
 refused "tampered trusted comment" "trusted comment's signature by key [0-9A-F]+ does not verify" \
 	st payload install "$work/tc.tar.zst" --state-dir "$state"
+# A trusted comment is the signer's text, not ours: a bidi control (U+202E reverses what follows on a
+# terminal) shows as \u202e and a tab as a space in the text; -o json has the comment as it is.
+tc="bidi $(printf '\xe2\x80\xae')fdp.exe$(printf '\t')end"
+cp "$b" "$work/bidi.tar.zst" && minisign -S -s "$work/a.key" -m "$work/bidi.tar.zst" -t "$tc" >/dev/null 2>&1 ||
+	fail "minisign -S -t with U+202E"
+if run 0 "trusted comment with U+202E and a tab" st payload install "$work/bidi.tar.zst" --dry-run --state-dir "$state" &&
+	out_has "trusted comment escaped" '^  trusted comment: bidi \\u202efdp\.exe end$'; then
+	if grep -q "$(printf '\xe2\x80\xae')" "$work/out" || grep -qF '\x09' "$work/out"; then
+		fail "trusted comment: U+202E or \\x09 in the text"
+	else
+		ok "trusted comment escaped"
+	fi
+fi
+run 0 "trusted comment with U+202E, -o json" st -o json payload install "$work/bidi.tar.zst" --dry-run --state-dir "$state" &&
+	[ "$(jget bundle.signature.trusted_comment)" = "$tc" ] && ok "trusted comment in JSON as signed" ||
+	fail "trusted comment in JSON: $(jget bundle.signature.trusted_comment | od -c | head -3)"
 cp "$b" "$work/garbage.tar.zst" && echo "not a signature" >"$work/garbage.tar.zst.minisig"
 refused "garbage signature" "not a minisign signature" st payload install "$work/garbage.tar.zst" --state-dir "$state"
 chmod 0666 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
