@@ -14,32 +14,50 @@
 
 void help_detect(FILE *f)
 {
-	fputs("Usage: scsitune detect [--hba ADDR] [options]\n"
+	fputs("Usage: scsitune detect [--hba WHICH] [options]\n"
 	      "\nShow the host as scsitune sees it: kernel and payload state, CPUs and NUMA\n"
 	      "nodes, every SCSI HBA (mpi3mr in particular) with its IRQ locality, SCSI hosts\n"
 	      "and disks (one row each, with its stable key). -v adds the disks' queue\n"
 	      "settings and counters, the blk-mq queue maps and every IRQ. Read-only.\n"
 	      "Problems with single attributes are warnings on stderr.\n"
 	      "\nOptions:\n"
-	      "      --hba ADDR        only this HBA: its PCI address (0000:17:00.0 or 17:00.0)\n"
+	      "      --hba WHICH       only this HBA: its PCI address (0000:17:00.0 or\n"
+	      "                        17:00.0), one of its SCSI hosts (host2) or disks\n"
+	      "                        (sdb, /dev/sdb, a disk's KEY)\n"
 	      "                        or, for one without a PCI function, its /sys path\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nSee scsitune-detect(8).\n", f);
 }
 
-/* --hba ADDR: the index of the HBA whose PCI address (with or without the
- * domain) or /sys path is ADDR; SIZE_MAX when none is. */
+/*
+ * --hba WHICH: the index of the HBA WHICH names, SIZE_MAX when none does. As
+ * lsblk takes names: its PCI address (with or without the domain) or /sys
+ * path; one of its SCSI hosts (host2); or one of its disks (sdb, /dev/sdb,
+ * or the disk's key wwn-0x...), which names the HBA behind it.
+ */
 static size_t find_hba(const struct stune_topology *t, const char *addr)
 {
+	const char *sys = !strncmp(addr, "/sys/", 5) ? addr + 1 : NULL;
 	for (size_t i = 0; i < t->n_hbas; i++) {
 		const struct stune_hba *h = &t->hbas[i];
-		const char *sys = addr[0] == '/' && !strncmp(addr, "/sys/", 5) ? addr + 1 : NULL;
 		if (h->pci_address && (!strcmp(h->pci_address, addr) || (strlen(h->pci_address) == strlen(addr) + 5 &&
 									 !strcmp(h->pci_address + 5, addr))))
 			return i;
 		if (sys && h->sysfs_path && !strcmp(h->sysfs_path, sys))
 			return i;
+	}
+	unsigned no;
+	char end;
+	if (sscanf(addr, "host%u%c", &no, &end) == 1)
+		for (size_t i = 0; i < t->n_hosts; i++)
+			if (t->hosts[i].host_no == no)
+				return t->hosts[i].hba;
+	const char *disk = !strncmp(addr, "/dev/", 5) ? addr + 5 : addr;
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		if ((d->name && !strcmp(d->name, disk)) || (d->key && !strcmp(d->key, addr)))
+			return d->host < t->n_hosts ? t->hosts[d->host].hba : SIZE_MAX;
 	}
 	return SIZE_MAX;
 }
@@ -91,7 +109,8 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 				t->hbas[i].pci_address ? t->hbas[i].pci_address : t->hbas[i].sysfs_path);
 		if (m)
 			fclose(m);
-		error_msg("--hba %s: no such HBA on this host (HBAs: %s)", hba, list && *list ? list : "none");
+		error_msg("--hba %s: no such HBA, SCSI host or disk on this host (HBAs: %s)", hba,
+			  list && *list ? list : "none");
 		return EXIT_ERROR;
 	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);

@@ -96,6 +96,24 @@ checks=$((checks + 1))
 [ "$v" = "[2, ('1000', '00a5', '1000:00a5', '1000:4660', '0107', '00', '01')]" ] && echo "ok   PCI IDs as lspci writes them" ||
 	{ echo "FAIL PCI IDs as lspci writes them: $v"; fails=$((fails + 1)); }
 
+# --hba names an HBA as lsblk takes names: its PCI address (with or without the
+# domain), one of its SCSI hosts, one of its disks (name, /dev path, key).
+for which in 0000:b1:00.0 b1:00.0 host5 sdg /dev/sdf wwn-0x5000c500a1b2c400 \
+	"/sys/devices/pci0000:b0/0000:b0:02.0/0000:b1:00.0"; do
+	expect "--hba $which" 0 "" json -- --sysroot "$tree" detect -o json --hba "$which"
+	v=$(jq_get "[h['pci_address'] for h in d['hbas']]")
+	checks=$((checks + 1))
+	[ "$v" = "['0000:b1:00.0']" ] && echo "ok   --hba $which: the node-1 HBA only" ||
+		{ echo "FAIL --hba $which: $v"; fails=$((fails + 1)); }
+done
+expect "--hba sda: the AHCI HBA" 0 "" json -- --sysroot "$tree" detect -o json --hba sda
+v=$(jq_get "[h['pci_address'] for h in d['hbas']]")
+checks=$((checks + 1))
+[ "$v" = "['0000:00:17.0']" ] && echo "ok   --hba sda: the AHCI HBA" || { echo "FAIL --hba sda: $v"; fails=$((fails + 1)); }
+expect "--hba not on the host" 1 "^scsitune: --hba sdz: no such HBA, SCSI host or disk on this host \(HBAs: 0000:00:17.0, 0000:17:00.0, 0000:00:14.0, 0000:b1:00.0\)$" empty -- --sysroot "$tree" detect --hba sdz
+expect "--hba host99" 1 "no such HBA, SCSI host or disk" empty -- --sysroot "$tree" detect --hba host99
+expect "--hba host5x" 1 "no such HBA, SCSI host or disk" empty -- --sysroot "$tree" detect --hba host5x
+
 # SCSITUNE_THREADS must be a number from 1 to 64.
 for bad in 0 65 x 4x ""; do
 	rc=0
