@@ -231,6 +231,42 @@ static int print_plan(const struct global_opts *g, const struct stune_topology *
 	return EXIT_OK;
 }
 
+/*
+ * --persist asked for what cannot be written here (scsitune not installed for
+ * the boot unit, no etc/udev/rules.d): apply refuses before its first write
+ * (a --persist that persists part or nothing would look like it worked), its
+ * dry run warns. 0 when every persist row can be written.
+ */
+static int persist_blocked(const struct stune_plan *plan, bool dry_run)
+{
+	size_t blocked = 0, rows = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < plan->n_changes; i++) {
+		const struct stune_change *c = &plan->changes[i];
+		if (c->kind != STUNE_OBJ_PERSIST)
+			continue;
+		rows++;
+		if (c->state == STUNE_NOT_APPLICABLE) {
+			if (!blocked++)
+				first = c->note;
+		}
+	}
+	if (!blocked)
+		return 0;
+	char more[96] = "";
+	if (blocked > 1)
+		snprintf(more, sizeof(more),
+			 " (%zu of the %zu persist files cannot be written: apply --dry-run -v lists them)", blocked,
+			 rows);
+	if (dry_run)
+		note_msg("warning: --persist: %s%s; apply --persist would refuse", first ? first : "not applicable",
+			 more);
+	else
+		error_msg("--persist: %s%s; nothing written (without --persist, apply tunes this boot only)",
+			  first ? first : "not applicable", more);
+	return -EPERM;
+}
+
 int cmd_apply(struct global_opts *g, int argc, char **argv)
 {
 	enum { OPT_PROFILE_DIR = 0x100, OPT_STATE_DIR, OPT_PERSIST, OPT_PAYLOAD };
@@ -314,6 +350,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
 	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
+		return EXIT_ERROR;
+	if (persist && persist_blocked(plan, dry_run) < 0 && !dry_run)
 		return EXIT_ERROR;
 	if (!dry_run)
 		return apply_run(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);

@@ -33,6 +33,13 @@ fresh() { # a new tree in $work/root, its snapshot in $work/before
 	mkdir -p "$work/root/etc/default" "$work/root/etc/udev/rules.d" "$work/root/etc/modprobe.d" \
 		"$work/root/etc/systemd/system/multi-user.target.wants"
 	install -m 0640 "$here/irqbalance.default" "$work/root/etc/default/irqbalance"
+	# The scsitune the boot unit runs, installed in the tree (apply --persist refuses without it).
+	[ -n "${installed:-}" ] || installed=$("$bin" --sysroot "$work/root" -o json apply --profile numa \
+		--profile-dir "$profiles" --persist --dry-run 2>/dev/null | python3 -c 'import json,re,sys
+u=[c for c in json.load(sys.stdin)["changes"] if c["object"]=="persist:boot-unit"][0]
+print(re.search(r"ExecStart=\"([^\"]+)\"", u["desired"]).group(1))')
+	mkdir -p "$work/root$(dirname "$installed")"
+	install -m 0755 /dev/null "$work/root$installed"
 	snap >"$work/before"
 }
 snap() { (cd "$work/root" && find . -printf '%y %m %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }

@@ -28,6 +28,17 @@ e=[c for c in d["changes"] if c["object"]=="persist:boot-unit-enable"][0]
 assert e["state"]=="not-applicable", e
 print(re.search(r"ExecStart=\"([^\"]+)\"", u["desired"]).group(1))' "$work/persist-plan.json") ||
 	fail "persist: a boot unit planned though scsitune is not installed in the root"
+# apply --persist itself refuses (exit 1, one line with the reason and the
+# fix), before its first write: a --persist that persists nothing must not
+# look like it worked.
+before=$(snap)
+run 1 "apply --persist, scsitune not installed: refused" st apply --profile "$profile" --profile-dir "$profiles" --persist
+grep -q "^scsitune: --persist: .* is not installed here (the boot unit runs it): install scsitune (cmake --install, or the package), then apply --persist again.*; nothing written (without --persist, apply tunes this boot only)$" "$work/err" &&
+	[ "$(wc -l <"$work/err")" -eq 1 ] || fail "persist: the refusal is not one line with the reason and the fix: $(cat "$work/err")"
+[ "$(snap)" = "$before" ] || fail "persist: a refused apply --persist wrote something"
+run 0 "dry-run --persist, scsitune not installed: a warning" st apply --profile "$profile" --profile-dir "$profiles" --persist --dry-run
+grep -q "^scsitune: warning: --persist: .* is not installed here .*; apply --persist would refuse$" "$work/err" ||
+	fail "persist: the dry run does not warn that apply --persist would refuse: $(cat "$work/err")"
 # Installed (in the tree, as on the host the tree is): the unit is planned.
 mkdir -p "$work/root$(dirname "${installed:-/usr/sbin/scsitune}")"
 install -m 0755 /dev/null "$work/root${installed:-/usr/sbin/scsitune}"
