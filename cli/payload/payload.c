@@ -452,6 +452,13 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
 		return EXIT_ERROR;
 	}
+	/* Only what install could have journaled, before any step is undone. */
+	_cleanup_free_ char *bad = NULL;
+	if (stune_payload_journal_check(j, &bad) < 0) {
+		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
+			  bad ? bad : "out of memory");
+		return EXIT_ERROR;
+	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;
