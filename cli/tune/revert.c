@@ -252,7 +252,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
+	if (cli_lock(ctx, state_opt, "revert", &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	const char *jfile = "journal.json";
