@@ -58,3 +58,18 @@ int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd)
 	r = stune_lock_take_shared(state_dir, fd, &holder);
 	return r < 0 ? lock_error(state_dir, r, &holder) : EXIT_OK;
 }
+
+int cli_journal_check(const char *state_dir, const struct stune_journal *j)
+{
+	size_t bad = 0;
+	const char *why = NULL;
+	if (stune_apply_journal_check(j, &bad, &why) == 0)
+		return EXIT_OK;
+	const struct stune_jentry *e = &j->entries[bad];
+	error_msg("%s/journal.json: changes[%zu] (%s %s): %s: refused before any change", state_dir, bad,
+		  e->kind == STUNE_JK_FILE	? "file"
+		  : e->kind == STUNE_JK_SYMLINK ? "symlink"
+						: "value",
+		  e->path, why);
+	return EXIT_ERROR;
+}

@@ -3,6 +3,8 @@
 
 #include "core/ctx.h"
 
+struct stune_journal;
+
 /*
  * Find (and create) the state directory for state_opt (NULL: the default inside
  * the root) and take its lock before anything of the host is read, writing
@@ -18,3 +20,9 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, cha
  * there is EXIT_OK with *fd -1 (nothing was ever applied with it).
  */
 int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd);
+/*
+ * The apply journal j of state_dir names only what apply could have written
+ * (stune_apply_journal_check): EXIT_OK, or EXIT_ERROR after one line naming
+ * the journal, the entry (changes[N], its kind and path) and why.
+ */
+int cli_journal_check(const char *state_dir, const struct stune_journal *j);

@@ -44,6 +44,8 @@ int apply_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, i
 		error_msg("%s/%s: %s", *state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
 	}
+	if (cli_journal_check(*state_dir, j) != EXIT_OK)
+		return EXIT_ERROR;
 	*out = steal_pointer(&j);
 	return EXIT_OK;
 }

@@ -12,7 +12,8 @@ struct stune_journal;
 struct stune_loaded_bundle;
 /*
  * apply without --dry-run, before anything of the host is read: the lock
- * (STATE/lock), then the journal an earlier apply left or a new one. EXIT_OK with *state_dir, *lock and
+ * (STATE/lock), then the journal an earlier apply left (checked: it names
+ * only what apply writes) or a new one. EXIT_OK with *state_dir, *lock and
  * *j, or EXIT_ERROR after printing why.
  */
 int apply_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *lock, struct stune_journal **j);

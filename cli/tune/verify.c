@@ -76,6 +76,8 @@ static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct s
 		error_msg("%s/%s: %s", state_dir, jfile, r >= 0 ? "not a scsitune journal" : stune_journal_strerror(r));
 		return r < 0 ? r : -EBADMSG;
 	}
+	if (cli_journal_check(state_dir, *j) != EXIT_OK)
+		return -EXDEV;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "core/statefile.h"
 #include "core/userfile.h"
 #include "detect/irqbalance.h"
+#include "tune/persist.h"
 
 /* journal.json of the whole 4,096-disk plan is ~6 MiB (bench/); its log as much again. */
 #define STUNE_JOURNAL_MAX_BYTES (256u << 20)
@@ -878,5 +879,117 @@ int stune_profile_digest(const struct stune_profile *p, char **out)
 	for (unsigned i = 0; i < mdlen; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	*out = hex;
+	return 0;
+}
+
+/* --- what a journal may name ------------------------------------------------------ */
+
+/* One path component: not empty, ".", "..", nor holding a '/' or a control character. */
+static bool plain_component(const char *s, size_t n)
+{
+	if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* The disk attributes a plan writes (plan.c: the [queue] keys, [scsi_device] queue_depth; nr_requests is
+ * also recorded after a scheduler switch), below sys/block/DISK/. */
+static const char *const disk_attrs[] = {
+    "queue/scheduler",	   "queue/nr_requests", "queue/rq_affinity", "queue/nomerges",
+    "queue/read_ahead_kb", "queue/add_random",	"queue/io_poll",     "device/queue_depth",
+};
+
+/* A kernel attribute's entry: why apply could not have written it, or NULL. */
+static const char *check_value(const struct stune_jentry *e)
+{
+	const char *p = e->path;
+	if (e->absent)
+		return "a kernel attribute marked absent (apply never creates one: revert would remove it)";
+	if (!strncmp(p, "sys/block/", 10)) {
+		const char *name = p + 10, *rest = strchr(name, '/');
+		if (rest && plain_component(name, (size_t)(rest - name)))
+			for (size_t i = 0; i < ELEMENTSOF(disk_attrs); i++)
+				if (!strcmp(rest + 1, disk_attrs[i]))
+					return NULL;
+		return "not a disk attribute apply writes (sys/block/DISK/queue/{scheduler, nr_requests, "
+		       "rq_affinity, nomerges, read_ahead_kb, add_random, io_poll}, sys/block/DISK/device/queue_depth)";
+	}
+	if (!strncmp(p, "proc/irq/", 9)) {
+		const char *n = p + 9;
+		size_t d = strspn(n, "0123456789");
+		if (d == 0 || d > 10 || (strcmp(n + d, "/smp_affinity_list") && strcmp(n + d, "/smp_affinity")))
+			return "not an IRQ attribute apply writes (proc/irq/N/smp_affinity_list or smp_affinity)";
+		/* Its object names the same IRQ: revert writes none of an earlier boot's (it knows them by it). */
+		if (strncmp(e->object, "irq:", 4) || strlen(e->object + 4) != d || strncmp(e->object + 4, n, d))
+			return "an IRQ's attribute whose object is not that IRQ (irq:N)";
+		return NULL;
+	}
+	/* irqbalance's defaults it could not read: journaled as not written (skipped), never restored. */
+	if (!strcmp(p, STUNE_IRQBALANCE_DEFAULTS) && e->state == STUNE_J_SKIPPED)
+		return NULL;
+	return "not a kernel attribute apply writes (a disk's queue settings, an IRQ's smp_affinity_list)";
+}
+
+/* The files and the link apply writes (irqbalance's defaults, --persist: persist.h), each its row's object. */
+static const struct {
+	enum stune_jkind kind;
+	const char *path, *object;
+} apply_files[] = {
+    {STUNE_JK_FILE, STUNE_IRQBALANCE_DEFAULTS, "irqbalance"},
+    {STUNE_JK_FILE, STUNE_PERSIST_RULES, "persist:udev-rules"},
+    {STUNE_JK_FILE, STUNE_PERSIST_UNIT, "persist:boot-unit"},
+    {STUNE_JK_SYMLINK, STUNE_PERSIST_WANTS, "persist:boot-unit-enable"},
+    {STUNE_JK_FILE, STUNE_PERSIST_MODPROBE, "persist:modprobe"},
+};
+
+/* Where the boot unit's enabling link may have pointed before apply: the unit, in a systemd unit directory. */
+static bool unit_link_target(const char *t)
+{
+	static const char *const ok[] = {
+	    "/" STUNE_PERSIST_UNIT,
+	    "/lib/systemd/system/scsitune-apply.service",
+	    "/usr/lib/systemd/system/scsitune-apply.service",
+	    "../scsitune-apply.service",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(ok); i++)
+		if (!strcmp(t, ok[i]))
+			return true;
+	return false;
+}
+
+/* A file's or link's entry: why apply could not have written it, or NULL. */
+static const char *check_file(const struct stune_jentry *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(apply_files); i++) {
+		if (strcmp(e->path, apply_files[i].path))
+			continue;
+		if (e->kind != apply_files[i].kind)
+			return e->kind == STUNE_JK_FILE ? "apply writes a symbolic link there, not a file"
+							: "apply writes a file there, not a symbolic link";
+		if (strcmp(e->object, apply_files[i].object))
+			return "not the object apply journals for this path";
+		if (e->kind == STUNE_JK_SYMLINK && !e->absent && e->old && !unit_link_target(e->old))
+			return "the link's old target is not scsitune-apply.service in a systemd unit directory "
+			       "(revert would point the link at it)";
+		return NULL;
+	}
+	return e->kind == STUNE_JK_FILE ? "not a file apply writes (etc/default/irqbalance and the --persist files)"
+					: "not a symbolic link apply writes (" STUNE_PERSIST_WANTS ")";
+}
+
+int stune_apply_journal_check(const struct stune_journal *j, size_t *bad, const char **why)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		const char *w = e->kind == STUNE_JK_VALUE ? check_value(e) : check_file(e);
+		if (w) {
+			*bad = i;
+			*why = w;
+			return -EXDEV;
+		}
+	}
 	return 0;
 }

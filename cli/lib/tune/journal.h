@@ -125,6 +125,16 @@ int stune_journal_load_named(const char *dir, struct stune_journal **out, const 
 /* The words for stune_journal_load()'s errors ("not a scsitune journal", ...). */
 const char *stune_journal_strerror(int r);
 int stune_journal_remove(const char *dir);
+/*
+ * Whether j names only what apply could have written, before revert (or an
+ * apply or verify) acts on it: a kernel attribute only a disk's queue
+ * settings (sys/block/DISK/queue/..., device/queue_depth) or an IRQ's
+ * proc/irq/N/smp_affinity_list (object irq:N), never marked absent; a file
+ * or link only etc/default/irqbalance or one of apply --persist's (persist.h),
+ * of its kind and object; the enabling link's old target only the unit.
+ * 0, or -EXDEV with *bad the first other entry's index and *why the reason.
+ */
+int stune_apply_journal_check(const struct stune_journal *j, size_t *bad, const char **why);
 
 /* SHA-256 over the resolved profile (every rule, include order), hex. */
 int stune_profile_digest(const struct stune_profile *p, char **out);
