@@ -243,7 +243,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
 	if (!dry_run) {
-		if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
+		if (cli_lock(ctx, state_opt, "payload install", &state_dir, &lock) != EXIT_OK)
 			return EXIT_ERROR;
 		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
 		int r = stune_payload_journal_load(state_dir, &j);
@@ -439,7 +439,7 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
+	if (cli_lock(ctx, state_opt, "payload remove", &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	/* No journal: nothing was installed (or the last remove completed): nothing to undo is success, as for
 	 * revert (an undo step in automation must not fail when there is nothing to undo). */
@@ -450,6 +450,13 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	if (jr < 0) {
 		error_msg("%s/payload/journal.json: %s", state_dir,
 			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
+		return EXIT_ERROR;
+	}
+	/* Only what install could have journaled, before any step is undone. */
+	_cleanup_free_ char *bad = NULL;
+	if (stune_payload_journal_check(j, &bad) < 0) {
+		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
+			  bad ? bad : "out of memory");
 		return EXIT_ERROR;
 	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);

@@ -1,32 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The state directory and its lock, for apply, revert and payload. */
+/* The state directory and its lock, for apply, verify, revert and payload. */
 #include <errno.h>
 #include <string.h>
 
 #include "core/root.h"
+#include "core/userfile.h"
 #include "tune/journal.h"
 #include "cli.h"
 #include "statedir.h"
 
-int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd)
+/* Who keeps this command out: always the holder, by pid when it wrote one, else why its pid is not known. */
+static void lock_busy(const char *state_dir, const struct stune_lock_holder *h)
+{
+	if (h->shared)
+		error_msg("a scsitune verify is reading the host (it holds %s/lock shared): run this again when it "
+			  "ends",
+			  state_dir);
+	else if (h->pid > 0 && h->what[0])
+		error_msg("another scsitune %s is running (pid %ld)", h->what, (long)h->pid);
+	else if (h->pid > 0)
+		error_msg("another process holds %s/lock (pid %ld)", state_dir, (long)h->pid);
+	else
+		error_msg("another process holds %s/lock; its pid is not known: %s", state_dir, h->why);
+}
+
+static int lock_error(const char *state_dir, int r, const struct stune_lock_holder *h)
+{
+	if (r == -EWOULDBLOCK)
+		lock_busy(state_dir, h);
+	else
+		error_msg("%s/lock: %s", state_dir,
+			  r == -ELOOP ? "a symbolic link: refused" : stune_user_file_strerror(r, 0));
+	return EXIT_ERROR;
+}
+
+int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, char **state_dir, int *fd)
 {
 	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	pid_t holder = 0;
-	r = stune_lock_take(*state_dir, fd, &holder);
-	if (r == -EWOULDBLOCK) {
-		if (holder > 0)
-			error_msg("another scsitune apply or revert is running (pid %ld)", (long)holder);
-		else
-			error_msg("another scsitune apply or revert is running (pid unknown)");
-		return EXIT_ERROR;
-	}
+	struct stune_lock_holder holder = {0};
+	r = stune_lock_take(*state_dir, what, fd, &holder);
+	return r < 0 ? lock_error(*state_dir, r, &holder) : EXIT_OK;
+}
+
+int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd)
+{
+	_cleanup_free_ char *state_dir = NULL;
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir);
 	if (r < 0) {
-		error_msg("%s/lock: %s", *state_dir, strerror(-r));
+		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	return EXIT_OK;
+	struct stune_lock_holder holder = {0};
+	r = stune_lock_take_shared(state_dir, fd, &holder);
+	return r < 0 ? lock_error(state_dir, r, &holder) : EXIT_OK;
+}
+
+int cli_journal_check(const char *state_dir, const struct stune_journal *j)
+{
+	size_t bad = 0;
+	const char *why = NULL;
+	if (stune_apply_journal_check(j, &bad, &why) == 0)
+		return EXIT_OK;
+	const struct stune_jentry *e = &j->entries[bad];
+	error_msg("%s/journal.json: changes[%zu] (%s %s): %s: refused before any change", state_dir, bad,
+		  e->kind == STUNE_JK_FILE	? "file"
+		  : e->kind == STUNE_JK_SYMLINK ? "symlink"
+						: "value",
+		  e->path, why);
+	return EXIT_ERROR;
 }

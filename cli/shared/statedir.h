@@ -3,9 +3,26 @@
 
 #include "core/ctx.h"
 
+struct stune_journal;
+
 /*
  * Find (and create) the state directory for state_opt (NULL: the default inside
- * the root) and take its lock: EXIT_OK, or EXIT_ERROR after printing the error
- * ("another scsitune apply is running (pid N)").
+ * the root) and take its lock before anything of the host is read, writing
+ * "PID WHAT" (what: the command, "apply") into it: EXIT_OK, or EXIT_ERROR after
+ * printing the error, which names the holder ("another scsitune apply is
+ * running (pid N)", "a scsitune verify is reading the host ...", or why its pid
+ * is not known).
  */
-int cli_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *fd);
+int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, char **state_dir, int *fd);
+/*
+ * verify's: the same lock shared (never while apply, revert or payload holds it;
+ * many verifies at once), creating nothing: no state directory or no lock file
+ * there is EXIT_OK with *fd -1 (nothing was ever applied with it).
+ */
+int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd);
+/*
+ * The apply journal j of state_dir names only what apply could have written
+ * (stune_apply_journal_check): EXIT_OK, or EXIT_ERROR after one line naming
+ * the journal, the entry (changes[N], its kind and path) and why.
+ */
+int cli_journal_check(const char *state_dir, const struct stune_journal *j);

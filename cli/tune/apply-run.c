@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * scsitune apply --profile NAME (no --dry-run): take the lock, write the plan
- * with its journal (the engine: tune/apply.c; each row's outcome: tune/outcome.c),
+ * scsitune apply --profile NAME (no --dry-run): take the lock before the host
+ * is read (apply_lock: apply.c plans under it), write the plan with its
+ * journal (the engine: tune/apply.c; each row's outcome: tune/outcome.c),
  * print the outcome of each row.
  */
 #include <errno.h>
@@ -30,25 +31,34 @@
 
 #define STUNE_APPLY_SCHEMA_VERSION 1
 
+int apply_lock(struct stune_ctx *ctx, const char *state_opt, char **state_dir, int *lock, struct stune_journal **out)
+{
+	if (cli_lock(ctx, state_opt, "apply", state_dir, lock) != EXIT_OK)
+		return EXIT_ERROR;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	const char *jfile = "journal.json";
+	int r = stune_journal_load_named(*state_dir, &j, &jfile);
+	if (r == -ENOENT)
+		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
+	if (r < 0) {
+		error_msg("%s/%s: %s", *state_dir, jfile, stune_journal_strerror(r));
+		return EXIT_ERROR;
+	}
+	if (cli_journal_check(*state_dir, j) != EXIT_OK)
+		return EXIT_ERROR;
+	*out = steal_pointer(&j);
+	return EXIT_OK;
+}
+
 /*
  * The journal this apply appends to: a journal left by an earlier apply
  * stays, its entries first, so revert undoes this apply, then that one, back
  * to the original values. The profile fields say this apply's profile.
  * EXIT_OK, or EXIT_ERROR after printing the error.
  */
-static int journal_begin(const struct stune_plan *plan, const char *profile_dir, const char *state_dir, bool persist,
-			 struct stune_journal **out)
+static int journal_begin(const struct stune_plan *plan, const char *profile_dir, bool persist, struct stune_journal *j)
 {
 	const struct stune_profile *p = plan->profile;
-	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	const char *jfile = "journal.json";
-	int r = stune_journal_load_named(state_dir, &j, &jfile);
-	if (r == -ENOENT)
-		r = (j = calloc(1, sizeof(*j))) ? 0 : -ENOMEM;
-	if (r < 0) {
-		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
-		return EXIT_ERROR;
-	}
 	free(j->profile);
 	free(j->profile_path);
 	free(j->profile_dir);
@@ -66,7 +76,6 @@ static int journal_begin(const struct stune_plan *plan, const char *profile_dir,
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
-	*out = steal_pointer(&j);
 	return EXIT_OK;
 }
 
@@ -163,19 +172,14 @@ static void render_changes(struct out *o, const struct stune_plan *plan, const s
 }
 
 int apply_run(struct global_opts *g, struct stune_ctx *ctx, const struct stune_topology *t,
-	      const struct stune_plan *plan, const char *profile_dir, const char *state_opt, bool persist,
-	      const struct stune_loaded_bundle *b)
+	      const struct stune_plan *plan, const char *profile_dir, const char *state_dir, const char *state_opt,
+	      bool persist, const struct stune_loaded_bundle *b, struct stune_journal *j)
 {
 	const struct stune_profile *p = plan->profile;
-	_cleanup_free_ char *state_dir = NULL;
-	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
-		return EXIT_ERROR;
 	/* apply --payload: the payload first, under the same lock; refused or failed: no profile either. */
 	if (b && payload_apply_install(g, ctx, b, state_dir, false) != EXIT_OK)
 		return EXIT_ERROR;
-	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	if (journal_begin(plan, profile_dir, state_dir, persist, &j) != EXIT_OK)
+	if (journal_begin(plan, profile_dir, persist, j) != EXIT_OK)
 		return EXIT_ERROR;
 	if (b) { /* the journal names the payload installed with this apply */
 		free(j->payload);

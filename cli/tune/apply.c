@@ -347,6 +347,13 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_loaded_bundle_clear) struct stune_loaded_bundle b = {0};
 	if (payload && payload_bundle_load(ctx, payload, NULL, NULL, &b) < 0)
 		return EXIT_ERROR;
+	/* The lock before the host is read (the journal, the model, the plan): never planned from the
+	 * half-written values of another apply, revert or payload install. */
+	_cleanup_free_ char *state_dir = NULL;
+	_cleanup_close_ int lock = -1;
+	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
+	if (!dry_run && apply_lock(ctx, state_opt, &state_dir, &lock, &j) != EXIT_OK)
+		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
 	if (cli_plan(ctx, p, dir, persist, &t, &plan) < 0)
@@ -354,7 +361,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (persist && persist_blocked(plan, dry_run) < 0 && !dry_run)
 		return EXIT_ERROR;
 	if (!dry_run)
-		return apply_run(g, ctx, t, plan, dir, state_opt, persist, payload ? &b : NULL);
+		return apply_run(g, ctx, t, plan, dir, state_dir, state_opt, persist, payload ? &b : NULL, j);
 	if (payload && payload_apply_install(g, ctx, &b, NULL, true) != EXIT_OK)
 		return EXIT_ERROR;
 	return print_plan(g, t, plan);

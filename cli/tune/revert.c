@@ -252,7 +252,7 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
-	if (cli_lock(ctx, state_opt, &state_dir, &lock) != EXIT_OK)
+	if (cli_lock(ctx, state_opt, "revert", &state_dir, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	const char *jfile = "journal.json";
@@ -268,6 +268,9 @@ int cmd_revert(struct global_opts *g, int argc, char **argv)
 		error_msg("%s/%s: %s", state_dir, jfile, stune_journal_strerror(r));
 		return EXIT_ERROR;
 	}
+	/* Only what apply could have written, before any of it is (its advice then never asks --force for more). */
+	if (cli_journal_check(state_dir, j) != EXIT_OK)
+		return EXIT_ERROR;
 	/* The disks now: a disk's entries are restored on the disk with the key they name, whatever its name.
 	 * When each journaled name still has its key (one disk at a time), the host is not scanned. */
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;

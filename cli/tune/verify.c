@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "plan-view.h"
+#include "statedir.h"
 #include "wrap.h"
 
 #define NB    WRAP_NBSP
@@ -75,6 +76,8 @@ static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct s
 		error_msg("%s/%s: %s", state_dir, jfile, r >= 0 ? "not a scsitune journal" : stune_journal_strerror(r));
 		return r < 0 ? r : -EBADMSG;
 	}
+	if (cli_journal_check(state_dir, *j) != EXIT_OK)
+		return -EXDEV;
 	return 0;
 }
 
@@ -229,6 +232,10 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
+		return EXIT_ERROR;
+	/* The lock shared before the host is read (the journal, the model): never a half-applied host. */
+	_cleanup_close_ int lock = -1;
+	if (cli_lock_shared(ctx, state_opt, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
 	if (!profile && verify_journal(ctx, state_opt, &j) < 0)

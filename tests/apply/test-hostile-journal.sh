@@ -15,7 +15,14 @@
 #  3. a journal edited by hand (a change's path outside what scsitune writes:
 #     absolute, "..", another directory; an unknown version or state) and a
 #     journal.json or journal.log that is a symbolic link: refused the same
-#     way, the link never followed.
+#     way, the link never followed;
+#  4. a journal naming what apply never writes though inside etc/, sys/ or
+#     proc/ (a file over etc/passwd, core_pattern, uevent_helper, a module
+#     parameter, another disk attribute, an IRQ's attribute under another
+#     IRQ's object, a kernel attribute marked absent, the boot unit's link
+#     pointed elsewhere, a file journaled as a link): refused by apply,
+#     revert, revert --force and verify, one line naming changes[N], its kind
+#     and path, never advising --force; etc/passwd byte-identical.
 # Needs -DSCSITUNE_TEST_HOOKS=ON. Usage: test-hostile-journal.sh SCSITUNE FIXTURE_DIR PROFILE_DIR
 set -uo pipefail
 bin=$1 fixtures=$2 profiles=$3
@@ -181,6 +188,61 @@ for how in dotdot absolute elsewhere file-elsewhere trailing-slash control versi
 		esac
 	done
 done
+# 4. A journal naming what apply never writes (issue 29, the audit's reproducers): one more
+# change, within the directories the load takes (etc/, sys/, proc/) but not a path, kind or
+# object a plan or --persist writes. Refused before any change, by apply, revert and verify,
+# naming the entry; revert --force is refused the same way and its advice never suggests it.
+printf 'root:x:0:0:root:/root:/bin/bash\n' >"$work/root/etc/passwd"
+after=$(snap)
+plant() { # plant HOW: the good journal and the hostile change (its index in $work/idx, "KIND PATH" in $work/what)
+	python3 - "$work/good.json" "$1" "$work/idx" "$work/what" >"$work/state/journal.json" <<-'PY'
+		import json, sys
+		j = json.load(open(sys.argv[1]))
+		how = sys.argv[2]
+		e = {"object": "persist:boot-unit", "setting": "file", "path": "etc/passwd", "kind": "file",
+		     "old": "root::0:0:root:/root:/bin/bash", "desired": "x", "after": "not what is there now",
+		     "state": "applied"}
+		val = lambda path, obj="disk:x": {"object": obj, "setting": "x", "path": path, "old": "|/tmp/evil",
+		                                  "desired": "1", "after": "1", "state": "applied"}
+		if how == "core-pattern": e = val("proc/sys/kernel/core_pattern")
+		elif how == "uevent-helper": e = val("sys/kernel/uevent_helper")
+		elif how == "module-parameter": e = val("sys/module/mpi3mr/parameters/poll_queues", "module:mpi3mr")
+		elif how == "disk-attribute": e = val("sys/block/sdb/device/delete")
+		elif how == "irq-object": e = val("proc/irq/5/smp_affinity_list", "irq:6")
+		elif how == "absent-value": e = dict(val("sys/block/sdb/queue/scheduler"), absent=True)
+		elif how == "wants-target":
+		    e = {"object": "persist:boot-unit-enable", "setting": "symlink", "kind": "symlink",
+		         "path": "etc/systemd/system/multi-user.target.wants/scsitune-apply.service",
+		         "old": "/tmp/evil.service", "desired": "/etc/systemd/system/scsitune-apply.service",
+		         "after": "/etc/systemd/system/scsitune-apply.service", "state": "applied"}
+		elif how == "kind-swap": e = dict(e, path="etc/udev/rules.d/90-scsitune.rules", kind="symlink",
+		                                  object="persist:udev-rules")
+		j["changes"].append(e)
+		open(sys.argv[3], "w").write(str(len(j["changes"]) - 1))
+		open(sys.argv[4], "w").write("%s %s" % (e.get("kind", "value"), e["path"]))
+		json.dump(j, sys.stdout, indent=1)
+	PY
+}
+for how in passwd core-pattern uevent-helper module-parameter disk-attribute irq-object absent-value wants-target kind-swap; do
+	rm -rf "$work/state/journal.json" "$work/state/journal.log"
+	plant "$how"
+	for cmd in apply revert verify "revert --force"; do
+		# shellcheck disable=SC2086 # $cmd: the command and its option
+		if [ "$cmd" = apply ]; then broken "journal.json plants $how" apply "${P[@]}"; else broken "journal.json plants $how" $cmd; fi
+		checks=$((checks + 1))
+		grep -qF "journal.json: changes[$(cat "$work/idx")] ($(cat "$work/what")): " "$work/err" &&
+			grep -q ': refused before any change$' "$work/err" ||
+			fail "journal.json plants $how: $cmd does not name the entry: $(head -1 "$work/err")"
+		checks=$((checks + 1))
+		! grep -q -- '--force' "$work/out" "$work/err" || fail "journal.json plants $how: $cmd advises --force"
+	done
+done
+checks=$((checks + 1))
+[ "$(cat "$work/root/etc/passwd")" = "root:x:0:0:root:/root:/bin/bash" ] && ok "etc/passwd byte-identical after revert and revert --force" ||
+	fail "etc/passwd changed: $(cat "$work/root/etc/passwd")"
+rm "$work/root/etc/passwd"
+after=$(snap)
+
 # A symbolic link in place of journal.json (to a good journal): never followed.
 rm -rf "$work/state/journal.json"
 cp "$work/good.json" "$work/linked.json"

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The apply journal and lock, and stune_root_write, on a temporary directory. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,17 +242,65 @@ CASE(empty_changes, "journal: an empty array of changes")
 	CHECK(stune_journal_load(state, &k) == -ENOENT);
 }
 
-CASE(lock_second_taker, "lock: a second taker is refused and told the pid")
+CASE(lock_second_taker, "lock: a second taker is refused and told the pid and the command")
 {
 	_cleanup_free_ char *state = state_dir();
 	int fd1 = -1, fd2 = -1;
-	pid_t holder = 0;
-	CHECK(stune_lock_take(state, &fd1, NULL) == 0);
-	CHECK(stune_lock_take(state, &fd2, &holder) == -EWOULDBLOCK);
-	CHECK(holder == getpid());
+	struct stune_lock_holder holder = {0};
+	CHECK(stune_lock_take(state, "apply", &fd1, NULL) == 0);
+	CHECK(stune_lock_take(state, "revert", &fd2, &holder) == -EWOULDBLOCK);
+	CHECK(holder.pid == getpid() && !strcmp(holder.what, "apply") && !holder.shared);
+	/* verify's shared lock: kept out by the exclusive holder, told the same */
+	memset(&holder, 0, sizeof(holder));
+	CHECK(stune_lock_take_shared(state, &fd2, &holder) == -EWOULDBLOCK);
+	CHECK(holder.pid == getpid() && !strcmp(holder.what, "apply"));
 	close(fd1);
-	CHECK(stune_lock_take(state, &fd2, &holder) == 0);
+	CHECK(stune_lock_take(state, "revert", &fd2, &holder) == 0);
 	close(fd2);
+}
+
+CASE(lock_shared, "lock: verifies share it, an exclusive taker is told a verify holds it")
+{
+	_cleanup_free_ char *state = state_dir();
+	int ex = -1, s1 = -1, s2 = -1;
+	struct stune_lock_holder holder = {0};
+	/* no lock file: nothing to wait for, nothing created */
+	CHECK(stune_lock_take_shared(state, &s1, &holder) == 0 && s1 == -1);
+	CHECK(stune_lock_take(state, "apply", &ex, NULL) == 0);
+	close(ex);
+	CHECK(stune_lock_take_shared(state, &s1, &holder) == 0 && s1 >= 0);
+	CHECK(stune_lock_take_shared(state, &s2, &holder) == 0 && s2 >= 0);
+	CHECK(stune_lock_take(state, "apply", &ex, &holder) == -EWOULDBLOCK);
+	CHECK(holder.shared && !strcmp(holder.what, "verify"));
+	close(s1);
+	close(s2);
+	CHECK(stune_lock_take(state, "apply", &ex, &holder) == 0);
+	close(ex);
+}
+
+CASE(lock_pid_unknown, "lock: a holder that wrote no pid is reported with why, never a stale pid")
+{
+	_cleanup_free_ char *state = state_dir();
+	_cleanup_free_ char *p = NULL;
+	CHECK(asprintf(&p, "%s/lock", state) > 0);
+	int ex = -1;
+	struct stune_lock_holder holder = {0};
+	/* a holder of the flock that is not scsitune: an empty file */
+	int f = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(f >= 0 && flock(f, LOCK_EX) == 0);
+	CHECK(stune_lock_take(state, "apply", &ex, &holder) == -EWOULDBLOCK);
+	CHECK(holder.pid == 0 && strstr(holder.why, "the lock file is empty"));
+	/* the pid of a process that is gone: not named as the holder */
+	CHECK(pwrite(f, "2147483646 apply\n", 17, 0) == 17);
+	memset(&holder, 0, sizeof(holder));
+	CHECK(stune_lock_take(state, "apply", &ex, &holder) == -EWOULDBLOCK);
+	CHECK(holder.pid == 0 && strstr(holder.why, "names pid 2147483646, which is not running"));
+	close(f);
+	/* a symbolic link in its place: never followed */
+	CHECK(unlink(p) == 0 && symlink("/dev/null", p) == 0);
+	CHECK(stune_lock_take(state, "apply", &ex, NULL) == -ELOOP);
+	CHECK(stune_lock_take_shared(state, &ex, NULL) == -ELOOP);
+	CHECK(unlink(p) == 0);
 }
 
 CASE(profile_digest, "digest: 64 hex digits, stable, changes with a value")

@@ -685,7 +685,7 @@ static int plan_initrd(struct stune_ctx *ctx, const struct stune_manifest *m,
 	if (!p->do_initrd)
 		is->state = STUNE_PAYLOAD_STEP_STATE_SKIPPED;
 	else
-		is->mode = ist.st_mode & 07777;
+		is->mode = ist.st_mode & 0644; /* what remove puts back: never more than install's own files get */
 	return 0;
 }
 
@@ -1433,5 +1433,171 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j,
 	if ((r = stune_payload_journal_remove(state_dir)) < 0)
 		return stune_errf(err, r, "%s/payload: %s", state_dir, strerror(-r));
 	res->complete = true;
+	return 0;
+}
+
+/* --- what a journal may name ---------------------------------------------------------- */
+
+/* One name of the characters a bundle's release and file names may have (bundle.c), not "." or "..". */
+static bool plain_name(const char *s, size_t n)
+{
+	if (n == 0 || n > 255 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '.' || s[i] == '_' || s[i] == '-' || s[i] == '+'))
+			return false;
+	return true;
+}
+
+/* s is pre + a plain name + suf. */
+static bool named(const char *s, const char *pre, const char *suf)
+{
+	size_t lp = strlen(pre), ls = strlen(suf), n = s ? strlen(s) : 0;
+	return s && n > lp + ls && !strncmp(s, pre, lp) && !strcmp(s + n - ls, suf) && plain_name(s + lp, n - lp - ls);
+}
+
+static bool hex64(const char *s)
+{
+	if (!s || strlen(s) != 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return true;
+}
+
+/* A Debian version's characters (the bundle's kernel version has no space, '/' or '='). */
+static bool debian_version(const char *v)
+{
+	size_t n = strspn(v, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-~:");
+	return n > 0 && n <= 255 && !v[n];
+}
+
+/* The boot links: vmlinuz and initrd.img at the root, each pointing at boot/NAME-RELEASE (or /boot/...). */
+static const char *boot_link_kind(const char *path)
+{
+	return !path			     ? NULL
+	       : !strcmp(path, "vmlinuz")    ? "vmlinuz-"
+	       : !strcmp(path, "initrd.img") ? "initrd.img-"
+					     : NULL;
+}
+
+static bool boot_link_target(const char *kind, const char *t)
+{
+	char pre[32];
+	snprintf(pre, sizeof(pre), "boot/%s", kind);
+	return t && (named(t, pre, "") || (t[0] == '/' && named(t + 1, pre, "")));
+}
+
+/* Step s of a journal for release r: why install could not have journaled it, or NULL. */
+static const char *step_check(const struct stune_payload_step *s, const char *r)
+{
+	_cleanup_free_ char *mods = stune_strdupf("lib/modules/%s/", r),
+			    *ours = stune_strdupf("%s" STUNE_PAYLOAD_SUBDIR "/", mods);
+	if (!mods || !ours)
+		return "out of memory";
+	const char *p = s->path;
+	switch (s->kind) {
+	case STUNE_PAYLOAD_STEP_MKDIR:
+		if (p && ((!strncmp(p, mods, strlen(mods)) &&
+			   (!strcmp(p + strlen(mods), "updates") || !strcmp(p + strlen(mods), STUNE_PAYLOAD_SUBDIR))) ||
+			  !strcmp(p, "etc/depmod.d") || !strcmp(p, KERNEL_DEB_DIR)))
+			return NULL;
+		return "not a directory install makes (lib/modules/RELEASE/updates, its scsitune/, etc/depmod.d, "
+		       "" KERNEL_DEB_DIR ")";
+	case STUNE_PAYLOAD_STEP_FILE:
+		if (!(named(p, ours, ".ko") ||
+		      (p && !strncmp(p, ours, strlen(ours)) && !strcmp(p + strlen(ours), "manifest.json")) ||
+		      (p && !strcmp(p, STUNE_DEPMOD_CONF)) || named(p, KERNEL_DEB_DIR "/", ".deb")))
+			return "not a file install writes (lib/modules/RELEASE/updates/scsitune/NAME.ko and "
+			       "manifest.json, " STUNE_DEPMOD_CONF ", " KERNEL_DEB_DIR "/NAME.deb)";
+		return hex64(s->sha256) ? NULL : "no SHA-256 of what install wrote";
+	case STUNE_PAYLOAD_STEP_DEPMOD:
+		return p ? "depmod names no path" : NULL;
+	case STUNE_PAYLOAD_STEP_INITRD: {
+		_cleanup_free_ char *initrd = stune_strdupf("boot/initrd.img-%s", r);
+		if (!initrd)
+			return "out of memory";
+		if (!p || strcmp(p, initrd))
+			return "not the initrd install updates (boot/initrd.img-RELEASE)";
+		if (s->mode & 07000)
+			return "its mode has set-uid, set-gid or sticky bits (install keeps an initrd's mode, at most "
+			       "0644)";
+		if (s->mode & ~0644u)
+			return "its mode is wider than 0644 (install keeps an initrd's mode, at most 0644)";
+		if ((s->sha256 && !hex64(s->sha256)) || (s->old_sha256 && !hex64(s->old_sha256)))
+			return "a SHA-256 that is not 64 hex digits";
+		return NULL;
+	}
+	case STUNE_PAYLOAD_STEP_KERNEL: {
+		char pkg[256];
+		const char *ver = kstep_version(s->target, pkg, sizeof(pkg));
+		if (!named(p, "boot/vmlinuz-", ""))
+			return "not a kernel image install adds (boot/vmlinuz-RELEASE)";
+		if (!ver || strncmp(pkg, "linux-image-", 12) || strcmp(pkg + 12, p + strlen("boot/vmlinuz-")) ||
+		    !debian_version(ver))
+			return "its package is not linux-image-RELEASE=VERSION of that image (apt-get purge would "
+			       "remove it)";
+		return NULL;
+	}
+	case STUNE_PAYLOAD_STEP_DEFAULT: {
+		const char *k = boot_link_kind(p);
+		if (!k)
+			return "not a boot link install repoints (vmlinuz, initrd.img)";
+		if (!boot_link_target(k, s->target) || s->target[0] == '/')
+			return "its target is not boot/vmlinuz-RELEASE or boot/initrd.img-RELEASE, as install points "
+			       "it";
+		if (s->old_target && !boot_link_target(k, s->old_target))
+			return "its old target is not a boot/vmlinuz-* or boot/initrd.img-* of its own kind (remove "
+			       "would "
+			       "point the link at it)";
+		return NULL;
+	}
+	default:
+		return "install writes no such step";
+	}
+}
+
+/* text with what a terminal would act on (control characters) shown as '?', for a message. */
+static char *shown_path(const char *text)
+{
+	char *c = strdup(text ? text : "-");
+	for (char *p = c; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return c;
+}
+
+int stune_payload_journal_check(const struct stune_payload_journal *j, char **err)
+{
+	if (!j->release || !plain_name(j->release, strlen(j->release))) {
+		_cleanup_free_ char *r = shown_path(j->release);
+		return stune_errf(err, -EXDEV, "release \"%s\": not a plain name", r ? r : "?");
+	}
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_payload_step *s = &j->steps[i];
+		const char *why = step_check(s, j->release);
+		if (why) {
+			_cleanup_free_ char *p = shown_path(s->path);
+			return stune_errf(err, -EXDEV, "steps[%zu] (%s %s): %s", i,
+					  stune_payload_step_kind_name(s->kind), p ? p : "?", why);
+		}
+	}
+	for (size_t i = 0; i < j->n_index; i++) {
+		_cleanup_free_ char *p = stune_strdupf("lib/modules/%s/", j->release);
+		bool ok = false;
+		if (!p)
+			return -ENOMEM;
+		for (size_t k = 0; k < ELEMENTSOF(depmod_index) && !strncmp(j->index[i].path, p, strlen(p)); k++)
+			ok |= !strcmp(j->index[i].path + strlen(p), depmod_index[k]);
+		if (!ok) {
+			_cleanup_free_ char *q = shown_path(j->index[i].path);
+			return stune_errf(err, -EXDEV,
+					  "depmod_index_before \"%s\": not one of depmod's index files of the "
+					  "release",
+					  q ? q : "?");
+		}
+	}
 	return 0;
 }

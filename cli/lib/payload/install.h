@@ -121,6 +121,19 @@ struct stune_payload_remove_result {
 };
 void stune_payload_remove_result_clear(struct stune_payload_remove_result *r);
 
+/*
+ * Whether j names only what install could have journaled, before remove acts
+ * on it: the release a plain name; directories, files and the initrd only
+ * install's (lib/modules/RELEASE/updates/scsitune/, etc/depmod.d/scsitune.conf,
+ * var/cache/scsitune/NAME.deb, boot/initrd.img-RELEASE), a file with its
+ * SHA-256; the initrd's mode never with set-uid, set-gid or sticky bits nor
+ * wider than 0644; the kernel package linux-image-RELEASE of its
+ * boot/vmlinuz-RELEASE; the boot links vmlinuz and initrd.img, pointing at
+ * boot/ files of their kind; depmod's index files of the release. 0, or
+ * -EXDEV with *err naming the first other entry ("steps[N] (KIND PATH): why").
+ */
+int stune_payload_journal_check(const struct stune_payload_journal *j, char **err);
+
 /* Undo what the journal j records; force: remove our paths even when changed since. */
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_payload_remove_result *res, char **err);

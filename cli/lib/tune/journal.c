@@ -10,14 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/jsonw.h"
 #include "core/statefile.h"
 #include "core/userfile.h"
 #include "detect/irqbalance.h"
+#include "tune/persist.h"
 
 /* journal.json of the whole 4,096-disk plan is ~6 MiB (bench/); its log as much again. */
 #define STUNE_JOURNAL_MAX_BYTES (256u << 20)
@@ -124,27 +127,194 @@ int stune_state_dir(const char *prefix, const char *opt, bool create, char **out
 	return 0;
 }
 
-int stune_lock_take(const char *dir, int *fd, pid_t *holder)
+/* How long a taker waits for a holder's pid to appear in the lock file (it writes it just after its flock). */
+#define LOCK_PID_WAIT_MS 500
+
+static long long now_ms(void)
 {
-	_cleanup_free_ char *p = NULL;
-	if (asprintf(&p, "%s/lock", dir) < 0)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The lock file of dir, opened without following a link and without blocking; a regular file. */
+static int lock_open(const char *dir, int flags, char **path, int *fd)
+{
+	if (asprintf(path, "%s/lock", dir) < 0) {
+		*path = NULL;
 		return -ENOMEM;
-	_cleanup_close_ int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	}
+	_cleanup_close_ int f = open(*path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+	struct stat st;
 	if (f < 0)
 		return negative_errno();
-	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
-		int e = negative_errno();
-		if (holder) {
-			char buf[32] = "";
-			ssize_t k = pread(f, buf, sizeof(buf) - 1, 0);
-			*holder = k > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
-		}
-		return e == -EAGAIN ? -EWOULDBLOCK : e;
-	}
-	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(f, 0) < 0 || pwrite(f, buf, (size_t)len, 0) != len)
+	if (fstat(f, &st) < 0)
 		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -STUNE_ENOTREG;
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+/* What the holder wrote in the lock file f: "PID COMMAND\n" (at most 63 bytes read). */
+static void lock_read_holder(int f, struct stune_lock_holder *h)
+{
+	char buf[64];
+	memset(h, 0, sizeof(*h));
+	ssize_t k = pread(f, buf, sizeof(buf) - 1, 0);
+	if (k < 0) {
+		snprintf(h->why, sizeof(h->why), "the lock file cannot be read (%s)", strerror(errno));
+		return;
+	}
+	buf[k] = '\0';
+	if (k == 0) {
+		snprintf(h->why, sizeof(h->why), "the lock file is empty: its holder wrote no pid (not scsitune?)");
+		return;
+	}
+	char *end;
+	errno = 0;
+	long pid = strtol(buf, &end, 10);
+	if (end == buf || errno || pid <= 0 || pid > INT_MAX || (*end && *end != ' ' && *end != '\n')) {
+		snprintf(h->why, sizeof(h->why), "the lock file holds no pid (not scsitune's?)");
+		return;
+	}
+	/* The file keeps the last holder's pid: a pid no process has is not the holder. */
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		snprintf(h->why, sizeof(h->why),
+			 "the lock file names pid %ld, which is not running: its holder wrote no pid (not scsitune?)",
+			 pid);
+		return;
+	}
+	h->pid = (pid_t)pid;
+	/* The command, lower-case words (what stune_lock_take writes). */
+	size_t n = 0;
+	if (*end == ' ')
+		for (const char *c = end + 1; *c && *c != '\n' && n < sizeof(h->what) - 1; c++) {
+			if (!((*c >= 'a' && *c <= 'z') || *c == ' ')) {
+				n = 0;
+				break;
+			}
+			h->what[n++] = *c;
+		}
+	h->what[n] = '\0';
+}
+
+#ifdef SCSITUNE_TEST_HOOKS
+/* SCSITUNE_TEST_LOCK_HOLD=FILE: the lock taken, FILE is created and the lock held while FILE is there (60 s at
+ * most): a test holds a real scsitune's lock as long as it needs. */
+static void lock_hold_hook(void)
+{
+	const char *p = getenv("SCSITUNE_TEST_LOCK_HOLD");
+	if (!p || !*p)
+		return;
+	int f = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f >= 0)
+		close(f);
+	long long deadline = now_ms() + 60000;
+	while (access(p, F_OK) == 0 && now_ms() < deadline)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+}
+#else
+static void lock_hold_hook(void)
+{
+}
+#endif
+
+/*
+ * f could not be flock()ed (op: LOCK_EX or LOCK_SH): who holds it, or 0 when
+ * the lock was taken after all (its holder ended meanwhile). An exclusive
+ * holder is named by the pid it wrote; a taker may look between the
+ * holder's flock and its write, so an unknown or dead pid is read again for
+ * LOCK_PID_WAIT_MS. A taker of LOCK_EX that can take the lock shared is
+ * kept out by shared holders only: verify, which writes no pid.
+ */
+static int lock_contended(const char *path, int f, int op, struct stune_lock_holder *h)
+{
+	long long deadline = now_ms() + LOCK_PID_WAIT_MS;
+	for (;;) {
+		if (op == LOCK_EX) {
+			int pf = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+			bool shared_only = pf >= 0 && flock(pf, LOCK_SH | LOCK_NB) == 0;
+			if (pf >= 0)
+				close(pf);
+			if (shared_only) {
+				if (flock(f, LOCK_EX | LOCK_NB) == 0)
+					return 0;
+				if (errno != EWOULDBLOCK)
+					return negative_errno();
+				memset(h, 0, sizeof(*h));
+				h->shared = true;
+				snprintf(h->what, sizeof(h->what), "verify");
+				snprintf(h->why, sizeof(h->why), "a shared holder writes no pid");
+				return -EWOULDBLOCK;
+			}
+		}
+		lock_read_holder(f, h);
+		if (h->pid > 0 || now_ms() >= deadline)
+			return -EWOULDBLOCK;
+		nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+		if (flock(f, op | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return negative_errno();
+	}
+}
+
+int stune_lock_take(const char *dir, const char *what, int *fd, struct stune_lock_holder *holder)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int f = -1;
+	struct stune_lock_holder h;
+	int r = lock_open(dir, O_RDWR | O_CREAT, &p, &f);
+	if (r < 0)
+		return r;
+	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return negative_errno();
+		if ((r = lock_contended(p, f, LOCK_EX, &h)) < 0) {
+			if (holder)
+				*holder = h;
+			return r;
+		}
+	}
+	/* The pid written over the old one, then the rest cut: the file is never empty while held. */
+	char buf[64];
+	int len = snprintf(buf, sizeof(buf), "%ld %s\n", (long)getpid(), what ? what : "");
+	if (len < 0 || (size_t)len >= sizeof(buf))
+		return -EINVAL;
+	ssize_t k = pwrite(f, buf, (size_t)len, 0);
+	if (k != len)
+		return k < 0 ? negative_errno() : -EIO;
+	if (ftruncate(f, len) < 0)
+		return negative_errno();
+	lock_hold_hook();
+	*fd = f;
+	f = -1;
+	return 0;
+}
+
+int stune_lock_take_shared(const char *dir, int *fd, struct stune_lock_holder *holder)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int f = -1;
+	struct stune_lock_holder h;
+	*fd = -1;
+	int r = lock_open(dir, O_RDONLY, &p, &f);
+	if (r == -ENOENT)
+		return 0; /* no lock file: nothing was ever applied with this state directory */
+	if (r < 0)
+		return r;
+	if (flock(f, LOCK_SH | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return negative_errno();
+		if ((r = lock_contended(p, f, LOCK_SH, &h)) < 0) {
+			if (holder)
+				*holder = h;
+			return r;
+		}
+	}
+	lock_hold_hook();
 	*fd = f;
 	f = -1;
 	return 0;
@@ -709,5 +879,117 @@ int stune_profile_digest(const struct stune_profile *p, char **out)
 	for (unsigned i = 0; i < mdlen; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	*out = hex;
+	return 0;
+}
+
+/* --- what a journal may name ------------------------------------------------------ */
+
+/* One path component: not empty, ".", "..", nor holding a '/' or a control character. */
+static bool plain_component(const char *s, size_t n)
+{
+	if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* The disk attributes a plan writes (plan.c: the [queue] keys, [scsi_device] queue_depth; nr_requests is
+ * also recorded after a scheduler switch), below sys/block/DISK/. */
+static const char *const disk_attrs[] = {
+    "queue/scheduler",	   "queue/nr_requests", "queue/rq_affinity", "queue/nomerges",
+    "queue/read_ahead_kb", "queue/add_random",	"queue/io_poll",     "device/queue_depth",
+};
+
+/* A kernel attribute's entry: why apply could not have written it, or NULL. */
+static const char *check_value(const struct stune_jentry *e)
+{
+	const char *p = e->path;
+	if (e->absent)
+		return "a kernel attribute marked absent (apply never creates one: revert would remove it)";
+	if (!strncmp(p, "sys/block/", 10)) {
+		const char *name = p + 10, *rest = strchr(name, '/');
+		if (rest && plain_component(name, (size_t)(rest - name)))
+			for (size_t i = 0; i < ELEMENTSOF(disk_attrs); i++)
+				if (!strcmp(rest + 1, disk_attrs[i]))
+					return NULL;
+		return "not a disk attribute apply writes (sys/block/DISK/queue/{scheduler, nr_requests, "
+		       "rq_affinity, nomerges, read_ahead_kb, add_random, io_poll}, sys/block/DISK/device/queue_depth)";
+	}
+	if (!strncmp(p, "proc/irq/", 9)) {
+		const char *n = p + 9;
+		size_t d = strspn(n, "0123456789");
+		if (d == 0 || d > 10 || (strcmp(n + d, "/smp_affinity_list") && strcmp(n + d, "/smp_affinity")))
+			return "not an IRQ attribute apply writes (proc/irq/N/smp_affinity_list or smp_affinity)";
+		/* Its object names the same IRQ: revert writes none of an earlier boot's (it knows them by it). */
+		if (strncmp(e->object, "irq:", 4) || strlen(e->object + 4) != d || strncmp(e->object + 4, n, d))
+			return "an IRQ's attribute whose object is not that IRQ (irq:N)";
+		return NULL;
+	}
+	/* irqbalance's defaults it could not read: journaled as not written (skipped), never restored. */
+	if (!strcmp(p, STUNE_IRQBALANCE_DEFAULTS) && e->state == STUNE_J_SKIPPED)
+		return NULL;
+	return "not a kernel attribute apply writes (a disk's queue settings, an IRQ's smp_affinity_list)";
+}
+
+/* The files and the link apply writes (irqbalance's defaults, --persist: persist.h), each its row's object. */
+static const struct {
+	enum stune_jkind kind;
+	const char *path, *object;
+} apply_files[] = {
+    {STUNE_JK_FILE, STUNE_IRQBALANCE_DEFAULTS, "irqbalance"},
+    {STUNE_JK_FILE, STUNE_PERSIST_RULES, "persist:udev-rules"},
+    {STUNE_JK_FILE, STUNE_PERSIST_UNIT, "persist:boot-unit"},
+    {STUNE_JK_SYMLINK, STUNE_PERSIST_WANTS, "persist:boot-unit-enable"},
+    {STUNE_JK_FILE, STUNE_PERSIST_MODPROBE, "persist:modprobe"},
+};
+
+/* Where the boot unit's enabling link may have pointed before apply: the unit, in a systemd unit directory. */
+static bool unit_link_target(const char *t)
+{
+	static const char *const ok[] = {
+	    "/" STUNE_PERSIST_UNIT,
+	    "/lib/systemd/system/scsitune-apply.service",
+	    "/usr/lib/systemd/system/scsitune-apply.service",
+	    "../scsitune-apply.service",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(ok); i++)
+		if (!strcmp(t, ok[i]))
+			return true;
+	return false;
+}
+
+/* A file's or link's entry: why apply could not have written it, or NULL. */
+static const char *check_file(const struct stune_jentry *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(apply_files); i++) {
+		if (strcmp(e->path, apply_files[i].path))
+			continue;
+		if (e->kind != apply_files[i].kind)
+			return e->kind == STUNE_JK_FILE ? "apply writes a symbolic link there, not a file"
+							: "apply writes a file there, not a symbolic link";
+		if (strcmp(e->object, apply_files[i].object))
+			return "not the object apply journals for this path";
+		if (e->kind == STUNE_JK_SYMLINK && !e->absent && e->old && !unit_link_target(e->old))
+			return "the link's old target is not scsitune-apply.service in a systemd unit directory "
+			       "(revert would point the link at it)";
+		return NULL;
+	}
+	return e->kind == STUNE_JK_FILE ? "not a file apply writes (etc/default/irqbalance and the --persist files)"
+					: "not a symbolic link apply writes (" STUNE_PERSIST_WANTS ")";
+}
+
+int stune_apply_journal_check(const struct stune_journal *j, size_t *bad, const char **why)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		const char *w = e->kind == STUNE_JK_VALUE ? check_value(e) : check_file(e);
+		if (w) {
+			*bad = i;
+			*why = w;
+			return -EXDEV;
+		}
+	}
 	return 0;
 }

@@ -82,8 +82,29 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 
 /* The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p. */
 int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
-/* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
-int stune_lock_take(const char *dir, int *fd, pid_t *holder);
+/*
+ * Who holds <dir>/lock when it could not be taken. An exclusive holder
+ * (apply, revert, payload install and remove) writes "PID COMMAND\n" into
+ * the file as soon as it holds it; a shared one (verify) writes nothing.
+ */
+struct stune_lock_holder {
+	pid_t pid;     /* the holder's pid; 0: not known (why says why) */
+	bool shared;   /* held shared only: a verify reading the host */
+	char what[32]; /* the command the holder wrote ("apply", "payload remove"); "" when none */
+	char why[128]; /* pid 0: why it is not known ("the lock file is empty: ...") */
+};
+/*
+ * flock <dir>/lock (LOCK_EX, non-blocking; the file never followed if it is a
+ * symbolic link: -ELOOP; not a regular file: -STUNE_ENOTREG or -EISDIR) and
+ * write "PID WHAT\n" into it. -EWOULDBLOCK: *holder says who holds it.
+ */
+int stune_lock_take(const char *dir, const char *what, int *fd, struct stune_lock_holder *holder);
+/*
+ * The same lock shared (verify: many at once, never while apply, revert or
+ * payload holds it), writing nothing. No lock file (nothing was ever applied
+ * with dir): 0 with *fd -1.
+ */
+int stune_lock_take_shared(const char *dir, int *fd, struct stune_lock_holder *holder);
 /* The compact journal (every outcome in journal.json); removes a journal.log. */
 int stune_journal_save(const char *dir, struct stune_journal *j);
 /* journal.json (fsync'd) naming a fresh, empty journal.log; *fd: that log, for log_entry. */
@@ -104,6 +125,16 @@ int stune_journal_load_named(const char *dir, struct stune_journal **out, const 
 /* The words for stune_journal_load()'s errors ("not a scsitune journal", ...). */
 const char *stune_journal_strerror(int r);
 int stune_journal_remove(const char *dir);
+/*
+ * Whether j names only what apply could have written, before revert (or an
+ * apply or verify) acts on it: a kernel attribute only a disk's queue
+ * settings (sys/block/DISK/queue/..., device/queue_depth) or an IRQ's
+ * proc/irq/N/smp_affinity_list (object irq:N), never marked absent; a file
+ * or link only etc/default/irqbalance or one of apply --persist's (persist.h),
+ * of its kind and object; the enabling link's old target only the unit.
+ * 0, or -EXDEV with *bad the first other entry's index and *why the reason.
+ */
+int stune_apply_journal_check(const struct stune_journal *j, size_t *bad, const char **why);
 
 /* SHA-256 over the resolved profile (every rule, include order), hex. */
 int stune_profile_digest(const struct stune_profile *p, char **out);

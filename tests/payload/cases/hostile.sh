@@ -42,3 +42,81 @@ while read -r h; do
 	one_line "hostile $h"
 done <"$work/hostile.list"
 [ "$n" -eq "${#want[@]}" ] || fail "hostile.py made $n bundles, ${#want[@]} expected"
+
+# --- 3b. hostile journals (issue 29) ------------------------------------------------
+# A payload journal planted in the state directory (writable by someone else) names
+# only what install could have written, or payload remove refuses it before any step,
+# with and without --force: one line naming journal.json, the step and why; the tree
+# (every name, mode, size and time) and the journal untouched. The audit's
+# reproducers: a kept-initrd step restoring a copy of /bin/sh as etc/rootsh with mode
+# 06755, a file step whose SHA-256 matches another file, mkdir steps naming other
+# directories; and the release, the kernel package, a boot link's old target, the
+# depmod index and a step install never writes.
+section "3b. hostile journals"
+run 0 "install for the hostile journals" st payload install "$b" --state-dir "$state"
+cp "$state/payload/journal.json" "$work/pj-good.json"
+mkdir "$root/etc/scsitune-test-empty" "$root/var/lib/scsitune-test-empty"
+printf 'x\n' >"$root/etc/hostname-of-the-tree"
+shsha=$(sha256sum </bin/sh | cut -d' ' -f1)
+plant_payload() { # plant HOW: the installed journal with one hostile change ($work/pj-want: the step's words)
+	mkdir -p "$state/payload"
+	"${PYTHON3:-python3}" - "$work/pj-good.json" "$1" "$shsha" "$(sha256sum <"$root/etc/hostname-of-the-tree" | cut -d' ' -f1)" \
+		"$R" >"$state/payload/journal.json" 2>"$work/pj-want" <<-'PY'
+			import json, sys
+			j = json.load(open(sys.argv[1]))
+			how, shsha, hsha, rel = sys.argv[2:6]
+			steps = j["steps"]
+			def add(step, **kw):
+			    s = dict({"step": step, "state": "done", "path": None, "sha256": None, "old_sha256": None, "note": None}, **kw)
+			    steps.append(s)
+			    sys.stderr.write("steps[%d] (%s %s): " % (len(steps) - 1, step, s["path"] or "-"))
+			if how == "kept-rootsh": add("initramfs", path="etc/rootsh", old_sha256=shsha, mode=0o6755)
+			elif how == "initrd-setuid":
+			    i = next(k for k, s in enumerate(steps) if s["step"] == "initramfs")
+			    steps[i].update(state="done", old_sha256=shsha, mode=0o6755)
+			    sys.stderr.write("steps[%d] (initramfs %s): " % (i, steps[i]["path"]))
+			elif how == "file-elsewhere": add("file", path="etc/hostname-of-the-tree", sha256=hsha)
+			elif how == "mkdir-elsewhere": add("mkdir", path="etc/scsitune-test-empty"); add("mkdir", path="var/lib/scsitune-test-empty")
+			elif how == "kernel-package": add("kernel", path="boot/vmlinuz-" + rel, sha256=hsha, target="openssh-server=1:9.2p1-2")
+			elif how == "boot-link": add("default", path="vmlinuz", target="boot/vmlinuz-" + rel, old_target="/tmp/evil")
+			elif how == "stage": add("stage", path="etc")
+			elif how == "release":
+			    j["release"] = "../../etc"
+			    sys.stderr.write('release "../../etc": ')
+			elif how == "index":
+			    j["depmod_index_before"]["etc/shadow"] = hsha
+			    sys.stderr.write('depmod_index_before "etc/shadow": ')
+			json.dump(j, sys.stdout, indent=2)
+		PY
+}
+for how in kept-rootsh initrd-setuid file-elsewhere mkdir-elsewhere kernel-package boot-link stage release index; do
+	plant_payload "$how"
+	[ "$how" != kept-rootsh ] && [ "$how" != initrd-setuid ] || cp /bin/sh "$state/payload/kept-initrd"
+	# the first hostile step the check meets: mkdir-elsewhere plants two, the first is named
+	want=$(grep -o '^[^:]*:' "$work/pj-want" | head -1)
+	for force in "" --force; do
+		before=$(stamp)
+		jsum=$(sha256sum "$state/payload/journal.json")
+		# shellcheck disable=SC2086 # $force: empty or the option
+		if run 1 "hostile journal $how: remove $force" st payload remove $force --state-dir "$state"; then
+			grep -qF "$state/payload/journal.json: $want" "$work/err" && grep -q ': refused before any change$' "$work/err" &&
+				ok "hostile journal $how: remove $force refused" ||
+				fail "hostile journal $how: remove $force: not one line naming '$want': $(head -c 300 "$work/err")"
+			one_line "hostile journal $how: remove $force"
+		fi
+		[ "$(stamp)" = "$before" ] || fail "hostile journal $how: remove $force changed the tree"
+		[ "$(sha256sum "$state/payload/journal.json")" = "$jsum" ] || fail "hostile journal $how: remove $force changed the journal"
+		! grep -q -- '--force' "$work/out" "$work/err" || fail "hostile journal $how: remove $force advises --force"
+	done
+	rm -f "$state/payload/kept-initrd"
+done
+[ ! -e "$root/etc/rootsh" ] || fail "hostile journals: etc/rootsh was made ($(stat -c %A "$root/etc/rootsh"))"
+[ -f "$root/etc/hostname-of-the-tree" ] && [ -d "$root/etc/scsitune-test-empty" ] && [ -d "$root/var/lib/scsitune-test-empty" ] &&
+	ok "hostile journals: no set-uid file made, another file and other directories kept" ||
+	fail "hostile journals: a file or directory install never made was removed"
+rmdir "$root/etc/scsitune-test-empty" "$root/var/lib/scsitune-test-empty"
+rm "$root/etc/hostname-of-the-tree"
+cp "$work/pj-good.json" "$state/payload/journal.json"
+run 0 "the installed journal put back: remove" st payload remove --state-dir "$state"
+[ "$(snap)" = "$fresh" ] && ok "the installed journal put back: remove gives the tree back" ||
+	fail "the installed journal put back: the tree differs after remove"
