@@ -924,6 +924,27 @@ out:
 	return r;
 }
 
+int stune_payload_installed_intact(struct stune_ctx *ctx, const struct stune_payload_journal *j, char **path,
+				   bool *missing)
+{
+	*path = NULL;
+	*missing = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_payload_step *s = &j->steps[i];
+		char actual[STUNE_SHA256_HEX];
+		if (s->kind != STUNE_PAYLOAD_STEP_FILE || s->state != STUNE_PAYLOAD_STEP_STATE_DONE || !s->path)
+			continue;
+		int r = stune_sha256_root_file(ctx->root, s->path, actual);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		if (r == 0 && s->sha256 && !strcmp(actual, s->sha256))
+			continue;
+		*missing = r == -ENOENT;
+		return (*path = strdup(s->path)) ? 0 : -ENOMEM;
+	}
+	return 1;
+}
+
 /* --- remove ----------------------------------------------------------------------- */
 
 static const char *const prm_names[_STUNE_PAYLOAD_RM_MAX] = {
@@ -1138,16 +1159,13 @@ static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *
 /*
  * The kernel steps, undone: each boot link install repointed goes back to its old target when it
  * still points where install pointed it (else it is left: CHANGED, unless force); the package is
- * purged with apt-get when it is the version install put there. Refused before any change when
- * the running kernel is the package's (force purges it anyway).
+ * purged with apt-get when it is the version install put there.
  */
 static int remove_kernel(struct stune_ctx *ctx, struct stune_payload_journal *j, bool force,
-			 struct stune_payload_remove_result *res, bool *failed, bool *changed, char **err)
+			 struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
-	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
-		return r;
 	for (size_t i = j->n; i-- > 0;) {
 		struct stune_payload_step *s = &j->steps[i];
 		if ((s->kind != STUNE_PAYLOAD_STEP_DEFAULT && s->kind != STUNE_PAYLOAD_STEP_KERNEL) ||
@@ -1408,8 +1426,18 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j,
 	bool failed = false, changed = false, touched = false;
 	memset(res, 0, sizeof(*res));
 
+	/* Refused before any change when the running kernel is the package's (force purges it anyway). */
+	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
+		return r;
+	/* The journal says a remove began before the first change: an install that finds it
+	 * finishes this remove first, never taking a half-removed payload for an installed one. */
+	if (!j->remove_started) {
+		j->remove_started = (long long)time(NULL);
+		if ((r = save(state_dir, j, err)) < 0)
+			return r;
+	}
 	/* The kernel package first: the boot links back, then apt-get purge (it is not running). */
-	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed, err)) < 0)
+	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed)) < 0)
 		return r;
 	if ((r = remove_files(ctx, j, force, res, &failed, &changed, &touched)) < 0 ||
 	    (r = remove_dirs(ctx, j, res, &failed)) < 0 || (r = remove_depmod(ctx, j, touched, res, &failed)) < 0)
