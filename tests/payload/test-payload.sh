@@ -39,6 +39,10 @@
 #                 the same bundle: it finishes the remove (one line) and
 #                 installs, a clean install's tree; verify says installed
 #                 only while the tree is still the installed one
+#   kill-depmod   install and remove killed with their process group inside
+#                 depmod (strace kills it at a rename): remove takes depmod's
+#                 temporary file and names it; the tree as before; one from
+#                 before the install is left (named), as is a name not depmod's
 #   kill-initramfs  an install killed inside update-initramfs (journals made by
 #                 hand): remove takes its leftovers, and only its own
 #                 (the kill cases need -DSCSITUNE_TEST_HOOKS=ON)
@@ -61,7 +65,7 @@ set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
 cases=(pack signatures hostile preflight round-trip changed-file apply kill-install kill-remove kill-remove-install
-	kill-initramfs hook kernel isolation valgrind schema)
+	kill-depmod kill-initramfs hook kernel isolation valgrind schema)
 only=
 while [ $# -gt 0 ]; do
 	case $1 in
