@@ -226,6 +226,33 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 
 /* --- install ---------------------------------------------------------------------- */
 
+/* The same bundle installed already, its files as install wrote them: nothing changes. */
+static int install_already(struct global_opts *g, const struct stune_loaded_bundle *b, const char *state_dir)
+{
+	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
+	if (!o)
+		return EXIT_ERROR;
+	out_set_wrap(o, WRAP_DEFAULT_COLS);
+	out_obj_begin(o, NULL);
+	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
+	out_str(o, "command", NULL, "install");
+	out_bool(o, "dry_run", NULL, STUNE_NO);
+	payload_render_bundle(o, b);
+	out_str(o, "finished_remove", NULL, NULL);
+	out_str(o, "preflight", NULL, NULL);
+	out_str(o, "steps", NULL, NULL);
+	out_str(o, "resolution", NULL, NULL);
+	out_str(o, "initrd", NULL, NULL);
+	out_text(o,
+		 "Already installed (%s/payload/journal.json): nothing changed; 'scsitune payload "
+		 "verify' says whether it is loaded.\n",
+		 state_dir);
+	out_str(o, "result", NULL, "already-installed");
+	out_str(o, "journal", NULL, state_dir);
+	out_obj_end(o);
+	return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
 static int payload_install(struct global_opts *g, const char *file, const char *sig, const char *key,
 			   const char *state_opt, bool dry_run, unsigned flags)
 {
@@ -242,56 +269,14 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 		return EXIT_ERROR;
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
+	_cleanup_(payload_gate_clear) struct payload_gate gate = {0};
 	if (!dry_run) {
 		if (cli_lock(ctx, state_opt, "payload install", &state_dir, &lock) != EXIT_OK)
 			return EXIT_ERROR;
-		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
-		int r = stune_payload_journal_load(state_dir, &j);
-		if (r == -EBADMSG) {
-			error_msg("%s/payload/journal.json: not a scsitune payload journal", state_dir);
+		if (payload_journal_gate(ctx, &b, state_dir, flags & PAYLOAD_NO_INITRAMFS, &gate) != EXIT_OK)
 			return EXIT_ERROR;
-		}
-		if (r == 0) {
-			char msha[STUNE_SHA256_HEX];
-			stune_sha256_hex(b.m->json, b.m->json_len, msha);
-			if (!j->complete) {
-				error_msg("an install of payload %s for %s was interrupted (%s/payload/journal.json): "
-					  "'scsitune payload remove' undoes it first",
-					  j->payload_version ? j->payload_version : "?", j->release, state_dir);
-				return EXIT_ERROR;
-			}
-			if (strcmp(j->release, b.m->release) || !j->manifest_sha256 ||
-			    strcmp(j->manifest_sha256, msha)) {
-				error_msg("payload %s is installed for %s: 'scsitune payload remove' first",
-					  j->payload_version ? j->payload_version : "?", j->release);
-				return EXIT_ERROR;
-			}
-			_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
-			if (!o)
-				return EXIT_ERROR;
-			out_set_wrap(o, WRAP_DEFAULT_COLS);
-			out_obj_begin(o, NULL);
-			out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
-			out_str(o, "command", NULL, "install");
-			out_bool(o, "dry_run", NULL, STUNE_NO);
-			payload_render_bundle(o, &b);
-			out_str(o, "preflight", NULL, NULL);
-			out_str(o, "steps", NULL, NULL);
-			out_str(o, "resolution", NULL, NULL);
-			out_str(o, "initrd", NULL, NULL);
-			out_text(o,
-				 "Already installed (%s/payload/journal.json): nothing changed; 'scsitune payload "
-				 "verify' says whether it is loaded.\n",
-				 state_dir);
-			out_str(o, "result", NULL, "already-installed");
-			out_str(o, "journal", NULL, state_dir);
-			out_obj_end(o);
-			return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
-		}
-		if (r != -ENOENT) {
-			error_msg("%s/payload/journal.json: %s", state_dir, strerror(-r));
-			return EXIT_ERROR;
-		}
+		if (gate.already)
+			return install_already(g, &b, state_dir);
 	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
@@ -302,6 +287,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 	out_str(o, "command", NULL, "install");
 	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
 	payload_render_bundle(o, &b);
+	payload_render_finished(o, &gate, state_dir);
 	bool refused;
 	int r = payload_install_locked(g, ctx, o, &b, dry_run ? NULL : state_dir, flags, &refused);
 	out_str(o, "journal", NULL, state_dir);

@@ -274,32 +274,126 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	return ok ? EXIT_OK : EXIT_ERROR;
 }
 
+/*
+ * A remove that stopped half way (killed, or files changed since install; its journal j
+ * marked) finished as 'payload remove' would (no
+ * --force): 0, the journal gone; or -1 after one line naming what is half-done and the
+ * command that finishes it.
+ */
+static int finish_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir,
+			 bool no_initramfs)
+{
+	_cleanup_(stune_payload_remove_result_clear) struct stune_payload_remove_result res = {0};
+	_cleanup_free_ char *err = NULL, *half = strdup("");
+	int r = stune_payload_remove(ctx, j, state_dir, false, no_initramfs, &res, &err);
+	if (r == 0)
+		return 0;
+	bool changed = false;
+	for (size_t i = 0; half && i < res.n; i++) {
+		const struct stune_payload_rm_row *w = &res.rows[i];
+		/* left as it is: changed since install, failed, or an initrd that may still hold the payload */
+		if (w->outcome != STUNE_PAYLOAD_RM_CHANGED && w->outcome != STUNE_PAYLOAD_RM_FAILED &&
+		    !(w->outcome == STUNE_PAYLOAD_RM_SKIPPED && w->kind == STUNE_PAYLOAD_STEP_INITRD && w->actual))
+			continue;
+		changed |= w->outcome == STUNE_PAYLOAD_RM_CHANGED;
+		char *n = stune_strdupf("%s%s%s%s%s (%s)", half, *half ? ", " : "",
+					stune_payload_step_kind_name(w->kind), w->path ? " /" : "",
+					w->path ? w->path : "", stune_payload_rm_outcome_name(w->outcome));
+		free(half);
+		half = n;
+	}
+	_cleanup_free_ char *e = stune_ctrl_escape(err ? err : strerror(-r));
+	error_msg("a 'payload remove' that stopped half way (payload %s for %s, %s/payload/journal.json) cannot be "
+		  "finished: %s%s%s; 'scsitune payload remove%s' finishes it, then install again",
+		  j->payload_version ? j->payload_version : "?", j->release, state_dir, e ? e : "?",
+		  half && *half ? "; half-done: " : "", half ? half : "", changed ? " --force" : "");
+	return -1;
+}
+
+void payload_gate_clear(struct payload_gate *gate)
+{
+	free(gate->finished_version);
+	free(gate->finished_release);
+	memset(gate, 0, sizeof(*gate));
+}
+
+int payload_journal_gate(struct stune_ctx *ctx, const struct stune_loaded_bundle *b, const char *state_dir,
+			 bool no_initramfs, struct payload_gate *gate)
+{
+	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
+	memset(gate, 0, sizeof(*gate));
+	int r = stune_payload_journal_load(state_dir, &j);
+	if (r == -ENOENT)
+		return EXIT_OK;
+	if (r < 0) {
+		error_msg("%s/payload/journal.json: %s", state_dir,
+			  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
+		return EXIT_ERROR;
+	}
+	if (j->remove_started) {
+		if (finish_remove(ctx, j, state_dir, no_initramfs) < 0)
+			return EXIT_ERROR;
+		gate->finished_version = steal_pointer(&j->payload_version);
+		gate->finished_release = steal_pointer(&j->release);
+		return EXIT_OK;
+	}
+	if (!j->complete) {
+		error_msg("an install of payload %s for %s was interrupted (%s/payload/journal.json): "
+			  "'scsitune payload remove' undoes it first",
+			  j->payload_version ? j->payload_version : "?", j->release, state_dir);
+		return EXIT_ERROR;
+	}
+	char msha[STUNE_SHA256_HEX];
+	stune_sha256_hex(b->m->json, b->m->json_len, msha);
+	if (strcmp(j->release, b->m->release) || !j->manifest_sha256 || strcmp(j->manifest_sha256, msha)) {
+		error_msg("payload %s is installed for %s: 'scsitune payload remove' first",
+			  j->payload_version ? j->payload_version : "?", j->release);
+		return EXIT_ERROR;
+	}
+	/* Already installed only while its files are what install wrote. */
+	_cleanup_free_ char *path = NULL;
+	bool missing;
+	if ((r = stune_payload_installed_intact(ctx, j, &path, &missing)) < 0) {
+		error_msg("payload %s for %s: checking its files: %s", j->payload_version ? j->payload_version : "?",
+			  j->release, strerror(-r));
+		return EXIT_ERROR;
+	}
+	if (r == 0) {
+		error_msg("payload %s is journaled as installed for %s (%s/payload/journal.json), but /%s %s: "
+			  "'scsitune payload remove%s', then install again",
+			  j->payload_version ? j->payload_version : "?", j->release, state_dir, path,
+			  missing ? "is gone" : "is not what install wrote", missing ? "" : " --force");
+		return EXIT_ERROR;
+	}
+	gate->already = true;
+	return EXIT_OK;
+}
+
+void payload_render_finished(struct out *o, const struct payload_gate *gate, const char *state_dir)
+{
+	if (!gate->finished_release) {
+		out_str(o, "finished_remove", NULL, NULL);
+		return;
+	}
+	out_obj_begin(o, "finished_remove");
+	out_str(o, "payload_version", "A 'payload remove' that stopped half way (payload %s", gate->finished_version);
+	out_str(o, "release", " for %s", gate->finished_release);
+	out_text(o, ", %s/payload/journal.json) was finished first: the tree is as before that install.\n", state_dir);
+	out_obj_end(o);
+}
+
 int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const struct stune_loaded_bundle *b,
 			  const char *state_dir, bool dry_run)
 {
+	_cleanup_(payload_gate_clear) struct payload_gate gate = {0};
 	if (!dry_run) {
-		_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
-		int r = stune_payload_journal_load(state_dir, &j);
-		if (r == 0) {
-			char msha[STUNE_SHA256_HEX];
-			stune_sha256_hex(b->m->json, b->m->json_len, msha);
-			if (!j->complete || strcmp(j->release, b->m->release) || !j->manifest_sha256 ||
-			    strcmp(j->manifest_sha256, msha)) {
-				error_msg("%s: %s/payload/journal.json: 'scsitune payload remove' first",
-					  !j->complete ? "an interrupted payload install"
-						       : "another payload is installed",
-					  state_dir);
-				return EXIT_ERROR;
-			}
+		if (payload_journal_gate(ctx, b, state_dir, false, &gate) != EXIT_OK)
+			return EXIT_ERROR;
+		if (gate.already) {
 			if (g->format != OUT_JSON)
 				printf("Payload %s already installed for %s (%s/payload/journal.json).\n",
 				       b->m->payload_version, b->m->release, state_dir);
 			return EXIT_OK;
-		}
-		if (r != -ENOENT) {
-			error_msg("%s/payload/journal.json: %s", state_dir,
-				  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
-			return EXIT_ERROR;
 		}
 	}
 	/* Text: printed before apply's own output. JSON: kept, and printed only when the
@@ -327,6 +421,7 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 	out_str(o, "command", NULL, "install");
 	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
 	payload_render_bundle(o, b);
+	payload_render_finished(o, &gate, state_dir);
 	bool refused;
 	int r = payload_install_locked(g, ctx, o, b, dry_run ? NULL : state_dir, 0, &refused);
 	out_str(o, "journal", NULL, dry_run ? NULL : state_dir);

@@ -33,6 +33,26 @@ enum {
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
 			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused);
 /*
+ * What the payload journal in state_dir says before an install of b (the lock
+ * held). A remove that was interrupted (killed, power lost) is finished first,
+ * as 'payload remove' would (finished_*: the payload it removed; the journal
+ * is gone then); already: b is installed and its files are what install wrote.
+ * EXIT_OK (install goes on unless already), or EXIT_ERROR after one line: an
+ * unreadable journal, an interrupted install, another payload, an installed
+ * payload's file gone or changed, a remove that cannot be finished (what is
+ * half-done and the command that finishes it).
+ */
+struct payload_gate {
+	bool already;
+	char *finished_version, *finished_release;
+};
+void payload_gate_clear(struct payload_gate *gate);
+int payload_journal_gate(struct stune_ctx *ctx, const struct stune_loaded_bundle *b, const char *state_dir,
+			 bool no_initramfs, struct payload_gate *gate);
+/* The install document's finished_remove: null, or the payload whose interrupted remove
+ * was finished first (text: one line). */
+void payload_render_finished(struct out *o, const struct payload_gate *gate, const char *state_dir);
+/*
  * apply --payload: preflight and install b with the lock held (dry_run: the
  * preflight only). Text goes to stdout ahead of apply's; in JSON the install
  * document is printed only when the install did not go through (then it is

@@ -29,6 +29,8 @@ run() {
 }
 err_has() { grep -qE -- "$2" "$work/err" || { fail "$1: stderr does not match /$2/: $(head -c 600 "$work/err")"; return 1; }; }
 out_has() { grep -qE -- "$2" "$work/out" || { fail "$1: stdout does not match /$2/"; sed 's/^/    /' "$work/out" | head -40; return 1; }; }
+# said PATTERN: stdout ($work/out) matches with its wrapped lines joined back (runs of spaces and newlines one space).
+said() { tr -s '\n ' '  ' <"$work/out" | grep -qE -- "$1"; }
 one_line() { [ "$(wc -l <"$work/err")" -eq 1 ] || fail "$1: $(wc -l <"$work/err") lines on stderr, want one: $(cat "$work/err")"; }
 st() { "$bin" --sysroot "$root" "$@"; }
 fresh_root() {

@@ -25,13 +25,24 @@
 #                 before and after a simulated boot of the payload (exit 2,
 #                 then 0), a Debian point release (drift), already installed,
 #                 another bundle
-#   changed-file  a file changed since install: kept by remove (exit 1); --force
+#   changed-file  a file changed since install: kept by remove (exit 1); --force;
+#                 install after that remove refused, naming the file; a module
+#                 file deleted by hand: install again refused, not "already"
 #   apply         apply --payload: installed first, its state in apply's
-#                 document; a hostile or refused bundle stops apply before
-#                 anything is written
+#                 document; after a remove that stopped half way: finished
+#                 first, then installed; a hostile or refused bundle stops
+#                 apply before anything is written
 #   kill-install  kill -9 (abort()) at every journaled point of install, then
 #                 remove: the tree as before; an install after an interrupted one
 #   kill-remove   the same at every journaled point of remove
+#   kill-remove-install  remove killed at each of its points, then install of
+#                 the same bundle: it finishes the remove (one line) and
+#                 installs, a clean install's tree; verify says installed
+#                 only while the tree is still the installed one
+#   kill-depmod   install and remove killed with their process group inside
+#                 depmod (strace kills it at a rename): remove takes depmod's
+#                 temporary file and names it; the tree as before; one from
+#                 before the install is left (named), as is a name not depmod's
 #   kill-initramfs  an install killed inside update-initramfs (journals made by
 #                 hand): remove takes its leftovers, and only its own
 #                 (the kill cases need -DSCSITUNE_TEST_HOOKS=ON)
@@ -53,8 +64,8 @@
 set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
-cases=(pack signatures hostile preflight round-trip changed-file apply kill-install kill-remove kill-initramfs
-	hook kernel isolation valgrind schema)
+cases=(pack signatures hostile preflight round-trip changed-file apply kill-install kill-remove kill-remove-install
+	kill-depmod kill-initramfs hook kernel isolation valgrind schema)
 only=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,7 +75,8 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-if [ -n "$only" ] && ! printf '%s\n' "${cases[@]}" | grep -qFx -- "$only"; then
+# (not grep -q: it may exit before printf has written the rest, and pipefail counts that SIGPIPE)
+if [ -n "$only" ] && ! printf '%s\n' "${cases[@]}" | grep -Fx -- "$only" >/dev/null; then
 	echo "test-payload.sh: no case '$only' (--list names them)" >&2
 	exit 64
 fi

@@ -23,6 +23,9 @@ static const char *const depmod_index[] = {
     "modules.symbols", "modules.symbols.bin", "modules.builtin.bin", "modules.builtin.alias.bin", "modules.devname",
 };
 
+/* What other kmod versions write besides (kmod 33's modules.weakdep): a killed one's temporary file is its too. */
+static const char *const depmod_index_more[] = {"modules.weakdep"};
+
 /* --- test hook: a kill -9 at the N-th change ------------------------------------ */
 
 static void hook(void)
@@ -924,6 +927,27 @@ out:
 	return r;
 }
 
+int stune_payload_installed_intact(struct stune_ctx *ctx, const struct stune_payload_journal *j, char **path,
+				   bool *missing)
+{
+	*path = NULL;
+	*missing = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct stune_payload_step *s = &j->steps[i];
+		char actual[STUNE_SHA256_HEX];
+		if (s->kind != STUNE_PAYLOAD_STEP_FILE || s->state != STUNE_PAYLOAD_STEP_STATE_DONE || !s->path)
+			continue;
+		int r = stune_sha256_root_file(ctx->root, s->path, actual);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		if (r == 0 && s->sha256 && !strcmp(actual, s->sha256))
+			continue;
+		*missing = r == -ENOENT;
+		return (*path = strdup(s->path)) ? 0 : -ENOMEM;
+	}
+	return 1;
+}
+
 /* --- remove ----------------------------------------------------------------------- */
 
 static const char *const prm_names[_STUNE_PAYLOAD_RM_MAX] = {
@@ -1138,16 +1162,13 @@ static int purge_kernel(struct stune_ctx *ctx, const struct stune_payload_step *
 /*
  * The kernel steps, undone: each boot link install repointed goes back to its old target when it
  * still points where install pointed it (else it is left: CHANGED, unless force); the package is
- * purged with apt-get when it is the version install put there. Refused before any change when
- * the running kernel is the package's (force purges it anyway).
+ * purged with apt-get when it is the version install put there.
  */
 static int remove_kernel(struct stune_ctx *ctx, struct stune_payload_journal *j, bool force,
-			 struct stune_payload_remove_result *res, bool *failed, bool *changed, char **err)
+			 struct stune_payload_remove_result *res, bool *failed, bool *changed)
 {
 	struct stune_payload_rm_row *w;
 	int r;
-	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
-		return r;
 	for (size_t i = j->n; i-- > 0;) {
 		struct stune_payload_step *s = &j->steps[i];
 		if ((s->kind != STUNE_PAYLOAD_STEP_DEFAULT && s->kind != STUNE_PAYLOAD_STEP_KERNEL) ||
@@ -1238,6 +1259,66 @@ static int remove_dirs(struct stune_ctx *ctx, const struct stune_payload_journal
 	return 0;
 }
 
+/* name is a temporary file of kmod's depmod: INDEX.PID.USEC.SEC, INDEX one of its output files. */
+static bool depmod_tmp_name(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(depmod_index) + ELEMENTSOF(depmod_index_more); i++) {
+		const char *idx =
+		    i < ELEMENTSOF(depmod_index) ? depmod_index[i] : depmod_index_more[i - ELEMENTSOF(depmod_index)];
+		size_t l = strlen(idx);
+		if (strncmp(name, idx, l) || name[l] != '.')
+			continue;
+		const char *p = name + l;
+		int groups = 0;
+		while (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+			p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			groups++;
+		}
+		if (!*p && groups == 3)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What a killed depmod leaves in lib/modules/R: kmod writes each index file as
+ * INDEX.PID.USEC.SEC and renames it into place, so a depmod killed in between
+ * (with install or remove, or a process group's kill) leaves that name behind.
+ * Those changed since the install began (their ctime) are removed (*removed:
+ * their names, ", "-joined); older ones, which were there before install, are
+ * left and named (*older).
+ */
+static int drop_depmod_leftovers(struct stune_ctx *ctx, const struct stune_payload_journal *j, const char *moddir,
+				 char **removed, char **older)
+{
+	*removed = *older = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	int r = stune_root_opendir(ctx->root, moddir, &d);
+	if (r < 0)
+		return r == -ENOENT || r == -ENOTDIR ? 0 : r;
+	bool any = false;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!depmod_tmp_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		bool ours = j->started > 0 && (long long)st.st_ctim.tv_sec >= j->started;
+		if (ours && unlinkat(dirfd(d), de->d_name, 0) < 0)
+			return negative_errno();
+		any |= ours;
+		char **list = ours ? removed : older, *n;
+		n = *list ? stune_strdupf("%s, %s", *list, de->d_name) : strdup(de->d_name);
+		if (!n)
+			return -ENOMEM;
+		free(*list);
+		*list = n;
+	}
+	return any ? stune_dir_sync(dirfd(d)) : 0;
+}
+
 /*
  * depmod: whenever install may have changed the index, unless the index is still
  * the one from before install (a killed install that never reached depmod, and no
@@ -1254,9 +1335,17 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_payload_journ
 		if ((j->steps[i].kind == STUNE_PAYLOAD_STEP_DEPMOD || j->steps[i].kind == STUNE_PAYLOAD_STEP_FILE) &&
 		    j->steps[i].state != STUNE_PAYLOAD_STEP_STATE_PENDING)
 			need_depmod = true;
-	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release), *first = NULL;
+	_cleanup_free_ char *moddir = stune_strdupf("lib/modules/%s", j->release), *first = NULL, *tmp_gone = NULL,
+			    *tmp_older = NULL;
 	if (!moddir)
 		return -ENOMEM;
+	if ((r = drop_depmod_leftovers(ctx, j, moddir, &tmp_gone, &tmp_older)) < 0) {
+		if (!(w = rm_row(res, STUNE_PAYLOAD_STEP_DEPMOD, NULL, NULL, NULL, STUNE_PAYLOAD_RM_FAILED)) ||
+		    rm_note(w, "/%s: a killed depmod's temporary files: %s", moddir, strerror(-r)) < 0)
+			return -ENOMEM;
+		*failed = true;
+		return 0;
+	}
 	size_t differ = 0;
 	if ((r = index_differs(ctx, j, &differ, &first)) < 0)
 		return r;
@@ -1284,14 +1373,27 @@ static int remove_depmod(struct stune_ctx *ctx, const struct stune_payload_journ
 					     : "no /%s",
 			   moddir) < 0)
 		return -ENOMEM;
+	if (tmp_gone) {
+		_cleanup_free_ char *n = w->note;
+		if (!(w->note = stune_strdupf("%s%sremoved what a killed depmod left in /%s (its temporary files): %s",
+					      n ? n : "", n ? "; " : "", moddir, tmp_gone)))
+			return -ENOMEM;
+	}
 	/* depmod's index against the one before install. */
 	res->index_same = differ == 0;
+	_cleanup_free_ char *left =
+	    tmp_older ? stune_strdupf("; left in /%s, as before install: a temporary file of a depmod killed "
+				      "before install began: %s",
+				      moddir, tmp_older)
+		      : strdup("");
+	if (!left)
+		return -ENOMEM;
 	res->index_note =
 	    differ ? stune_strdupf("%zu of depmod's %zu index files differ from before install (first: /%s): "
 				   "depmod's output changed for another reason (another module added or "
-				   "removed since?)",
-				   differ, j->n_index, first)
-		   : stune_strdupf("depmod's %zu index files equal the ones before install", j->n_index);
+				   "removed since?)%s",
+				   differ, j->n_index, first, left)
+		   : stune_strdupf("depmod's %zu index files equal the ones before install%s", j->n_index, left);
 	if (!res->index_note)
 		return -ENOMEM;
 	return 0;
@@ -1408,8 +1510,18 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j,
 	bool failed = false, changed = false, touched = false;
 	memset(res, 0, sizeof(*res));
 
+	/* Refused before any change when the running kernel is the package's (force purges it anyway). */
+	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
+		return r;
+	/* The journal says a remove began before the first change: an install that finds it
+	 * finishes this remove first, never taking a half-removed payload for an installed one. */
+	if (!j->remove_started) {
+		j->remove_started = (long long)time(NULL);
+		if ((r = save(state_dir, j, err)) < 0)
+			return r;
+	}
 	/* The kernel package first: the boot links back, then apt-get purge (it is not running). */
-	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed, err)) < 0)
+	if ((r = remove_kernel(ctx, j, force, res, &failed, &changed)) < 0)
 		return r;
 	if ((r = remove_files(ctx, j, force, res, &failed, &changed, &touched)) < 0 ||
 	    (r = remove_dirs(ctx, j, res, &failed)) < 0 || (r = remove_depmod(ctx, j, touched, res, &failed)) < 0)

@@ -71,6 +71,14 @@ int stune_payload_install(struct stune_ctx *ctx, const struct stune_manifest *m,
 			  const struct stune_payload_install_opts *o, struct stune_payload_install_result *res,
 			  char **err);
 
+/*
+ * A complete install's files (j) are still what it wrote: 1 when every one is,
+ * 0 with *path (root-relative, the first that is not) and *missing (it is gone;
+ * else changed), -errno when one cannot be read.
+ */
+int stune_payload_installed_intact(struct stune_ctx *ctx, const struct stune_payload_journal *j, char **path,
+				   bool *missing);
+
 /* Module i of m resolves to our copy (STUNE_PAYLOAD_SUBDIR/NAME.ko) after the install. */
 bool stune_payload_install_ours(const struct stune_manifest *m, const struct stune_payload_install_result *res,
 				size_t i);
@@ -134,7 +142,11 @@ void stune_payload_remove_result_clear(struct stune_payload_remove_result *r);
  */
 int stune_payload_journal_check(const struct stune_payload_journal *j, char **err);
 
-/* Undo what the journal j records; force: remove our paths even when changed since. */
+/*
+ * Undo what the journal j records; force: remove our paths even when changed since.
+ * The journal is marked (remove_started, saved) before the first change; killed at
+ * any point, remove can run again, and an install finishes it first.
+ */
 int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j, const char *state_dir, bool force,
 			 bool no_initramfs, struct stune_payload_remove_result *res, char **err);
 

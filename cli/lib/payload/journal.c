@@ -119,6 +119,8 @@ int stune_payload_journal_save(const char *state_dir, const struct stune_payload
 	put_str(o, "manifest_sha256", j->manifest_sha256);
 	json_object_object_add(o, "started", json_object_new_int64(j->started));
 	json_object_object_add(o, "complete", json_object_new_boolean(j->complete));
+	if (j->remove_started)
+		json_object_object_add(o, "remove_started", json_object_new_int64(j->remove_started));
 	json_object *steps = json_object_new_array();
 	json_object_object_add(o, "steps", steps);
 	for (size_t i = 0; i < j->n; i++) {
@@ -196,6 +198,8 @@ int stune_payload_journal_load(const char *state_dir, struct stune_payload_journ
 		j->started = json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "complete", &v))
 		j->complete = json_object_get_boolean(v);
+	if (json_object_object_get_ex(o, "remove_started", &v))
+		j->remove_started = json_object_get_int64(v);
 	for (size_t i = 0; i < json_object_array_length(steps); i++) {
 		json_object *e = json_object_array_get_idx(steps, i);
 		_cleanup_free_ char *kind = NULL, *state = NULL;

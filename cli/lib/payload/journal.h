@@ -11,6 +11,9 @@
  * their SHA-256 is ours, created directories when empty, the initrd is
  * restored from the copy kept in STATE/payload/ when it is still the one
  * install made.
+ * remove marks the journal (remove_started) before its first change: an
+ * install that finds the mark finishes that remove before anything else,
+ * never taking a half-removed payload for an installed one.
  */
 #pragma once
 
@@ -67,7 +70,8 @@ struct stune_payload_journal {
 	char *key_id;
 	char *manifest_sha256;
 	long long started;
-	bool complete; /* install finished */
+	bool complete;		  /* install finished */
+	long long remove_started; /* when a remove began (0: none did): the tree may be half removed */
 	struct stune_payload_step *steps;
 	size_t n;
 	/* depmod's index files before install (modules.*), for remove's check. */

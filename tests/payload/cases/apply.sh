@@ -12,6 +12,16 @@ fi
 [ -f "$state/payload/journal.json" ] && [ -f "$root/lib/modules/$R/updates/scsitune/scsi_mod.ko" ] || fail "apply --payload did not install the payload"
 run 0 "apply --payload again (already installed)" st apply --profile numa --profile-dir "$src/profiles" --payload "$b" --state-dir "$state" &&
 	out_has "apply --payload again" "already installed"
+# A payload remove that stopped half way (a file changed since install, put back since):
+# apply --payload finishes it first, says so, and installs again.
+ko=$root/lib/modules/$R/updates/scsitune/target_core_mod.ko
+cp "$ko" "$work/ko" && printf 'x' >>"$ko"
+run 1 "payload remove, a file changed (apply)" st payload remove --state-dir "$state"
+cp "$work/ko" "$ko"
+run 0 "apply --payload after a remove that stopped half way" st apply --profile numa --profile-dir "$src/profiles" --payload "$b" --state-dir "$state" &&
+	said "A 'payload remove' that stopped half way \(payload .* for $R, .*\) was finished first: the tree is as before that install\." &&
+	[ -f "$root/lib/modules/$R/updates/scsitune/scsi_mod.ko" ] && ok "apply --payload finished a remove that stopped half way, then installed" ||
+	fail "apply --payload after a remove that stopped half way: $(head -c 600 "$work/out")"
 run 0 "payload remove after apply --payload" st payload remove --state-dir "$state"
 [ "$(snap)" = "$before" ] || fail "apply --payload + payload remove: the tree differs"
 before=$(stamp)

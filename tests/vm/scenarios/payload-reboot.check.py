@@ -123,7 +123,7 @@ for n, (what, hit) in kills.items():
     check(dep and dep[0]["outcome"] == want,
           f"boot 1: remove after the abort at {n}: depmod {want} ({dep and (dep[0]['outcome'], dep[0].get('note'))})")
 # remove itself killed after the abort at 29, with the kept initrd written to its temporary name
-check(rc("kill-remove") == "134", f"boot 1: remove aborted at its point 9 (exit {rc('kill-remove')})")
+check(rc("kill-remove") == "134", f"boot 1: remove aborted at its point 10 (exit {rc('kill-remove')})")
 check(re.search(r"^\.initrd\.img-\S+\.scsitune-tmp$", read("kill-remove.disk"), re.M) is not None,
       f"boot 1: the killed remove left the kept initrd under its temporary name in /boot ({read('kill-remove.disk').split()})")
 r = doc("remove-after-kill-29")

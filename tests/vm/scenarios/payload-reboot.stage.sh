@@ -101,9 +101,10 @@ case $1 in
 	#   21  file     half of them renamed into place
 	#   25  depmod   depmod -a ran, not yet marked done
 	#   29  initrd   update-initramfs replaced the initrd, not yet marked done;
-	#                then remove is killed too (point 9 of remove: the kept
-	#                initrd written to its temporary name in /boot, not yet
-	#                renamed over ours) and run again
+	#                then remove is killed too (point 10 of remove, after the
+	#                journal marked as removing, 4 files, 3 directories and
+	#                depmod: the kept initrd written to its temporary name in
+	#                /boot, not yet renamed over ours) and run again
 	# (the initrd step before update-initramfs replaced the initrd, point 28,
 	# leaves the journal as the kill during update-initramfs below does)
 	# (not "n": lib.sh's run() sets n)
@@ -117,7 +118,7 @@ case $1 in
 			sha256sum "/boot/initrd.img-$K"
 		} >"$R/kill-$point.disk" 2>&1
 		if [ $point = 29 ]; then
-			SCSITUNE_TEST_PAYLOAD_ABORT=9 scsitune payload remove >"$R/kill-remove.out" 2>&1
+			SCSITUNE_TEST_PAYLOAD_ABORT=10 scsitune payload remove >"$R/kill-remove.out" 2>&1
 			echo $? >"$R/kill-remove.rc"
 			ls -A /boot >"$R/kill-remove.disk" 2>&1
 		fi
