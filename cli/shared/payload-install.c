@@ -330,6 +330,13 @@ int payload_journal_gate(struct stune_ctx *ctx, const struct stune_loaded_bundle
 			  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
 		return EXIT_ERROR;
 	}
+	/* Only what install could have journaled, before install acts on it (finishing a remove). */
+	_cleanup_free_ char *bad = NULL;
+	if (stune_payload_journal_check(j, &bad) < 0) {
+		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
+			  bad ? bad : "out of memory");
+		return EXIT_ERROR;
+	}
 	if (j->remove_started) {
 		if (finish_remove(ctx, j, state_dir, no_initramfs) < 0)
 			return EXIT_ERROR;

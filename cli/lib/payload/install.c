@@ -1510,6 +1510,9 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j,
 	bool failed = false, changed = false, touched = false;
 	memset(res, 0, sizeof(*res));
 
+	/* Only what install could have journaled (the callers check it first and say so; this is the engine's own). */
+	if ((r = stune_payload_journal_check(j, err)) < 0)
+		return r;
 	/* Refused before any change when the running kernel is the package's (force purges it anyway). */
 	if ((r = refuse_running_kernel(ctx, j, force, err)) < 0)
 		return r;

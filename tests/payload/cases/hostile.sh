@@ -108,6 +108,20 @@ for how in kept-rootsh initrd-setuid file-elsewhere mkdir-elsewhere kernel-packa
 		[ "$(sha256sum "$state/payload/journal.json")" = "$jsum" ] || fail "hostile journal $how: remove $force changed the journal"
 		! grep -q -- '--force' "$work/out" "$work/err" || fail "hostile journal $how: remove $force advises --force"
 	done
+	# The same journal marked as a remove that stopped half way: install, which finishes such a
+	# remove before installing, refuses it the same way.
+	"${PYTHON3:-python3}" -c 'import json,sys
+j = json.load(open(sys.argv[1])); j["remove_started"] = 1700000000
+json.dump(j, open(sys.argv[1], "w"), indent=2)' "$state/payload/journal.json"
+	before=$(stamp)
+	jsum=$(sha256sum "$state/payload/journal.json")
+	if run 1 "hostile journal $how, remove started: install" st payload install "$b" --state-dir "$state"; then
+		grep -qF "$state/payload/journal.json: $want" "$work/err" && grep -q ': refused before any change$' "$work/err" &&
+			ok "hostile journal $how, remove started: install refused" ||
+			fail "hostile journal $how, remove started: install: not one line naming '$want': $(head -c 300 "$work/err")"
+	fi
+	[ "$(stamp)" = "$before" ] || fail "hostile journal $how, remove started: install changed the tree"
+	[ "$(sha256sum "$state/payload/journal.json")" = "$jsum" ] || fail "hostile journal $how, remove started: install changed the journal"
 	rm -f "$state/payload/kept-initrd"
 done
 [ ! -e "$root/etc/rootsh" ] || fail "hostile journals: etc/rootsh was made ($(stat -c %A "$root/etc/rootsh"))"
