@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state directory and its lock, for apply, verify, revert and payload. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/root.h"
@@ -36,6 +37,16 @@ static int lock_error(const char *state_dir, int r, const struct stune_lock_hold
 
 int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, char **state_dir, int *fd)
 {
+	/* The default under --sysroot is a host path inside the tree (made with mkdir -p): a symlink on the way
+	 * that leads out of the tree would put the journal, the lock and the kept initrd on the host. */
+	_cleanup_free_ char *link = NULL, *target = NULL;
+	if (!state_opt && stune_root_confined(ctx->root, STUNE_STATE_DIR, &link, &target) == -EXDEV) {
+		error_msg(
+		    "state directory %s%s: %s is a symlink to %s, which leads out of the --sysroot tree: refused, "
+		    "nothing was changed (--state-dir names another)",
+		    stune_root_prefix(ctx->root), STUNE_STATE_DIR, link, target);
+		return EXIT_ERROR;
+	}
 	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));

@@ -7,7 +7,8 @@ struct stune_journal;
 
 /*
  * Find (and create) the state directory for state_opt (NULL: the default inside
- * the root) and take its lock before anything of the host is read, writing
+ * the root; under --sysroot refused when a symlink on its way leads out of the
+ * tree) and take its lock before anything of the host is read, writing
  * "PID WHAT" (what: the command, "apply") into it: EXIT_OK, or EXIT_ERROR after
  * printing the error, which names the holder ("another scsitune apply is
  * running (pid N)", "a scsitune verify is reading the host ...", or why its pid

@@ -51,7 +51,12 @@
 #                 planned and skipped without apt-get, verify's kernel rows
 #                 (running the payload's kernel: its build-id against the manifest)
 #   isolation     install, verify, detect and remove under strace read nothing
-#                 of this machine (libkmod chrooted into the tree)
+#                 of this machine (libkmod and depmod chrooted into the tree)
+#   escape        lib/modules/R, boot, etc or the state directory's var a
+#                 symlink out of the tree: install and remove refused, nothing
+#                 outside changed (hashed); links out inside lib/modules/R:
+#                 depmod, in its own root, does not follow them; as another
+#                 user (a user namespace, or refused)
 #   valgrind      pack, install, verify, detect, remove and refusals leak
 #                 nothing (fails for an ASan build, which valgrind cannot
 #                 run: CMake registers it only without SCSITUNE_SANITIZE)
@@ -65,7 +70,7 @@ set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
 cases=(pack signatures hostile preflight round-trip changed-file apply kill-install kill-remove kill-remove-install
-	kill-depmod kill-initramfs hook kernel isolation valgrind schema)
+	kill-depmod kill-initramfs hook kernel isolation escape valgrind schema)
 only=
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -158,6 +158,54 @@ CASE(resolve_inside, "links resolve inside the root: relative, absolute, and \".
 	stune_root_free(r);
 }
 
+CASE(confined, "the host's resolution of a tree path: links inside pass, an absolute one or \"..\" above the top named")
+{
+	char root[512];
+	path_in(root, sizeof(root), "t");
+	mk("t");
+	mk("t/usr");
+	mk("t/usr/lib");
+	mk("t/usr/lib/modules");
+	mk("t/usr/lib/modules/R");
+	ln("usr/lib", "t/lib");			   /* relative, inside: as Debian 12's */
+	ln("/srv/host-boot", "t/boot");		   /* absolute */
+	ln("../../../outside", "t/usr/lib/up");	   /* relative, above the top */
+	ln("up/x", "t/usr/lib/via");		   /* a chain: the link that went above is named */
+	ln("/usr/lib/modules/R", "t/usr/lib/abs"); /* absolute into the tree: the host's /usr, not the tree's */
+	put("t/usr/file", "x");
+	struct stune_root *r = NULL, *live = NULL;
+	char *link = NULL, *target = NULL;
+	CHECK(stune_root_new(root, &r) == 0);
+	if (!r)
+		return;
+	CHECK(stune_root_confined(r, "lib/modules/R", &link, &target) == 0 && !link && !target);
+	CHECK(stune_root_confined(r, "/lib/modules/R/missing/deeper", &link, &target) == 0);
+	CHECK(stune_root_confined(r, "usr/file/beyond", &link, &target) == 0);
+	CHECK(stune_root_confined(r, "etc", &link, &target) == 0); /* not there: nothing to follow */
+	CHECK(stune_root_confined(r, "boot", &link, &target) == -EXDEV);
+	CHECK_STR(link, "/boot");
+	CHECK_STR(target, "/srv/host-boot");
+	free(link);
+	free(target);
+	CHECK(stune_root_confined(r, "lib/up/y", &link, &target) == -EXDEV);
+	CHECK_STR(link, "/usr/lib/up");
+	CHECK_STR(target, "../../../outside");
+	free(link);
+	free(target);
+	CHECK(stune_root_confined(r, "lib/via", &link, &target) == -EXDEV);
+	CHECK_STR(link, "/usr/lib/up");
+	free(link);
+	free(target);
+	CHECK(stune_root_confined(r, "lib/abs", &link, &target) == -EXDEV);
+	CHECK_STR(link, "/usr/lib/abs");
+	free(link);
+	free(target);
+	CHECK(stune_root_new(NULL, &live) == 0);
+	CHECK(live && stune_root_confined(live, "boot", &link, &target) == 0 && !link);
+	stune_root_free(live);
+	stune_root_free(r);
+}
+
 CASE(read_newline, "one trailing newline goes, the rest stays; a missing file is -ENOENT")
 {
 	struct stune_root *r = NULL;

@@ -521,6 +521,113 @@ int stune_root_readlink(const struct stune_root *r, const char *path, char **out
 	return *out ? 0 : -ENOMEM;
 }
 
+/* "a/b", allocated. */
+static char *join_slash(const char *a, const char *b)
+{
+	char *s;
+	return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
+}
+
+/* The next component of *rest (advanced past it and its slashes) into c; false at the end. */
+static bool next_component(const char **rest, char c[NAME_MAX + 1])
+{
+	const char *p = *rest;
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return false;
+	size_t n = strcspn(p, "/");
+	if (n > NAME_MAX)
+		n = NAME_MAX; /* longer than any name: fstatat says ENAMETOOLONG */
+	memcpy(c, p, n);
+	c[n] = '\0';
+	*rest = p + strcspn(p, "/");
+	return true;
+}
+
+#define CONFINED_DEPTH 128
+
+int stune_root_confined(const struct stune_root *r, const char *path, char **link, char **target)
+{
+	*link = *target = NULL;
+	if (r->dirfd < 0)
+		return 0;
+	int fds[CONFINED_DEPTH] = {r->dirfd}, depth = 0, links = 0, ret = 0;
+	_cleanup_free_ char *todo = strdup(path), *where = strdup(""), *last = NULL, *last_target = NULL;
+	const char *rest = todo;
+	char c[NAME_MAX + 1];
+	if (!todo || !where)
+		return -ENOMEM;
+	while (ret == 0 && next_component(&rest, c)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			if (depth == 0) { /* above the top: the last link followed led here */
+				*link = steal_pointer(&last);
+				*target = steal_pointer(&last_target);
+				ret = *link ? -EXDEV : -EINVAL;
+				break;
+			}
+			close(fds[depth--]);
+			*strrchr(where, '/') = '\0';
+			continue;
+		}
+		struct stat st;
+		if (fstatat(fds[depth], c, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			ret = errno == ENOENT || errno == ENOTDIR ? 1 : negative_errno();
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char buf[PATH_MAX];
+			ssize_t n = readlinkat(fds[depth], c, buf, sizeof(buf) - 1);
+			if (n < 0 || ++links > 40) {
+				ret = n < 0 ? negative_errno() : -ELOOP;
+				break;
+			}
+			buf[n] = '\0';
+			free(last);
+			free(last_target);
+			last = last_target = NULL;
+			char *next = NULL;
+			if (!(last = join_slash(where, c)) || !(last_target = strdup(buf)) ||
+			    !(next = join_slash(buf, rest))) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (buf[0] == '/') {
+				free(next);
+				*link = steal_pointer(&last);
+				*target = steal_pointer(&last_target);
+				ret = -EXDEV;
+				break;
+			}
+			free(todo);
+			rest = todo = next;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			break; /* a file: nothing beyond it to follow */
+		if (depth + 1 >= CONFINED_DEPTH) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		int fd = openat(fds[depth], c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char *w = NULL;
+		if (fd < 0 || !(w = join_slash(where, c))) {
+			ret = fd < 0 ? negative_errno() : -ENOMEM;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		free(where);
+		where = w;
+		fds[++depth] = fd;
+	}
+	while (depth > 0)
+		close(fds[depth--]);
+	return ret > 0 ? 0 : ret;
+}
+
 /*
  * readlink of a path whose directories are already resolved (no links, no
  * ".."), so a plain readlinkat on the root fd cannot leave the root.

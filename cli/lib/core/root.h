@@ -49,6 +49,17 @@ int stune_root_symlink(const struct stune_root *r, const char *path, const char 
 /* Remove the file or symlink path (not a directory); -ENOENT when it is not there. */
 int stune_root_unlink(const struct stune_root *r, const char *path);
 int stune_root_readlink(const struct stune_root *r, const char *path, char **out);
+/*
+ * Whether DIR/path, resolved the way the host resolves it (a program that is
+ * not chrooted into the tree: depmod -b, an administrator's shell), stays
+ * inside the tree: each component from the tree's top, every symlink read and
+ * its text walked (never opened through). 0 when it stays inside, or stops at
+ * a missing component or a file (nothing there to follow); -EXDEV when a
+ * symlink leads out of the tree (an absolute target, or ".." above its top):
+ * *link is that symlink's path in the tree ("/lib/modules/R"), *target its
+ * text (both allocated); -ELOOP past 40 links. The live root: 0.
+ */
+int stune_root_confined(const struct stune_root *r, const char *path, char **link, char **target);
 /* Canonical root-relative path with every symlink resolved inside the root. */
 int stune_root_resolve(const struct stune_root *r, const char *path, char **out);
 int stune_root_opendir(const struct stune_root *r, const char *path, DIR **out);

@@ -16,6 +16,7 @@
 #include "payload/host.h"
 #include "payload/initrd.h"
 #include "payload/kmod.h"
+#include "payload/sandbox.h"
 
 /* depmod's output files (kmod's depmod.c depfiles[]): what remove compares. */
 static const char *const depmod_index[] = {
@@ -195,25 +196,17 @@ static const char *leftovers_note(bool bak, bool new)
 
 /* --- depmod and update-initramfs ---------------------------------------------- */
 
+/* depmod: live, the host's; under --sysroot, the host's binary in a root made of the tree (payload/sandbox.c),
+ * never depmod -b DIR, which would follow the tree's absolute symlinks on the host. */
 static int run_depmod(struct stune_ctx *ctx, const char *release, char **err)
 {
-	_cleanup_free_ char *out = NULL, *cfg = NULL;
+	_cleanup_free_ char *out = NULL;
 	int r;
 	if (stune_root_is_live(ctx->root)) {
 		const char *argv[] = {"depmod", "-a", release, NULL};
 		r = stune_run(argv, NULL, &out);
-	} else {
-		/* depmod -b prefixes the module directory only: its configuration is named with -C. */
-		const char *prefix = stune_root_prefix(ctx->root);
-		if (is_dir(ctx, "etc/depmod.d"))
-			cfg = stune_strdupf("%s/etc/depmod.d", prefix);
-		else
-			cfg = strdup("/dev/null");
-		if (!cfg)
-			return -ENOMEM;
-		const char *argv[] = {"depmod", "-b", prefix, "-C", cfg, release, NULL};
-		r = stune_run(argv, NULL, &out);
-	}
+	} else
+		r = stune_payload_depmod(ctx, release, &out);
 	if (r == 0)
 		return 0;
 	_cleanup_free_ char *last = stune_last_line(out);
@@ -1509,6 +1502,11 @@ int stune_payload_remove(struct stune_ctx *ctx, struct stune_payload_journal *j,
 	int r;
 	bool failed = false, changed = false, touched = false;
 	memset(res, 0, sizeof(*res));
+	_cleanup_free_ char *why = NULL;
+	if ((r = stune_payload_tree_check(ctx, j->release, &why)) < 0)
+		return stune_errf(err, r,
+				  "payload remove: %s: refused, nothing was changed (the journal in %s/payload stays)",
+				  why ? why : strerror(-r), state_dir);
 
 	/* Only what install could have journaled (the callers check it first and say so; this is the engine's own). */
 	if ((r = stune_payload_journal_check(j, err)) < 0)

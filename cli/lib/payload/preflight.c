@@ -9,6 +9,7 @@
 
 #include "core/strv.h"
 #include "payload/ko.h"
+#include "payload/sandbox.h"
 
 void stune_preflight_free(struct stune_preflight *p)
 {
@@ -277,6 +278,27 @@ static int check_kabi(struct stune_ctx *ctx, struct stune_preflight *p, const st
 	return r;
 }
 
+/* tree (--sysroot only): no symlink leads out of the tree on the way to what install changes; depmod's root can be
+ * made. 1 when refused. */
+static int check_tree(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_manifest *m)
+{
+	if (stune_root_is_live(ctx->root))
+		return 0;
+	_cleanup_free_ char *why = NULL;
+	int r = stune_payload_tree_check(ctx, m->release, &why);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		const char *actual = r == -EXDEV   ? "a symlink out of it"
+				     : r == -EPERM ? "depmod's root not made"
+						   : "not resolved";
+		return row(p, "tree", NULL, "inside the tree", actual, false, "%s", why ? why : strerror(-r)) < 0
+			   ? -ENOMEM
+			   : 1;
+	}
+	return row(p, "tree", NULL, "inside the tree", "inside the tree", true, NULL);
+}
+
 /* target: nothing there that scsitune did not record */
 static int check_target(struct stune_ctx *ctx, struct stune_preflight *p, const struct stune_manifest *m)
 {
@@ -302,6 +324,12 @@ int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *
 		return -ENOMEM;
 	p->passed = true;
 
+	if ((r = check_tree(ctx, p, m)) != 0) {
+		if (r < 0)
+			return r;
+		*out = steal_pointer(&p);
+		return 0; /* nothing is read through such a tree */
+	}
 	if ((r = check_release(p, m, h)) < 0)
 		return r;
 	if (r > 0) {

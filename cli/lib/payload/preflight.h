@@ -3,6 +3,9 @@
  * Preflight of payload install: every check made before anything on disk
  * changes, each a row (what, expected, actual, passed, why). A failed row
  * is a named refusal; install goes ahead only when every row passed.
+ *   tree        (--sysroot) no symlink on the way to lib/modules/RELEASE, boot
+ *               or etc leads out of the tree, and depmod's root can be made
+ *               (payload/sandbox.h); refused, nothing else is checked
  *   release     lib/modules/RELEASE is there (the kernel is installed)
  *   debian      the installed linux-image-RELEASE package's version (dpkg's
  *               status file; the running kernel's from proc/version when
@@ -25,7 +28,7 @@
 #include "payload/host.h"
 
 struct stune_payload_check {
-	char *check;  /* release, debian, vermagic, kabi, signatures, target */
+	char *check;  /* tree, release, debian, vermagic, kabi, signatures, target */
 	char *module; /* NULL for the bundle as a whole */
 	char *expected, *actual;
 	bool passed;

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,7 +156,22 @@ int stune_dir_sync(int dfd)
 	return fsync(dfd) < 0 ? negative_errno() : 0;
 }
 
+static int chroot_setup(void *data)
+{
+	const char *dir = data;
+	if (!dir)
+		return 0;
+	if (chroot(dir) < 0 || chdir("/") < 0)
+		return negative_errno();
+	return 0;
+}
+
 int stune_run(const char *const *argv, const char *chroot_dir, char **output)
+{
+	return stune_run_setup(argv, chroot_setup, (void *)chroot_dir, output);
+}
+
+int stune_run_setup(const char *const *argv, int (*setup)(void *data), void *data, char **output)
 {
 	int pfd[2];
 	if (output)
@@ -174,7 +191,9 @@ int stune_run(const char *const *argv, const char *chroot_dir, char **output)
 			dup2(null, 0);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
-		if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
+		/* nothing of ours past the exec (a directory left open would lead out of a chroot) */
+		(void)syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (setup && setup(data) < 0)
 			_exit(126);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);

@@ -37,7 +37,12 @@ int stune_dir_sync(int dfd);
  * the tail): *output (allocated, may be NULL) is what it printed. Returns
  * its exit status (0-255), 128+N for a signal, -ENOENT when it cannot be
  * started, -errno on other failures. chroot_dir: run inside it (root only).
+ * The child keeps no descriptor of ours but 0, 1 and 2 past its exec.
  */
 int stune_run(const char *const *argv, const char *chroot_dir, char **output);
+/* The same, with setup(data) called in the child before the exec instead of
+ * the chroot: a failure (-errno) exits 126, after setup wrote why to fd 2
+ * (what the caller gets back in *output). */
+int stune_run_setup(const char *const *argv, int (*setup)(void *data), void *data, char **output);
 /* The last non-empty line of text (for one-line errors), allocated. */
 char *stune_last_line(const char *text);
