@@ -457,6 +457,7 @@ static void render_provenance(FILE *f, const struct stune_report_set *s)
 	prov_row(f, "drifted settings", p->profile_verify_drifted.set ? buf : NULL);
 	if (p->profile_note)
 		prov_row(f, "profile note", p->profile_note);
+	prov_row(f, "state directory (journal)", p->profile_journal_dir);
 	if (p->host_facts) {
 		fmt_time_utc(buf, sizeof(buf), p->start_ms);
 		prov_row(f, "facts taken", buf);

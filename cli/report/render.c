@@ -371,6 +371,12 @@ static void render_provenance(struct out *o, const struct stune_report_set *s)
 		p->profile_verify_drifted.set && p->profile_verify_drifted.v ? " (drifted settings: %s)" : NULL,
 		p->profile_verify_drifted);
 	out_str(o, "note", " (%s)", p->profile_note);
+	out_str(o, "journal_dir", NULL, p->profile_journal_dir);
+	/* Where the journal was looked for: apply's --state-dir is report's too (no journal elsewhere is none here). */
+	if (!p->profile && p->profile_journal_dir && !out_is_json(o))
+		out_str(o, NULL,
+			"; looked in %s/journal.json: an apply with --state-dir DIR needs report --state-dir DIR",
+			p->profile_journal_dir);
 	out_text(o, "\n");
 	out_obj_end(o);
 	out_str(o, "phase", NULL, s->phase);

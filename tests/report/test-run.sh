@@ -78,6 +78,7 @@ check(p["profile"]["name"] is None and p["profile"]["digest"] is None and p["pro
       "provenance: no journal, profile null with a note")
 check(p["profile"]["verify_state"] == "none-applied" and p["profile"]["verify_drifted"] is None,
       "provenance: no journal, verify_state none-applied")
+check(p["profile"]["journal_dir"] == st, "provenance: journal_dir is where the journal was looked for (--state-dir)")
 j = p["job"]
 check(j["readonly"] is True and j["devices"] == [data] and j["job_file"] is None, "provenance: job")
 for a in ("--readonly", "--rw=randread", "--bs=4k", "--iodepth=4", "--numjobs=2", "--runtime=1", "--time_based",
@@ -134,6 +135,14 @@ rc=0
 [ "$rc" -eq 64 ] && grep -q "^scsitune: --upload under --sysroot: the runs would be tagged with this machine's host name and kernel, not the tree's: give --host-facts" "$work/err" &&
 	[ ! -e "$work/st5/spool" ] && pass "sysroot: FILEs uploaded without --host-facts refused, nothing spooled" ||
 	fail "sysroot FILE --upload without --host-facts: exit $rc: $(cat "$work/err")"
+# apply used --state-dir st2; report --host-facts with another state dir finds no journal, and says where it looked.
+rc=0
+"$bin" --sysroot "$work/fx/dual-socket-mpi3mr" report --host-facts --state-dir "$work/st6" \
+	"$(ls "$work"/st2/runs/*-run1.json | head -1)" >"$work/hf.txt" 2>"$work/err" || rc=$?
+[ "$rc" -eq 0 ] && tr -s '\n ' '  ' <"$work/hf.txt" |
+	grep -q "verify: none-applied (no applied profile: no apply journal (stock settings, or reverted)); looked in $work/st6/journal.json: an apply with --state-dir DIR needs report --state-dir DIR" &&
+	pass "host-facts, another state dir: says where it looked for apply's journal" ||
+	fail "host-facts, another state dir: exit $rc: $(grep -A2 'profile' "$work/hf.txt")"
 grep -q "^scsitune: --sysroot: the tree is not this host: not bound (--node N binds)$" "$work/sr.err" &&
 	pass "sysroot: not bound to the tree's node" || fail "sysroot: binding message: $(cat "$work/sr.err")"
 "$py" - "$work/sr.json" "$work/st2" <<'PY' || fails=$((fails + 1))

@@ -114,6 +114,7 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 			      const char *profile_dir, struct stune_provenance *p, struct stune_journal **journal)
 {
 	int r = stune_journal_load(state_dir, journal);
+	p->profile_journal_dir = state_dir;
 	if (r == -ENOENT) {
 		p->profile_note = "no applied profile: no apply journal (stock settings, or reverted)";
 		p->profile_verify_state = "none-applied";

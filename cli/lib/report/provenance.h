@@ -33,6 +33,7 @@ struct stune_provenance {
 	const char *payload_state;
 	/* The applied profile, from apply's journal; NULL name: none applied */
 	const char *profile, *profile_digest, *profile_journal_state, *profile_note;
+	const char *profile_journal_dir; /* the state directory whose journal.json was read (borrowed) */
 	/* Was it in effect when the runs started (verify's rule): "in-effect", "drifted",
 	 * "none-applied", or NULL (could not be checked; the note says why); settings drifted. */
 	const char *profile_verify_state;

@@ -29,6 +29,7 @@ void stune_run_clear(struct stune_run *rs)
 	stune_strv_free(rs->fio_args);
 	stune_strv_free(rs->default_devices);
 	stune_journal_free(rs->journal);
+	free(rs->journal_dir);
 	for (size_t i = 0; i < rs->n_files; i++)
 		free(rs->files[i]);
 	free(rs->files);
@@ -176,7 +177,9 @@ int stune_run_host_facts(struct stune_ctx *ctx, const struct stune_run_opts *o, 
 	p->host_facts = true;
 	stune_provenance_host(p, rs->topo, stune_first_mpi3mr_hba(rs->topo), o->sysroot, rs->host);
 	stune_provenance_payload(ctx, p);
-	stune_provenance_profile(ctx, o->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
+	if (!(rs->journal_dir = strdup(o->journal_dir)))
+		return -ENOMEM;
+	stune_provenance_profile(ctx, rs->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
 	p->bound_node = -1;
 	p->start_ms = (int64_t)time(NULL) * 1000;
 	return 0;
@@ -210,7 +213,9 @@ int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const s
 		rs->host[0] = '\0';
 	stune_provenance_host(p, rs->topo, hba, o->sysroot, rs->host);
 	stune_provenance_payload(ctx, p);
-	stune_provenance_profile(ctx, o->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
+	if (!(rs->journal_dir = strdup(o->journal_dir)))
+		return -ENOMEM;
+	stune_provenance_profile(ctx, rs->journal_dir, rs->topo, o->profile_dir, p, &rs->journal);
 	p->fio_path = rs->fio_path;
 	p->fio_version = rs->fio_version;
 	p->devices = devices;

@@ -55,6 +55,7 @@ struct stune_run {
 	char **files;		/* fio's outputs, one per run, in run order */
 	size_t n_files;
 	struct stune_journal *journal;
+	char *journal_dir; /* where the journal was looked for (prov.profile_journal_dir points here) */
 	char host[256];
 	struct stune_provenance prov;
 };
