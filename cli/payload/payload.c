@@ -344,6 +344,7 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 	}
 	switch (s->verdict) {
 	case STUNE_PAYLOAD_LOADED:
+	case STUNE_PAYLOAD_INSTALLED:
 		return EXIT_OK;
 	case STUNE_PAYLOAD_UNKNOWN:
 		return EXIT_ERROR;

@@ -455,7 +455,10 @@ void payload_render_state(struct out *o, const struct stune_payload_status *s, i
 	out_str(o, "release", "Kernel %s", s->release);
 	out_str(o, "payload_version", s->payload_version ? ", payload %s" : NULL, s->payload_version);
 	out_str(o, "source", NULL, s->source);
-	out_str(o, "verdict", ": %s\n", stune_payload_verdict_name(s->verdict));
+	out_str(o, "verdict", ": %s", stune_payload_verdict_name(s->verdict));
+	if (s->verdict == STUNE_PAYLOAD_INSTALLED)
+		out_text(o, " (no module of it is loaded: the next modprobe loads ours)");
+	out_text(o, "\n");
 	const struct stune_payload_link *prev = NULL;
 	out_arr_begin(o, "links");
 	for (size_t i = 0; i < s->n; i++) {

@@ -155,6 +155,18 @@ round_trip() { # LABEL
 		cp "$work/out" "$work/schema-verify-loaded-$label.json"
 	fi
 	run 0 "$label: verify without the bundle" st payload verify && out_has "$label verify" "^Kernel $R, payload .*: loaded$"
+	# Neither module in memory (rmmod'ed, or never loaded): installed, not "loaded"; exit 0 (nothing differs).
+	mv "$root/sys/module/scsi_mod" "$work/sm-scsi_mod" && mv "$root/sys/module/target_core_mod" "$work/sm-target_core_mod"
+	if run 0 "$label: verify, no module loaded" st -o json payload verify "$b"; then
+		[ "$(jget verdict)" = installed ] && ok "$label: verify says installed when no module is loaded" ||
+			fail "$label: no module loaded: verdict $(jget verdict), want installed"
+		cp "$work/out" "$work/schema-verify-installed-$label.json"
+	fi
+	run 0 "$label: verify text, no module loaded" st payload verify && {
+		said "^Kernel $R, payload [^ ]*: installed \(no module of it is loaded: the next modprobe loads ours\) " ||
+			fail "$label: verify text, no module loaded: $(head -3 "$work/out")"
+	}
+	mv "$work/sm-scsi_mod" "$root/sys/module/scsi_mod" && mv "$work/sm-target_core_mod" "$root/sys/module/target_core_mod"
 	# A point release of the kernel package with the same uname -r: drift.
 	sed -i "/^Package: linux-image-$R\$/,/^\$/ s/^Version: .*/Version: 6.1.999-1/" "$root/var/lib/dpkg/status"
 	if run 2 "$label: verify after a point release" st -o json payload verify; then

@@ -20,9 +20,9 @@ static const char *const link_names[_STUNE_LINK_MAX] = {
     [STUNE_LINK_ABSENT] = "absent", [STUNE_LINK_SKIPPED] = "not-checked",    [STUNE_LINK_ERROR] = "error",
 };
 static const char *const verdict_names[_STUNE_PAYLOAD_MAX] = {
-    [STUNE_PAYLOAD_LOADED] = "loaded",	 [STUNE_PAYLOAD_REBOOT_PENDING] = "reboot-pending",
-    [STUNE_PAYLOAD_DRIFT] = "drift",	 [STUNE_PAYLOAD_NOT_INSTALLED] = "not-installed",
-    [STUNE_PAYLOAD_UNKNOWN] = "unknown",
+    [STUNE_PAYLOAD_LOADED] = "loaded",	     [STUNE_PAYLOAD_REBOOT_PENDING] = "reboot-pending",
+    [STUNE_PAYLOAD_DRIFT] = "drift",	     [STUNE_PAYLOAD_NOT_INSTALLED] = "not-installed",
+    [STUNE_PAYLOAD_INSTALLED] = "installed", [STUNE_PAYLOAD_UNKNOWN] = "unknown",
 };
 
 const char *stune_link_state_name(enum stune_link_state s)
@@ -231,6 +231,7 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, c
 		return add(st, "loaded", pm->name, pm->srcversion, NULL,
 			   resolves_ours ? (file_ok ? STUNE_LINK_OK : STUNE_LINK_DRIFT) : STUNE_LINK_DRIFT,
 			   file_ok && resolves_ours ? "not loaded: the next modprobe loads ours" : "not loaded");
+	st->modules_loaded++;
 	(void)stune_root_readf(ctx->root, &ver, "sys/module/%s/version", pm->name);
 	(void)stune_root_readf(ctx->root, &src, "sys/module/%s/srcversion", pm->name);
 	(void)stune_root_readf(ctx->root, &taint, "sys/module/%s/taint", pm->name);
@@ -386,6 +387,9 @@ static void judge(struct stune_payload_status *st, bool any_file_ok)
 		      : drift		       ? STUNE_PAYLOAD_DRIFT
 		      : pending		       ? STUNE_PAYLOAD_REBOOT_PENDING
 					       : STUNE_PAYLOAD_LOADED;
+	/* Every link fine, but none of its modules in memory: installed, not "loaded". */
+	if (st->verdict == STUNE_PAYLOAD_LOADED && !st->modules_loaded)
+		st->verdict = STUNE_PAYLOAD_INSTALLED;
 	if (!any_file_ok && !error) {
 		/* nothing of ours on disk: not installed, however the rest reads */
 		bool absent = true;

@@ -50,6 +50,7 @@ enum stune_payload_verdict {
 	STUNE_PAYLOAD_DRIFT,	      /* something differs from the bundle */
 	STUNE_PAYLOAD_NOT_INSTALLED,  /* no payload for this release */
 	STUNE_PAYLOAD_UNKNOWN,	      /* could not tell (an error row) */
+	STUNE_PAYLOAD_INSTALLED,      /* installed, no module of it in memory: the next modprobe loads ours */
 	_STUNE_PAYLOAD_MAX
 };
 
@@ -60,6 +61,7 @@ struct stune_payload_status {
 	struct stune_payload_link *links;
 	size_t n;
 	enum stune_payload_verdict verdict;
+	size_t modules_loaded; /* the bundle's modules in memory (ours or not), on the running kernel */
 };
 
 enum {
