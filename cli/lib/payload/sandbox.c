@@ -94,7 +94,8 @@ static int child_unshare(const struct sandbox *s)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return child_fail("unshare", "(a private mount namespace)", errno);
 	int r;
-	if ((r = write_proc("/proc/self/setgroups", "deny")) < 0 || (r = write_proc("/proc/self/uid_map", s->uid_map)) < 0 ||
+	if ((r = write_proc("/proc/self/setgroups", "deny")) < 0 ||
+	    (r = write_proc("/proc/self/uid_map", s->uid_map)) < 0 ||
 	    (r = write_proc("/proc/self/gid_map", s->gid_map)) < 0)
 		return r;
 	return 0;
@@ -251,7 +252,8 @@ static int add_mirror(struct sandbox *s, const char *name, const struct stat *st
 		return -ENOMEM;
 	s->mirrors = n;
 	struct mirror *m = &n[s->n_mirrors++];
-	*m = (struct mirror){.name = strdup(name), .host = stune_strdupf("/%s", name), .target = steal_pointer(&target)};
+	*m =
+	    (struct mirror){.name = strdup(name), .host = stune_strdupf("/%s", name), .target = steal_pointer(&target)};
 	if (!m->name || !m->host)
 		return -ENOMEM;
 	return 0;
@@ -318,7 +320,8 @@ static const char *host_depmod(void)
 	return NULL;
 }
 
-/* A directory of the tree with its symlinks resolved inside the tree; -ENOENT when it is not there (or no directory). */
+/* A directory of the tree with its symlinks resolved inside the tree; -ENOENT when it is not there (or no directory).
+ */
 static int tree_dir(struct stune_ctx *ctx, const char *path, char **rel)
 {
 	_cleanup_close_ int fd = stune_root_open(ctx->root, path, O_PATH | O_DIRECTORY);
@@ -379,7 +382,9 @@ static int sandbox_probe(struct stune_ctx *ctx, const char *release, char **why)
 	return stune_errf(why, -EPERM,
 			  "depmod runs in a root of its own made of the --sysroot tree (a private mount "
 			  "namespace), which needs root or user namespaces: %s",
-			  last ? last : r < 0 ? strerror(-r) : "it could not be made");
+			  last	  ? last
+			  : r < 0 ? strerror(-r)
+				  : "it could not be made");
 }
 
 int stune_payload_tree_check(struct stune_ctx *ctx, const char *release, char **why)
