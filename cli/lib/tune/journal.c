@@ -16,6 +16,7 @@
 
 #include "core/jsonw.h"
 #include "core/statefile.h"
+#include "core/trust.h"
 #include "core/userfile.h"
 #include "detect/irqbalance.h"
 
@@ -104,9 +105,9 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 	return 0;
 }
 
-int stune_state_dir(const char *prefix, const char *opt, bool create, char **out)
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out, struct stune_trust_fault *bad)
 {
-	char *d = NULL;
+	_cleanup_free_ char *d = NULL;
 	if (opt) {
 		if (!(d = strdup(opt)))
 			return -ENOMEM;
@@ -115,12 +116,11 @@ int stune_state_dir(const char *prefix, const char *opt, bool create, char **out
 	size_t len = strlen(d);
 	while (len > 1 && d[len - 1] == '/')
 		d[--len] = '\0';
-	int r = create ? stune_mkdir_p(d, 0755) : 0;
-	if (r < 0) {
-		free(d);
+	/* Checked before anything is made in it, and again once it is there (core/trust.h). */
+	int r = stune_path_trusted(d, geteuid(), bad);
+	if (r < 0 || (create && ((r = stune_mkdir_p(d, 0755)) < 0 || (r = stune_path_trusted(d, geteuid(), bad)) < 0)))
 		return r;
-	}
-	*out = d;
+	*out = steal_pointer(&d);
 	return 0;
 }
 
@@ -129,9 +129,13 @@ int stune_lock_take(const char *dir, int *fd, pid_t *holder)
 	_cleanup_free_ char *p = NULL;
 	if (asprintf(&p, "%s/lock", dir) < 0)
 		return -ENOMEM;
-	_cleanup_close_ int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (f < 0)
+	/* O_NONBLOCK|O_NOCTTY: a FIFO or a terminal planted as the lock is refused, never waited on. */
+	_cleanup_close_ int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+	struct stat st;
+	if (f < 0 || fstat(f, &st) < 0)
 		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -STUNE_ENOTREG;
 	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
 		int e = negative_errno();
 		if (holder) {

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "core/macro.h"
+#include "core/trust.h"
 #include "tune/profile.h"
 
 #define STUNE_STATE_DIR	      "/var/lib/scsitune"
@@ -80,9 +81,14 @@ DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
 		      const char *old, const char *desired, enum stune_jstate state);
 
-/* The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p. */
-int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
-/* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown). */
+/*
+ * The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p.
+ * It and every directory above it must be trusted (core/trust.h: root's, not writable by group or
+ * others), checked before it is made and after: -EPERM with *bad naming the one at fault.
+ */
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out, struct stune_trust_fault *bad);
+/* flock <dir>/lock, non-blocking. -EWOULDBLOCK: *holder = the pid written there (0 unknown).
+ * -ELOOP: a symbolic link; -STUNE_ENOTREG: not a regular file (core/userfile.h). */
 int stune_lock_take(const char *dir, int *fd, pid_t *holder);
 /* The compact journal (every outcome in journal.json); removes a journal.log. */
 int stune_journal_save(const char *dir, struct stune_journal *j);
