@@ -289,7 +289,7 @@ static int payload_install(struct global_opts *g, const char *file, const char *
 			return out_finish(o) < 0 ? EXIT_ERROR : EXIT_OK;
 		}
 		if (r != -ENOENT) {
-			error_msg("%s/payload/journal.json: %s", state_dir, strerror(-r));
+			error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(r));
 			return EXIT_ERROR;
 		}
 	}
@@ -448,8 +448,7 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	if (jr == -ENOENT)
 		return remove_nothing(g, state_dir, !stune_root_is_live(ctx->root));
 	if (jr < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir,
-			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
+		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(jr));
 		return EXIT_ERROR;
 	}
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);

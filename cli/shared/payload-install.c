@@ -297,8 +297,7 @@ int payload_apply_install(struct global_opts *g, struct stune_ctx *ctx, const st
 			return EXIT_OK;
 		}
 		if (r != -ENOENT) {
-			error_msg("%s/payload/journal.json: %s", state_dir,
-				  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
+			error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(r));
 			return EXIT_ERROR;
 		}
 	}
