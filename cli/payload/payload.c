@@ -435,8 +435,7 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	if (jr == -ENOENT)
 		return remove_nothing(g, state_dir, !stune_root_is_live(ctx->root));
 	if (jr < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir,
-			  jr == -EBADMSG ? "not a scsitune payload journal" : strerror(-jr));
+		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(jr));
 		return EXIT_ERROR;
 	}
 	/* Only what install could have journaled, before any step is undone. */

@@ -34,6 +34,7 @@
 #include "commands.h"
 #include "html-file.h"
 #include "modes.h"
+#include "statedir.h"
 #include "wrap.h"
 
 #ifndef SCSITUNE_PROFILE_DIR
@@ -472,6 +473,25 @@ static void flush_corrupt(void *data, const char *path, const char *aside, const
 {
 	(void)data;
 	note_msg("warning: %s: corrupt batch set aside as %s (%s)", path, aside, why);
+}
+
+/* The state directory, when this report reads or writes it (saved sets, the spool, runs/, apply's
+ * journal): trusted (core/trust.h), else one line and EXIT_ERROR. */
+static int state_dir_check(const struct report_opts *ro)
+{
+	if (!(ro->phase || ro->upload || ro->flush || ro->run || ro->host_facts ||
+	      (ro->compare && !stune_report_is_file_arg(ro->compare))))
+		return CLI_GO_ON;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_(stune_trust_fault_clear) struct stune_trust_fault bad = {0};
+	int r = stune_state_dir(NULL, ro->state_dir, false, &dir, &bad);
+	if (r == -EPERM && bad.path)
+		return cli_state_untrusted(NULL, ro->state_dir, &bad);
+	if (r < 0) {
+		error_msg("--state-dir %s: %s", ro->state_dir, strerror(-r));
+		return EXIT_ERROR;
+	}
+	return CLI_GO_ON;
 }
 
 /* Send the spool (engine: stune_report_flush) and say what happened. */
@@ -913,7 +933,8 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 	if (ro->phase) {
 		if ((r = render_saved(&set, &doc)) < 0 ||
 		    (r = stune_report_save(ro->state_dir, &set, doc, &saved)) < 0) {
-			error_msg("--state-dir %s: saving the result set: %s", ro->state_dir, strerror(-r));
+			error_msg("--state-dir %s: saving the result set: %s", ro->state_dir,
+				  stune_state_strerror(r, 0));
 			return EXIT_ERROR;
 		}
 		fprintf(stderr, "scsitune: result set saved to %s\n", saved);
@@ -921,7 +942,7 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 	if (ro->upload) {
 		_cleanup_free_ char *spooled = NULL;
 		if ((r = stune_report_spool(ro->state_dir, &set, now_ms, &spooled)) < 0) {
-			error_msg("--state-dir %s: spooling the upload: %s", ro->state_dir, strerror(-r));
+			error_msg("--state-dir %s: spooling the upload: %s", ro->state_dir, stune_state_strerror(r, 0));
 			return EXIT_ERROR;
 		}
 		if (g->verbose)
@@ -1101,6 +1122,8 @@ int cmd_report(struct global_opts *g, int argc, char **argv)
 	if (ro.q.url)
 		return report_query(g, &ro.q, ro.phase, ro.compare, ro.auth_file, ro.ca_file, ro.upload_timeout_s);
 	if (ro.flush && (ec = check_flush(&ro)) != CLI_GO_ON)
+		return ec;
+	if ((ec = state_dir_check(&ro)) != CLI_GO_ON)
 		return ec;
 	/* "-" is standard input, which can be read once. */
 	for (int i = optind, dash = 0; i < argc; i++)

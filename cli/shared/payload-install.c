@@ -326,8 +326,7 @@ int payload_journal_gate(struct stune_ctx *ctx, const struct stune_loaded_bundle
 	if (r == -ENOENT)
 		return EXIT_OK;
 	if (r < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir,
-			  r == -EBADMSG ? "not a scsitune payload journal" : strerror(-r));
+		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(r));
 		return EXIT_ERROR;
 	}
 	/* Only what install could have journaled, before install acts on it (finishing a remove). */

@@ -2,6 +2,7 @@
 /* The state directory and its lock, for apply, verify, revert and payload. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/root.h"
@@ -35,6 +36,21 @@ static int lock_error(const char *state_dir, int r, const struct stune_lock_hold
 	return EXIT_ERROR;
 }
 
+int cli_state_untrusted(const char *prefix, const char *state_opt, const struct stune_trust_fault *bad)
+{
+	_cleanup_free_ char *dir = NULL, *why = NULL;
+	if (state_opt)
+		dir = strdup(state_opt);
+	else if (asprintf(&dir, "%s%s", prefix ? prefix : "", STUNE_STATE_DIR) < 0)
+		dir = NULL;
+	why = stune_trust_fault_msg(bad, dir);
+	if (!dir || !why)
+		error_msg("out of memory");
+	else
+		error_msg("state directory %s: not trusted: %s", dir, why);
+	return EXIT_ERROR;
+}
+
 int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, char **state_dir, int *fd)
 {
 	/* The default under --sysroot is a host path inside the tree (made with mkdir -p): a symlink on the way
@@ -47,7 +63,10 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, cha
 		    stune_root_prefix(ctx->root), STUNE_STATE_DIR, link, target);
 		return EXIT_ERROR;
 	}
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir);
+	_cleanup_(stune_trust_fault_clear) struct stune_trust_fault bad = {0};
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, true, state_dir, &bad);
+	if (r == -EPERM && bad.path)
+		return cli_state_untrusted(stune_root_prefix(ctx->root), state_opt, &bad);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
@@ -60,7 +79,10 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, cha
 int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd)
 {
 	_cleanup_free_ char *state_dir = NULL;
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir);
+	_cleanup_(stune_trust_fault_clear) struct stune_trust_fault bad = {0};
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir, &bad);
+	if (r == -EPERM && bad.path)
+		return cli_state_untrusted(stune_root_prefix(ctx->root), state_opt, &bad);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/ctx.h"
+#include "core/trust.h"
 
 struct stune_journal;
 
@@ -27,3 +28,9 @@ int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd);
  * the journal, the entry (changes[N], its kind and path) and why.
  */
 int cli_journal_check(const char *state_dir, const struct stune_journal *j);
+/*
+ * The one line for a state directory that is not trusted (stune_state_dir's
+ * -EPERM; core/trust.h): "state directory DIR: not trusted: what and the fix",
+ * DIR state_opt, else the default under the host prefix. EXIT_ERROR.
+ */
+int cli_state_untrusted(const char *prefix, const char *state_opt, const struct stune_trust_fault *bad);

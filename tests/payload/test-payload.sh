@@ -14,9 +14,15 @@
 #                 Debian's Module.symvers, a changed build directory refused
 #   signatures    unsigned, untrusted key, another file's signature,
 #                 tampered bundle, tampered trusted comment, garbage signature,
-#                 key file or directory writable by group/others; --trusted-key;
+#                 key file or directory writable by group/others; a key, its
+#                 directory, one above it (the tree's root) owned by nobody or
+#                 group-writable, a key that is a symbolic link; --trusted-key
+#                 (and owned by nobody, in a group-writable directory);
 #                 two keys trusted at once; legacy (Ed) signatures
-#   hostile       hostile bundles (hostile.py), each signed by a trusted key
+#   hostile       hostile bundles (hostile.py), each signed by a trusted key;
+#                 a payload journal that is a FIFO, a link to /dev/zero, 300 MB,
+#                 STATE/payload a link: install and remove refuse at once; a
+#                 state directory in a 0777 one or one owned by nobody
 #   preflight     refusals: wrong release, wrong Debian version, CRC
 #                 mismatch, sig_enforce / lockdown / Secure Boot with unsigned
 #                 modules, a target directory nobody recorded

@@ -28,7 +28,10 @@
 #                   one line each, nothing saved; error text before the JSON
 #                   accepted with a warning
 #   state-dir       a state directory under a file or read-only: exit 1,
-#                   nothing printed, nothing left
+#                   nothing printed, nothing left; one another user could
+#                   write (in a 0777 directory, owned by nobody) refused, named
+#                   with the fix; in a sticky directory of root's accepted; a
+#                   phase directory or saved set that is a symbolic link refused
 #   compare-errors  --compare of an unknown phase, a non-result file, a missing
 #                   file: exit 1, nothing saved
 #   stdin           "-" reads standard input, once only; garbage names stdin

@@ -13,7 +13,10 @@
 #    right CA: sent; the host's OpenSSL configuration applies to the upload
 #    under --sysroot too (a MinProtocol it sets is honoured);
 #  - corrupted spool files under --flush: set aside as NAME.corrupt with a
-#    warning naming each, the good batches sent, exit 1.
+#    warning naming each, the good batches sent, exit 1;
+#  - the spool a symbolic link (issue 29): --upload and --flush refuse it, one
+#    line, nothing written or sent where it points; a batch that is a
+#    symbolic link is set aside, never read through.
 # Usage: test-hostile-upload.sh SCSITUNE FIO_DIR FIXTURE_DIR
 set -uo pipefail
 bin=$1 fio=$2 fixtures=$3
@@ -153,6 +156,37 @@ cmp -s "$T/good-batch" "$T/received.$port" || fail "--flush: the good batch was 
 grep -q "3 corrupt batches set aside" "$T/err" || fail "--flush: the summary does not count the corrupt batches"
 # Set aside, they stay out of the next flush.
 up "--flush after" 0 "spool is empty" --flush --state-dir "$st" --upload "$url/ok/write"
+
+# --- the spool a symbolic link (issue 29): never followed ---
+good_name=$(basename "${batches[1]}")
+rm -rf "$st" "$T/elsewhere"
+mkdir -p "$st" "$T/elsewhere"
+ln -s "$T/elsewhere" "$st/spool"
+: >"$T/received.$port"
+up "spool a symbolic link: --upload" 1 "^scsitune: --state-dir $st: spooling the upload: a symbolic link: refused$" \
+	--state-dir "$st" --upload "$url/ok/write" "$run"
+checks=$((checks + 1))
+[ -z "$(ls -A "$T/elsewhere")" ] || fail "spool a symbolic link: a batch was written where it points: $(ls "$T/elsewhere")"
+[ -s "$T/received.$port" ] && fail "spool a symbolic link: something was sent"
+cp "$T/good-batch" "$T/elsewhere/$good_name"
+up "spool a symbolic link: --flush" 1 "^scsitune: --state-dir $st: reading $st/spool: a symbolic link: refused$" \
+	--flush --state-dir "$st" --upload "$url/ok/write"
+checks=$((checks + 1))
+[ -s "$T/received.$port" ] && fail "spool a symbolic link: --flush sent the batch where it points"
+cmp -s "$T/good-batch" "$T/elsewhere/$good_name" || fail "spool a symbolic link: --flush touched the batch where it points"
+# A batch that is a symbolic link: set aside, never read through (nor sent).
+rm "$st/spool" && mkdir "$st/spool"
+ln -s "$T/elsewhere/$good_name" "$st/spool/$good_name"
+timeout -k 2 60 "$bin" report --flush --state-dir "$st" --upload "$url/ok/write" >"$T/out" 2>"$T/err"
+rc=$?
+checks=$((checks + 1))
+if [ "$rc" -ne 1 ] || ! grep -q "warning: $st/spool/$good_name: corrupt batch set aside as $st/spool/$good_name.corrupt (a symbolic link: refused)" "$T/err"; then
+	fail "a batch that is a symbolic link: exit $rc: $(head -2 "$T/err")"
+elif [ -s "$T/received.$port" ] || ! cmp -s "$T/good-batch" "$T/elsewhere/$good_name"; then
+	fail "a batch that is a symbolic link: sent, or its target touched"
+else
+	echo "ok   a batch that is a symbolic link: set aside, not sent"
+fi
 
 # --- TLS against a real TLS server ---
 c=$T/tls

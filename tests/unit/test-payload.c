@@ -9,14 +9,21 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "payload/bundle.h"
 #include "payload/host.h"
 #include "payload/initrd.h"
+#include "payload/journal.h"
 #include "payload/minisign.h"
+#include "core/userfile.h"
 #include "tap.h"
 
 /* minisign -G -W; minisign -S -m msg -t ...; minisign -S -l (legacy). */
@@ -100,6 +107,50 @@ CASE(minisign_refuses,
 	stune_minisign_result_clear(&res);
 	free(err);
 	free(k.source);
+}
+
+CASE(journal_hostile, "payload journal: a FIFO, a link to /dev/zero, an oversized file, STATE/payload a link: "
+		      "refused at once, said in words")
+{
+	char state[256], p[300], other[300];
+	struct stune_payload_journal *j = NULL;
+	snprintf(state, sizeof(state), "%s/state", tap_tmpdir());
+	snprintf(p, sizeof(p), "%s/payload", state);
+	CHECK(stune_payload_journal_load(state, &j) == -ENOENT);
+	CHECK(mkdir(state, 0755) == 0 && mkdir(p, 0700) == 0);
+	snprintf(p, sizeof(p), "%s/payload/journal.json", state);
+	time_t t0 = time(NULL);
+	CHECK(mkfifo(p, 0600) == 0);
+	CHECK(stune_payload_journal_load(state, &j) == -STUNE_ENOTREG);
+	CHECK_STR(stune_payload_journal_strerror(-STUNE_ENOTREG), "not a regular file");
+	CHECK(unlink(p) == 0 && symlink("/dev/zero", p) == 0);
+	CHECK(stune_payload_journal_load(state, &j) == -ELOOP);
+	CHECK_STR(stune_payload_journal_strerror(-ELOOP), "a symbolic link: refused");
+	CHECK(unlink(p) == 0);
+	int fd = open(p, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, 300 << 20) == 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(stune_payload_journal_load(state, &j) == -EFBIG);
+	CHECK_STR(stune_payload_journal_strerror(-EFBIG), "larger than 16 MiB");
+	CHECK(time(NULL) - t0 < 5); /* none waited on, nor read whole */
+	/* STATE/payload itself a link, to a directory with a journal in it: not followed; the same journal
+	 * in STATE/payload is read. */
+	snprintf(other, sizeof(other), "%s/other", tap_tmpdir());
+	snprintf(p, sizeof(p), "%s/payload/journal.json", state);
+	CHECK(unlink(p) == 0);
+	snprintf(p, sizeof(p), "%s/payload", state);
+	CHECK(rmdir(p) == 0 && mkdir(other, 0700) == 0);
+	char jp[400];
+	snprintf(jp, sizeof(jp), "%s/journal.json", other);
+	FILE *f = fopen(jp, "w");
+	CHECK(f && fputs("{\"version\": 1, \"release\": \"r\", \"steps\": []}\n", f) >= 0 && fclose(f) == 0);
+	CHECK(symlink(other, p) == 0);
+	CHECK(stune_payload_journal_load(state, &j) == -ELOOP && j == NULL);
+	CHECK(unlink(p) == 0 && rename(other, p) == 0);
+	CHECK(stune_payload_journal_load(state, &j) == 0 && j && !strcmp(j->release, "r"));
+	stune_payload_journal_free(j);
+	CHECK_STR(stune_payload_journal_strerror(-EBADMSG), "not a scsitune payload journal");
 }
 
 CASE(proc_version, "proc/version: Debian's package version read, none without it")

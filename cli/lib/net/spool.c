@@ -20,6 +20,7 @@
 #include "core/root.h"
 #include "core/statefile.h"
 #include "core/strv.h"
+#include "core/trust.h"
 #include "core/userfile.h"
 
 /* A batch is a few hundred bytes per run. */
@@ -45,9 +46,8 @@ int stune_spool_add(const char *state_dir, const char *body, size_t len, char **
 	_cleanup_free_ char *dir = NULL;
 	uint64_t h = spool_hash(body, len);
 	int r;
-	if (asprintf(&dir, "%s/spool", state_dir) < 0)
-		return -ENOMEM;
-	if ((r = stune_mkdir_p(dir, 0750)) < 0)
+	/* A symbolic link in place of the spool is never followed (-ELOOP): the batch would go where it points. */
+	if ((r = stune_state_subdir(state_dir, "spool", 0750, true, NULL, &dir)) < 0)
 		return r;
 	char name[32];
 	snprintf(name, sizeof(name), "%016" PRIx64 ".lp", h);
@@ -81,11 +81,15 @@ int stune_spool_list(const char *state_dir, char ***paths, size_t *n)
 	_cleanup_free_ char *dir = NULL;
 	*paths = NULL;
 	*n = 0;
-	if (asprintf(&dir, "%s/spool", state_dir) < 0)
-		return -ENOMEM;
-	_cleanup_closedir_ DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : negative_errno();
+	int fd = -1, r = stune_state_subdir(state_dir, "spool", 0750, false, &fd, &dir);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		r = negative_errno();
+		close(fd);
+		return r;
+	}
 	char **v = NULL;
 	size_t cnt = 0;
 	struct dirent *de;
@@ -110,7 +114,7 @@ int stune_spool_list(const char *state_dir, char ***paths, size_t *n)
 int stune_spool_read(const char *path, char **body, size_t *len)
 {
 	/* scsitune wrote it, but a disk, a crash or a hand can leave anything there. */
-	return stune_read_user_file(path, STUNE_SPOOL_MAX_BYTES, STUNE_UF_TEXT, body, len);
+	return stune_read_user_file(path, STUNE_SPOOL_MAX_BYTES, STUNE_UF_TEXT | STUNE_UF_NOFOLLOW, body, len);
 }
 
 const char *stune_spool_check(const char *path, const char *body, size_t len)

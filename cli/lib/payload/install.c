@@ -13,6 +13,7 @@
 
 #include "core/statefile.h"
 #include "core/strv.h"
+#include "core/userfile.h"
 #include "payload/host.h"
 #include "payload/initrd.h"
 #include "payload/kmod.h"
@@ -1482,17 +1483,18 @@ static int remove_initrd(struct stune_ctx *ctx, const struct stune_payload_journ
 		return 0;
 	}
 	_cleanup_free_ char *kp = NULL;
-	_cleanup_free_ uint8_t *kept = NULL;
+	_cleanup_free_ char *kept = NULL;
 	size_t kl = 0;
 	char ksha[STUNE_SHA256_HEX] = "";
 	if (stune_payload_journal_kept_path(state_dir, &kp) < 0)
 		return -ENOMEM;
-	bool have_kept = stune_read_host_file(kp, STUNE_INITRD_MAX, &kept, &kl) == 0;
+	/* Not through a symbolic link, a regular file only (core/userfile.h); else no kept copy. */
+	bool have_kept = stune_read_user_file(kp, STUNE_INITRD_MAX, STUNE_UF_NOFOLLOW, &kept, &kl) == 0;
 	if (have_kept)
 		stune_sha256_hex(kept, kl, ksha);
 	bool ours_now = k == 0 && (!s->sha256 || !strcmp(cur, s->sha256));
 	if (have_kept && !strcmp(ksha, s->old_sha256) && (ours_now || force || k == -ENOENT))
-		return put_back_kept_initrd(ctx, j, s, kp, kept, kl, res, failed);
+		return put_back_kept_initrd(ctx, j, s, kp, (const uint8_t *)kept, kl, res, failed);
 	return rebuild_initrd(ctx, j, s, cur, have_kept, no_initramfs, res, failed, changed);
 }
 

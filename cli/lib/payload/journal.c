@@ -10,8 +10,13 @@
 #include <unistd.h>
 
 #include "core/statefile.h"
+#include "core/trust.h"
+#include "core/userfile.h"
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
+
+/* A journal is a few hundred bytes per file of the bundle. */
+#define STUNE_PAYLOAD_JOURNAL_MAX_BYTES (16u << 20)
 
 static const char *const kind_names[_STUNE_PAYLOAD_STEP_MAX] = {
     [STUNE_PAYLOAD_STEP_MKDIR] = "mkdir",      [STUNE_PAYLOAD_STEP_STAGE] = "stage",
@@ -80,16 +85,8 @@ int stune_payload_journal_add(struct stune_payload_journal *j, enum stune_payloa
 
 int stune_payload_journal_dir(const char *state_dir, bool create, char **out)
 {
-	_cleanup_free_ char *d = NULL;
-	if (asprintf(&d, "%s/payload", state_dir) < 0)
-		return -ENOMEM;
-	if (create) {
-		int r = stune_mkdir_p(d, 0700);
-		if (r < 0)
-			return r;
-	}
-	*out = steal_pointer(&d);
-	return 0;
+	/* Never through a symbolic link: what it pointed to would get the journal and the kept initrd. */
+	return stune_state_subdir(state_dir, "payload", 0700, create, NULL, out);
 }
 
 int stune_payload_journal_kept_path(const char *state_dir, char **out)
@@ -172,12 +169,18 @@ static int name_index(const char *const *names, size_t n, const char *s)
 
 int stune_payload_journal_load(const char *state_dir, struct stune_payload_journal **out)
 {
-	_cleanup_free_ char *p = NULL;
-	if (asprintf(&p, "%s/payload/journal.json", state_dir) < 0)
+	_cleanup_free_ char *dir = NULL, *p = NULL, *text = NULL;
+	int r;
+	/* Opened O_NONBLOCK|O_NOFOLLOW, a regular file only, read with a cap (core/userfile.h): a FIFO,
+	 * a link to /dev/zero or a huge file is refused at once, never waited on or read whole. */
+	if ((r = stune_payload_journal_dir(state_dir, false, &dir)) < 0)
+		return r;
+	if (asprintf(&p, "%s/journal.json", dir) < 0)
 		return -ENOMEM;
-	if (access(p, F_OK) < 0)
-		return negative_errno();
-	_cleanup_(json_object_putp) json_object *o = json_object_from_file(p);
+	if ((r = stune_read_user_file(p, STUNE_PAYLOAD_JOURNAL_MAX_BYTES, STUNE_UF_NOFOLLOW | STUNE_UF_TEXT, &text,
+				      NULL)) < 0)
+		return r;
+	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
 	json_object *v, *steps, *idx;
 	if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "version", &v) ||
 	    json_object_get_int(v) != STUNE_PAYLOAD_JOURNAL_VERSION || !json_object_object_get_ex(o, "steps", &steps) ||
@@ -186,7 +189,6 @@ int stune_payload_journal_load(const char *state_dir, struct stune_payload_journ
 	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	int r;
 	if ((r = get_str(o, "release", &j->release)) < 0 ||
 	    (r = get_str(o, "payload_version", &j->payload_version)) < 0 ||
 	    (r = get_str(o, "bundle_sha256", &j->bundle_sha256)) < 0 || (r = get_str(o, "key_id", &j->key_id)) < 0 ||
@@ -242,6 +244,12 @@ int stune_payload_journal_load(const char *state_dir, struct stune_payload_journ
 	}
 	*out = steal_pointer(&j);
 	return 0;
+}
+
+const char *stune_payload_journal_strerror(int r)
+{
+	return r == -EBADMSG ? "not a scsitune payload journal"
+			     : stune_state_strerror(r, STUNE_PAYLOAD_JOURNAL_MAX_BYTES);
 }
 
 int stune_payload_journal_remove(const char *state_dir)

@@ -86,11 +86,15 @@ DEFINE_CLEANUP_FUNC(struct stune_payload_journal, stune_payload_journal_free)
 int stune_payload_journal_add(struct stune_payload_journal *j, enum stune_payload_step_kind kind, const char *path,
 			      const char *sha256);
 
-/* STATE/payload (created with mode 0700 when create). */
+/* STATE/payload (created with mode 0700 when create; -ELOOP: a symbolic link, never followed). */
 int stune_payload_journal_dir(const char *state_dir, bool create, char **out);
-/* Save (atomic, fsync'd) / load STATE/payload/journal.json. load: -ENOENT none, -EBADMSG not a journal. */
+/* Save (atomic, fsync'd) / load STATE/payload/journal.json. load: -ENOENT none, -EBADMSG not a journal,
+ * -ELOOP it (or STATE/payload) is a symbolic link, and stune_read_user_file()'s errors (a FIFO, a
+ * device, over the size cap: core/userfile.h). */
 int stune_payload_journal_save(const char *state_dir, const struct stune_payload_journal *j);
 int stune_payload_journal_load(const char *state_dir, struct stune_payload_journal **out);
+/* The words for load's errors ("not a scsitune payload journal", "a symbolic link: refused", ...). */
+const char *stune_payload_journal_strerror(int r);
 /* Remove the journal and the kept initrd. */
 int stune_payload_journal_remove(const char *state_dir);
 /* The kept initrd's host path (STATE/payload/kept-initrd). */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "core/trust.h"
 #include "payload/util.h"
 
 #define KEY_FILE_MAX 4096
@@ -89,18 +90,28 @@ int stune_minisign_key_parse(const char *text, struct stune_minisign_key *out, c
 	return 0;
 }
 
-/* Read one key file from an open fd: regular, small, not writable by group or others. */
+/* The refusal for a fault of core/trust.h: "SUBJECT: WHAT: the fault and its fix" (-EPERM). */
+static int untrusted(char **err, const char *subject, const char *what, struct stune_trust_fault *bad)
+{
+	_cleanup_free_ char *why = stune_trust_fault_msg(bad, subject);
+	stune_trust_fault_clear(bad);
+	if (!why)
+		return -ENOMEM;
+	return stune_errf(err, -EPERM, "%s: %s: %s", subject, what, why);
+}
+
+/* Read one key file from an open fd: regular, small, root's (or the invoking user's) and not writable by
+ * group or others (core/trust.h; the directories above it the caller checked). */
 static int key_from_fd(int fd, const char *name, struct stune_minisign_key *k, char **err)
 {
 	struct stat st;
+	struct stune_trust_fault bad = {0};
 	if (fstat(fd, &st) < 0)
 		return stune_errf(err, negative_errno(), "%s: %s", name, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return stune_errf(err, -EINVAL, "%s: not a regular file", name);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return stune_errf(
-		    err, -EPERM, "%s: writable by %s (mode %04o): refused as a trusted key (chmod go-w, owned by root)",
-		    name, st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+	if (stune_stat_trusted(name, &st, geteuid(), &bad) < 0)
+		return untrusted(err, name, "refused as a trusted key", &bad);
 	_cleanup_free_ uint8_t *data = NULL;
 	size_t len = 0;
 	int r = stune_read_fd(fd, KEY_FILE_MAX, &data, &len);
@@ -165,17 +176,20 @@ int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_ke
 	if (dfd < 0 && dfd != -ENOENT)
 		return stune_errf(err, dfd, "%s: %s", hostdir, strerror(-dfd));
 	if (dfd >= 0) {
-		struct stat st;
-		if (fstat(dfd, &st) < 0)
-			return stune_errf(err, negative_errno(), "%s: %s", hostdir, strerror(errno));
-		if (st.st_mode & (S_IWGRP | S_IWOTH))
-			return stune_errf(
-			    err, -EPERM, "%s: directory writable by %s (mode %04o): its keys are not trusted", hostdir,
-			    st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
-		_cleanup_closedir_ DIR *d = fdopendir(dfd);
-		if (!d)
-			return negative_errno();
-		dfd = -1;
+		/* The directory and every one above it up to the real / (the tree's prefix too). */
+		struct stune_trust_fault bad = {0};
+		if ((r = stune_dir_fd_trusted(dfd, geteuid(), &bad)) == -EPERM)
+			return untrusted(err, hostdir, "its keys are not trusted", &bad);
+		if (r < 0)
+			return stune_errf(err, r, "%s: %s", hostdir, strerror(-r));
+		int lfd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+		_cleanup_closedir_ DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
+		if (!d) {
+			r = negative_errno();
+			if (lfd >= 0)
+				close(lfd);
+			return r;
+		}
 		_cleanup_(stune_strv_freep) char **names = NULL;
 		size_t n = 0;
 		struct dirent *de;
@@ -189,20 +203,29 @@ int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_ke
 		if (n)
 			qsort(names, n, sizeof(*names), name_cmp); /* a stable order for messages */
 		for (size_t i = 0; i < n; i++) {
-			_cleanup_free_ char *rel = NULL, *host = NULL;
-			if (asprintf(&rel, "%s/%s", STUNE_TRUSTED_KEYS_DIR, names[i]) < 0 ||
-			    asprintf(&host, "%s/%s", hostdir, names[i]) < 0)
+			_cleanup_free_ char *host = NULL;
+			if (asprintf(&host, "%s/%s", hostdir, names[i]) < 0)
 				return -ENOMEM;
-			/* O_NONBLOCK: a FIFO named *.pub must not hang the open. */
-			_cleanup_close_ int fd = stune_root_open(ctx->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+			/* In the directory just checked, never through a symbolic link (its target's directories
+			 * would be unchecked); O_NONBLOCK: a FIFO named *.pub must not hang the open. */
+			_cleanup_close_ int fd =
+			    openat(dfd, names[i], O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && errno == ELOOP)
+				return stune_errf(err, -ELOOP, "%s: a symbolic link: refused as a trusted key", host);
 			if (fd < 0)
-				return stune_errf(err, fd, "%s: %s", host, strerror(-fd));
+				return stune_errf(err, negative_errno(), "%s: %s", host, strerror(errno));
 			struct stune_minisign_key k = {0};
 			if ((r = key_from_fd(fd, host, &k, err)) < 0 || (r = ring_add(ring, &k, err)) < 0)
 				return r;
 		}
 	}
 	if (extra) {
+		/* A host path: it and every directory on the way (symbolic links too) are checked. */
+		struct stune_trust_fault bad = {0};
+		if ((r = stune_path_trusted(extra, geteuid(), &bad)) == -EPERM)
+			return untrusted(err, extra, "refused as a trusted key", &bad);
+		if (r < 0)
+			return stune_errf(err, r, "%s: %s", extra, strerror(-r));
 		_cleanup_close_ int fd = open(extra, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0)
 			return stune_errf(err, negative_errno(), "%s: %s", extra, strerror(errno));

@@ -10,8 +10,11 @@
  *
  * Trusted keys: every etc/scsitune/trusted-keys/NAME.pub through the root
  * layer (the --sysroot tree's under --sysroot), plus any file the caller
- * adds. A key file (or that directory) writable by group or others is
- * refused: whoever can write it can make scsitune trust anything.
+ * adds. Each is trusted only under the rule of core/trust.h: the key file,
+ * its directory and every directory above it up to the real / are root's (or
+ * the invoking user's) and not writable by group or others (a sticky
+ * directory of root's, /tmp, excepted): whoever can write or replace any of
+ * them can make scsitune trust anything.
  */
 #pragma once
 
@@ -46,9 +49,10 @@ int stune_minisign_key_parse(const char *text, struct stune_minisign_key *out, c
 /*
  * The trusted keys: etc/scsitune/trusted-keys/ *.pub in ctx's root (a missing
  * directory is no key, not an error), then extra (a host path, NULL for none).
- * -EPERM with *err naming the file when a key file or the directory is
- * writable by group or others, -EBADMSG for a malformed key, -EEXIST for the
- * same key id twice with different keys.
+ * -EPERM with *err naming the file or directory at fault and the fix when a
+ * key file, its directory or one above it is not trusted (core/trust.h),
+ * -ELOOP for a key file in the directory that is a symbolic link, -EBADMSG
+ * for a malformed key, -EEXIST for the same key id twice with different keys.
  */
 int stune_keyring_load(struct stune_ctx *ctx, const char *extra, struct stune_keyring **out, char **err);
 

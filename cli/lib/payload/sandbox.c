@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -360,6 +361,23 @@ int stune_payload_depmod(struct stune_ctx *ctx, const char *release, char **outp
 		return r;
 	/* -C: the tree's depmod.d alone, as depmod -b DIR -C DIR/etc/depmod.d read it (an empty one: none) */
 	const char *argv[] = {depmod, "-C", "/etc/depmod.d", release, NULL};
+#ifdef SCSITUNE_TEST_HOOKS
+	/* SCSITUNE_TEST_DEPMOD_KILL_AT=N: depmod killed (strace's fault injection, the host's /usr/bin/strace)
+	 * as it renames its Nth index file into place, then scsitune itself, as a kill of the process group
+	 * would: what a killed install or remove leaves (tests/payload/cases/kill-depmod.sh). */
+	const char *kill_at = getenv("SCSITUNE_TEST_DEPMOD_KILL_AT");
+	if (kill_at && *kill_at) {
+		_cleanup_free_ char *inject = NULL;
+		if (asprintf(&inject, "inject=rename,renameat,renameat2:signal=SIGKILL:when=%s", kill_at) < 0)
+			return -ENOMEM;
+		const char *traced[] = {
+		    "/usr/bin/strace", "-qq",	"-e", "trace=rename,renameat,renameat2", "-e", inject, depmod, "-C",
+		    "/etc/depmod.d",   release, NULL};
+		r = stune_run_setup(traced, sandbox_setup, &s, output);
+		raise(SIGKILL);
+		return r;
+	}
+#endif
 	return stune_run_setup(argv, sandbox_setup, &s, output);
 }
 

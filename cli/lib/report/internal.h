@@ -77,6 +77,9 @@ int stune_resultset_find(const char *state_dir, const char *phase, char **path);
 
 /* -EINVAL with *err (one line, without the file name) on a file that is not a result set. */
 int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err);
+/* The same with stune_read_user_file()'s flags: STUNE_UF_NOFOLLOW for a set found in the state
+ * directory (a symbolic link there is refused, -ELOOP), none for a file the user named. */
+int stune_saved_set_load_flags(const char *path, unsigned flags, struct stune_saved_set **out, char **err);
 
 /* One line (with its '\n') per run, appended to f. */
 int stune_lp_write_run(FILE *f, const struct stune_fio_run *run, const struct stune_lp_facts *facts);

@@ -15,6 +15,7 @@
 
 #include "core/strv.h"
 #include "core/statefile.h"
+#include "core/trust.h"
 #include "core/utctime.h"
 #include "core/userfile.h"
 
@@ -48,28 +49,22 @@ int stune_resultset_name(int64_t start_ms, char **out)
 
 int stune_resultset_save(const char *state_dir, const char *phase, const char *name, const char *doc, char **saved_path)
 {
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = NULL, *rel = NULL;
 	int r;
 
 	if (!stune_phase_valid(phase) || strchr(name, '/'))
 		return -EINVAL;
-	if (asprintf(&dir, "%s/reports/%s", state_dir, phase) < 0)
+	if (asprintf(&rel, "reports/%s", phase) < 0)
 		return -ENOMEM;
-	if ((r = stune_mkdir_p(dir, 0755)) < 0)
+	/* No symbolic link below the state directory is followed (-ELOOP). */
+	if ((r = stune_state_subdir(state_dir, rel, 0755, true, NULL, &dir)) < 0)
 		return r;
 	return stune_write_atomic(dir, name, doc, strlen(doc), 0644, saved_path);
 }
 
 int stune_resultset_rundir(const char *state_dir, char **dir)
 {
-	_cleanup_free_ char *d = NULL;
-	int r;
-	if (asprintf(&d, "%s/runs", state_dir) < 0)
-		return -ENOMEM;
-	if ((r = stune_mkdir_p(d, 0755)) < 0)
-		return r;
-	*dir = steal_pointer(&d);
-	return 0;
+	return stune_state_subdir(state_dir, "runs", 0755, true, NULL, dir);
 }
 
 /* YYYYmmddTHHMMSSZ.json */
@@ -85,16 +80,22 @@ static bool is_set_name(const char *n)
 
 int stune_resultset_find(const char *state_dir, const char *phase, char **path)
 {
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = NULL, *rel = NULL;
 	char best[32] = "";
+	int fd = -1, r;
 
 	if (!stune_phase_valid(phase))
 		return -EINVAL;
-	if (asprintf(&dir, "%s/reports/%s", state_dir, phase) < 0)
+	if (asprintf(&rel, "reports/%s", phase) < 0)
 		return -ENOMEM;
-	_cleanup_closedir_ DIR *d = opendir(dir);
-	if (!d)
-		return negative_errno();
+	if ((r = stune_state_subdir(state_dir, rel, 0755, false, &fd, &dir)) < 0)
+		return r;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		r = negative_errno();
+		close(fd);
+		return r;
+	}
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (is_set_name(de->d_name) && strcmp(de->d_name, best) > 0)
@@ -205,14 +206,19 @@ static int saved_sig(json_object *doc, json_object *run, struct stune_saved_set 
 
 int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err)
 {
+	return stune_saved_set_load_flags(path, 0, out, err);
+}
+
+int stune_saved_set_load_flags(const char *path, unsigned flags, struct stune_saved_set **out, char **err)
+{
 	*err = NULL;
 	_cleanup_(stune_saved_set_freep) struct stune_saved_set *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)))
 		return -ENOMEM;
 	_cleanup_free_ char *text = NULL;
-	int r = stune_read_user_file(path, STUNE_RESULTSET_MAX_BYTES, STUNE_UF_TEXT, &text, NULL);
-	if (r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ)
-		return stune_errf(err, r, "%s", stune_user_file_strerror(r, STUNE_RESULTSET_MAX_BYTES));
+	int r = stune_read_user_file(path, STUNE_RESULTSET_MAX_BYTES, STUNE_UF_TEXT | flags, &text, NULL);
+	if (r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ || (r == -ELOOP && (flags & STUNE_UF_NOFOLLOW)))
+		return stune_errf(err, r, "%s", stune_state_strerror(r, STUNE_RESULTSET_MAX_BYTES));
 	if (r < 0)
 		return r;
 	enum json_tokener_error je;

@@ -13,6 +13,7 @@
 
 #include "core/ctx.h"
 #include "core/strv.h"
+#include "core/trust.h"
 #include "detect/scan.h"
 #include "report/fio.h"
 #include "report/resultset.h"
@@ -206,7 +207,7 @@ int stune_run_fio(struct stune_ctx *ctx, const struct stune_run_opts *o, const s
 		return r;
 	if ((r = stune_resultset_rundir(o->state_dir, &rs->rundir)) < 0)
 		return stune_errf(err, r, "--state-dir %s: creating %s/runs: %s", o->state_dir, o->state_dir,
-				  strerror(-r));
+				  stune_state_strerror(r, 0));
 
 	/* Provenance: detect's model (the --sysroot tree's under --sysroot). */
 	if (gethostname(rs->host, sizeof(rs->host) - 1) < 0)

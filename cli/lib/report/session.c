@@ -20,6 +20,7 @@
 #include "stats/rank.h"
 #include "net/http.h"
 #include "net/spool.h"
+#include "core/trust.h"
 #include "core/userfile.h"
 
 void stune_report_set_clear(struct stune_report_set *s)
@@ -260,6 +261,7 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 {
 	_cleanup_free_ char *path = NULL, *lerr = NULL;
 	int r;
+	unsigned flags = 0;
 	*c = (struct stune_report_compare){.cur_label = s->phase ? s->phase : "this set"};
 	if (stune_report_is_file_arg(compare)) {
 		if (!(path = strdup(compare)))
@@ -271,9 +273,10 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 					  compare, compare, state_dir, compare);
 		if (r < 0)
 			return stune_errf(err, r, "--compare %s: %s/reports/%s: %s", compare, state_dir, compare,
-					  strerror(-r));
+					  stune_state_strerror(r, 0));
+		flags = STUNE_UF_NOFOLLOW; /* scsitune's own file: never through a symbolic link */
 	}
-	r = stune_saved_set_load(path, ref, &lerr);
+	r = stune_saved_set_load_flags(path, flags, ref, &lerr);
 	if (r < 0)
 		return stune_errf(err, r, "--compare %s: %s: %s", compare, path, lerr ? lerr : strerror(-r));
 	if ((r = stune_stats_compute((*ref)->kiops, (*ref)->n, &c->ref)) < 0 ||
@@ -405,13 +408,14 @@ int stune_report_flush(const char *state_dir, const struct stune_upload *u, cons
 	int r = stune_spool_list(state_dir, &paths, &n);
 	if (r < 0)
 		return stune_errf(&res->err, r, "--state-dir %s: reading %s/spool: %s", state_dir, state_dir,
-				  strerror(-r));
+				  stune_state_strerror(r, 0));
 	res->batches = n;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *body = NULL;
 		size_t len = 0;
 		r = stune_spool_read(paths[i], &body, &len);
-		const char *why = r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ ? stune_user_file_strerror(r, 0)
+		const char *why = r == -STUNE_ENOTREG || r == -EFBIG || r == -EILSEQ || r == -ELOOP
+				      ? stune_state_strerror(r, 0)
 				  : r == 0 ? stune_spool_check(paths[i], body, len)
 					   : NULL;
 		if (why) { /* never sent: a server would refuse it, or store garbage, forever */

@@ -18,6 +18,7 @@
 
 #include "core/jsonw.h"
 #include "core/statefile.h"
+#include "core/trust.h"
 #include "core/userfile.h"
 #include "detect/irqbalance.h"
 #include "tune/persist.h"
@@ -107,9 +108,9 @@ int stune_journal_add(struct stune_journal *j, const char *object, const char *s
 	return 0;
 }
 
-int stune_state_dir(const char *prefix, const char *opt, bool create, char **out)
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out, struct stune_trust_fault *bad)
 {
-	char *d = NULL;
+	_cleanup_free_ char *d = NULL;
 	if (opt) {
 		if (!(d = strdup(opt)))
 			return -ENOMEM;
@@ -118,12 +119,11 @@ int stune_state_dir(const char *prefix, const char *opt, bool create, char **out
 	size_t len = strlen(d);
 	while (len > 1 && d[len - 1] == '/')
 		d[--len] = '\0';
-	int r = create ? stune_mkdir_p(d, 0755) : 0;
-	if (r < 0) {
-		free(d);
+	/* Checked before anything is made in it, and again once it is there (core/trust.h). */
+	int r = stune_path_trusted(d, geteuid(), bad);
+	if (r < 0 || (create && ((r = stune_mkdir_p(d, 0755)) < 0 || (r = stune_path_trusted(d, geteuid(), bad)) < 0)))
 		return r;
-	}
-	*out = d;
+	*out = steal_pointer(&d);
 	return 0;
 }
 

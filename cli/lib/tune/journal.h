@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "core/macro.h"
+#include "core/trust.h"
 #include "tune/profile.h"
 
 #define STUNE_STATE_DIR	      "/var/lib/scsitune"
@@ -80,8 +81,12 @@ DEFINE_CLEANUP_FUNC(struct stune_journal, stune_journal_free)
 int stune_journal_add(struct stune_journal *j, const char *object, const char *setting, const char *path,
 		      const char *old, const char *desired, enum stune_jstate state);
 
-/* The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p. */
-int stune_state_dir(const char *prefix, const char *opt, bool create, char **out);
+/*
+ * The state directory for the host prefix ("" live) and --state-dir (NULL: default); create: mkdir -p.
+ * It and every directory above it must be trusted (core/trust.h: root's, not writable by group or
+ * others), checked before it is made and after: -EPERM with *bad naming the one at fault.
+ */
+int stune_state_dir(const char *prefix, const char *opt, bool create, char **out, struct stune_trust_fault *bad);
 /*
  * Who holds <dir>/lock when it could not be taken. An exclusive holder
  * (apply, revert, payload install and remove) writes "PID COMMAND\n" into

@@ -134,3 +134,60 @@ cp "$work/pj-good.json" "$state/payload/journal.json"
 run 0 "the installed journal put back: remove" st payload remove --state-dir "$state"
 [ "$(snap)" = "$fresh" ] && ok "the installed journal put back: remove gives the tree back" ||
 	fail "the installed journal put back: the tree differs after remove"
+# --- 3c. a hostile state directory (issue 29) -------------------------------------
+section "3c. hostile state directory"
+# planted LABEL PATTERN: install and remove, with what was planted in $state/payload, refuse it at
+# once (under timeout 10: a FIFO or /dev/zero must not be waited on or read forever): exit 1, one
+# line naming the journal, the tree untouched.
+planted() {
+	local label=$1 pat=$2 cmd before
+	for cmd in install remove; do
+		local args=(payload remove --state-dir "$state")
+		[ "$cmd" = install ] && args=(payload install "$b" --state-dir "$state")
+		before=$(stamp)
+		if run 1 "$label: $cmd" timeout -k 2 10 "$bin" --sysroot "$root" "${args[@]}"; then
+			err_has "$label: $cmd" "^scsitune: $state/payload/journal\.json: $pat$" && one_line "$label: $cmd" &&
+				ok "$label: $cmd"
+		fi
+		[ "$(stamp)" = "$before" ] || fail "$label: $cmd changed the tree"
+	done
+}
+rm -rf "$state"
+mkdir -p "$state/payload"
+mkfifo "$state/payload/journal.json"
+planted "payload journal a FIFO" "not a regular file"
+rm -f "$state/payload/journal.json" && ln -s /dev/zero "$state/payload/journal.json"
+planted "payload journal a link to /dev/zero" "a symbolic link: refused"
+rm -f "$state/payload/journal.json" && truncate -s 300M "$state/payload/journal.json"
+planted "payload journal of 300 MB" "larger than 16 MiB"
+# STATE/payload a link to a directory with a journal in it: never followed.
+rm -rf "$state/payload" && mkdir -p "$work/elsewhere"
+printf '{"version": 1, "release": "%s", "complete": false, "steps": []}\n' "$R" >"$work/elsewhere/journal.json"
+ln -s "$work/elsewhere" "$state/payload"
+planted "STATE/payload a symbolic link" "a symbolic link: refused"
+rm -rf "$state" "$work/elsewhere"
+# A state directory another user could write, or one above it: refused before anything is
+# made or read, naming the directory and the fix; nothing written there.
+untrusted() { # LABEL DIR BAD WHY: install and remove with --state-dir DIR
+	local label=$1 sd=$2 bad=$3 why=$4 cmd before listing
+	for cmd in install remove; do
+		local args=(payload remove --state-dir "$sd")
+		[ "$cmd" = install ] && args=(payload install "$b" --state-dir "$sd")
+		before=$(stamp)
+		listing=$(find "$work/trust" -printf '%y %m %U %p\n' | sort)
+		if run 1 "$label: $cmd" timeout -k 2 10 "$bin" --sysroot "$root" "${args[@]}"; then
+			grep -qxF "scsitune: state directory $sd: not trusted: $bad$why" "$work/err" && one_line "$label: $cmd" &&
+				ok "$label: $cmd" || fail "$label: $cmd: $(head -c 300 "$work/err")"
+		fi
+		[ "$(stamp)" = "$before" ] || fail "$label: $cmd changed the tree"
+		[ "$(find "$work/trust" -printf '%y %m %U %p\n' | sort)" = "$listing" ] || fail "$label: $cmd wrote in $work/trust"
+	done
+}
+mkdir -p "$work/trust/open" && chmod 0777 "$work/trust/open"
+untrusted "parent 0777" "$work/trust/open/state" "$work/trust/open" \
+	" is writable by its group and others (mode 0777): chmod go-w $work/trust/open"
+mkdir -p "$work/trust/theirs/state/payload" && cp "$work/status" "$work/trust/theirs/state/payload/journal.json"
+chown nobody "$work/trust/theirs"
+untrusted "parent owned by nobody" "$work/trust/theirs/state" "$work/trust/theirs" \
+	" is owned by uid $(id -u nobody), not root: chown root $work/trust/theirs"
+chown -R root "$work/trust"

@@ -3,10 +3,12 @@
 # payload/sysroot/kill-depmod (sourced by test-payload.sh; abort_hooks: sysroot-lib.sh).
 # --- 6. kill -9 anywhere: depmod and its process group ---------------------------------------
 # kmod's depmod writes each index file as NAME.PID.USEC.SEC next to it and
-# renames it into place. Here the real depmod runs under strace, which kills it
-# (SIGKILL) as it is about to rename its Nth file; the wrapper then kills its
-# whole process group (scsitune with it), as a fleet engineer's ^C or a
-# systemd stop would: the temporary file stays. Install killed so (the 1st and
+# renames it into place. Here the real depmod runs (in its own root, as
+# always under --sysroot) under the host's strace, which kills it (SIGKILL) as
+# it is about to rename its Nth file; scsitune then kills itself
+# (SCSITUNE_TEST_DEPMOD_KILL_AT=N, a test hook), as a kill of the whole
+# process group by a fleet engineer's ^C or a systemd stop would: the
+# temporary file stays. Install killed so (the 1st and
 # the 4th file, modules.alias.bin), install again (refused: the tree untouched),
 # remove: the temporary file gone and named, the tree as before. Then remove
 # killed so inside its own depmod, install (finishes that remove, installs: a
@@ -17,17 +19,10 @@ if ! command -v strace >/dev/null || ! command -v setsid >/dev/null; then
 	fail "kill-depmod needs strace and setsid (scripts/install-deps --test)"
 elif abort_hooks; then
 	before=$(snap)
-	mkdir -p "$work/killbin"
-	cat >"$work/killbin/depmod" <<-EOS
-		#!/bin/sh
-		strace -qq -o /dev/null -e inject=renameat,renameat2:signal=SIGKILL:when=\$KILL_DEPMOD_AT $(command -v depmod) "\$@"
-		kill -9 0
-	EOS
-	chmod 0755 "$work/killbin/depmod"
 	killed_in_depmod() { # N COMMAND...: scsitune COMMAND in a process group of its own, its depmod killed at the Nth rename
 		local n=$1 rc=0
 		shift
-		(KILL_DEPMOD_AT=$n PATH="$work/killbin:$PATH" setsid --wait "$bin" --sysroot "$root" "$@" --state-dir "$state"; exit $?) >/dev/null 2>&1 || rc=$?
+		(SCSITUNE_TEST_DEPMOD_KILL_AT=$n setsid --wait "$bin" --sysroot "$root" "$@" --state-dir "$state"; exit $?) >/dev/null 2>&1 || rc=$?
 		[ "$rc" -eq 137 ] || { fail "$* killed inside depmod (rename $n): exit $rc, want 137 (SIGKILL)"; return 1; }
 		[ -n "$(leftovers)" ] || { fail "$* killed inside depmod (rename $n): no temporary file of depmod's left"; return 1; }
 		return 0

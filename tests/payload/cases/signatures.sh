@@ -40,20 +40,58 @@ run 0 "trusted comment with U+202E, -o json" st -o json payload install "$work/b
 cp "$b" "$work/garbage.tar.zst" && echo "not a signature" >"$work/garbage.tar.zst.minisig"
 refused "garbage signature" "not a minisign signature" st payload install "$work/garbage.tar.zst" --state-dir "$state"
 chmod 0666 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
-refused "key writable by others" "fleet-a.pub: writable by others \(mode 0666\): refused as a trusted key" \
+refused "key writable by others" "fleet-a.pub: refused as a trusted key: writable by its group and others \(mode 0666\): chmod go-w .*/fleet-a.pub$" \
 	st payload install "$b" --dry-run --state-dir "$state"
 chmod 0664 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
-refused "key writable by group" "fleet-a.pub: writable by its group" st payload install "$b" --dry-run --state-dir "$state"
+refused "key writable by group" "fleet-a.pub: refused as a trusted key: writable by its group \(mode 0664\): chmod g-w" \
+	st payload install "$b" --dry-run --state-dir "$state"
 chmod 0644 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
 chmod 0777 "$root/etc/scsitune/trusted-keys"
-refused "key directory writable" "trusted-keys: directory writable by others" st payload install "$b" --dry-run --state-dir "$state"
+refused "key directory writable" "trusted-keys: its keys are not trusted: writable by its group and others \(mode 0777\)" \
+	st payload install "$b" --dry-run --state-dir "$state"
 chmod 0755 "$root/etc/scsitune/trusted-keys"
+# Issue 29: trusted keys are root's. A key file owned by another user (mode 0644) is not trusted,
+# nor one in a directory, or below one, that another user owns or whose group may write it, up
+# to / (the tree's own prefix too): whoever can replace any of them can swap the keys.
+chown nobody "$root/etc/scsitune/trusted-keys/fleet-a.pub"
+refused "key owned by nobody" "fleet-a.pub: refused as a trusted key: owned by uid $(id -u nobody), not root: chown root .*/fleet-a.pub$" \
+	st payload install "$b" --dry-run --state-dir "$state"
+chown root "$root/etc/scsitune/trusted-keys/fleet-a.pub"
+chown nobody "$root/etc/scsitune/trusted-keys"
+refused "key directory owned by nobody" "trusted-keys: its keys are not trusted: owned by uid $(id -u nobody), not root" \
+	st payload install "$b" --dry-run --state-dir "$state"
+chown root "$root/etc/scsitune/trusted-keys"
+chmod 0775 "$root/etc/scsitune"
+refused "key directory's parent writable by its group" \
+	"trusted-keys: its keys are not trusted: $root/etc/scsitune is writable by its group \(mode 0775\): chmod g-w $root/etc/scsitune$" \
+	st payload install "$b" --dry-run --state-dir "$state"
+chmod 0755 "$root/etc/scsitune"
+chmod 0775 "$root"
+refused "the tree's root writable by its group" \
+	"trusted-keys: its keys are not trusted: $root is writable by its group \(mode 0775\): chmod g-w $root$" \
+	st payload install "$b" --dry-run --state-dir "$state"
+chmod 0755 "$root"
+chown nobody "$root/etc"
+refused "etc owned by nobody" "trusted-keys: its keys are not trusted: $root/etc is owned by uid $(id -u nobody), not root" \
+	st payload verify "$b"
+chown root "$root/etc"
+ln -s fleet-b.pub "$root/etc/scsitune/trusted-keys/linked.pub"
+refused "a key that is a symbolic link" "linked.pub: a symbolic link: refused as a trusted key" \
+	st payload install "$b" --dry-run --state-dir "$state"
+rm "$root/etc/scsitune/trusted-keys/linked.pub"
 install -m 0644 "$work/c.pub" "$work/c-ok.pub"
 run 0 "--trusted-key" st payload install "$work/by-c.tar.zst" --trusted-key "$work/c-ok.pub" --dry-run --state-dir "$state" &&
 	ok "--trusted-key"
 install -m 0646 "$work/c.pub" "$work/c-bad.pub"
-refused "--trusted-key writable" "c-bad.pub: writable by others" \
+refused "--trusted-key writable" "c-bad.pub: refused as a trusted key: writable by others \(mode 0646\)" \
 	st payload install "$work/by-c.tar.zst" --trusted-key "$work/c-bad.pub" --dry-run --state-dir "$state"
+install -m 0644 -o nobody "$work/c.pub" "$work/c-theirs.pub"
+refused "--trusted-key owned by nobody" "c-theirs.pub: refused as a trusted key: owned by uid $(id -u nobody), not root" \
+	st payload install "$work/by-c.tar.zst" --trusted-key "$work/c-theirs.pub" --dry-run --state-dir "$state"
+mkdir -p "$work/gw" && chmod 0775 "$work/gw" && install -m 0644 "$work/c.pub" "$work/gw/c.pub"
+refused "--trusted-key in a directory writable by its group" \
+	"gw/c.pub: refused as a trusted key: $work/gw is writable by its group \(mode 0775\): chmod g-w $work/gw$" \
+	st payload install "$work/by-c.tar.zst" --trusted-key "$work/gw/c.pub" --dry-run --state-dir "$state"
 cp "$b" "$work/by-b.tar.zst" && sign b "$work/by-b.tar.zst"
 run 0 "key B (rotation: A and B trusted)" st payload install "$work/by-b.tar.zst" --dry-run --state-dir "$state" &&
 	out_has "key B" "fleet-b.pub" && ok "two keys"
