@@ -431,20 +431,11 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 	/* No journal: nothing was installed (or the last remove completed): nothing to undo is success, as for
 	 * revert (an undo step in automation must not fail when there is nothing to undo). */
 	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
-	int jr = stune_payload_journal_load(state_dir, &j);
-	if (jr == -ENOENT)
-		return remove_nothing(g, state_dir, !stune_root_is_live(ctx->root));
-	if (jr < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(jr));
-		return EXIT_ERROR;
-	}
 	/* Only what install could have journaled, before any step is undone. */
-	_cleanup_free_ char *bad = NULL;
-	if (stune_payload_journal_check(j, &bad) < 0) {
-		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
-			  bad ? bad : "out of memory");
+	if (payload_journal_read(state_dir, &j) != EXIT_OK)
 		return EXIT_ERROR;
-	}
+	if (!j)
+		return remove_nothing(g, state_dir, !stune_root_is_live(ctx->root));
 	_cleanup_(out_freep) struct out *o = out_new(g->format, stdout);
 	if (!o)
 		return EXIT_ERROR;

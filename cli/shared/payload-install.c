@@ -274,6 +274,27 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	return ok ? EXIT_OK : EXIT_ERROR;
 }
 
+int payload_journal_read(const char *state_dir, struct stune_payload_journal **j)
+{
+	*j = NULL;
+	int r = stune_payload_journal_load(state_dir, j);
+	if (r == -ENOENT)
+		return EXIT_OK;
+	if (r < 0) {
+		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(r));
+		return EXIT_ERROR;
+	}
+	_cleanup_free_ char *bad = NULL;
+	if (stune_payload_journal_check(*j, &bad) < 0) {
+		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
+			  bad ? bad : "out of memory");
+		stune_payload_journal_free(*j);
+		*j = NULL;
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 /*
  * A remove that stopped half way (killed, or files changed since install; its journal j
  * marked) finished as 'payload remove' would (no
@@ -322,20 +343,12 @@ int payload_journal_gate(struct stune_ctx *ctx, const struct stune_loaded_bundle
 {
 	_cleanup_(stune_payload_journal_freep) struct stune_payload_journal *j = NULL;
 	memset(gate, 0, sizeof(*gate));
-	int r = stune_payload_journal_load(state_dir, &j);
-	if (r == -ENOENT)
+	int r;
+	/* Checked before install acts on it (finishing a remove). */
+	if (payload_journal_read(state_dir, &j) != EXIT_OK)
+		return EXIT_ERROR;
+	if (!j)
 		return EXIT_OK;
-	if (r < 0) {
-		error_msg("%s/payload/journal.json: %s", state_dir, stune_payload_journal_strerror(r));
-		return EXIT_ERROR;
-	}
-	/* Only what install could have journaled, before install acts on it (finishing a remove). */
-	_cleanup_free_ char *bad = NULL;
-	if (stune_payload_journal_check(j, &bad) < 0) {
-		error_msg("%s/payload/journal.json: %s: refused before any change", state_dir,
-			  bad ? bad : "out of memory");
-		return EXIT_ERROR;
-	}
 	if (j->remove_started) {
 		if (finish_remove(ctx, j, state_dir, no_initramfs) < 0)
 			return EXIT_ERROR;

@@ -32,6 +32,14 @@ enum {
 };
 int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct out *o,
 			   const struct stune_loaded_bundle *b, const char *state_dir, unsigned flags, bool *refused);
+struct stune_payload_journal;
+
+/*
+ * STATE/payload/journal.json read and checked (stune_payload_journal_check:
+ * only what install could have journaled): EXIT_OK with *j (NULL when there
+ * is none), or EXIT_ERROR after one line naming the journal and why.
+ */
+int payload_journal_read(const char *state_dir, struct stune_payload_journal **j);
 /*
  * What the payload journal in state_dir says before an install of b (the lock
  * held). A remove that was interrupted (killed, power lost) is finished first,
