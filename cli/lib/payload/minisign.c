@@ -275,10 +275,29 @@ int stune_minisign_verify(const struct stune_keyring *keys, const void *data, si
 	for (size_t i = 0; i < keys->n && !k; i++)
 		if (!memcmp(keys->keys[i].id, s + 2, 8))
 			k = &keys->keys[i];
-	if (!k)
-		return stune_errf(err, -ENOKEY, "signed with key %s, which is not a trusted key%s",
-				  stune_minisign_keyid_str(s + 2, idbuf),
-				  keys->n ? "" : " (no trusted keys: etc/scsitune/trusted-keys/ is empty or missing)");
+	if (!k) {
+		if (!keys->n)
+			return stune_errf(err, -ENOKEY,
+					  "signed with key %s, which is not a trusted key (no trusted keys: "
+					  "etc/scsitune/trusted-keys/ is empty or missing)",
+					  stune_minisign_keyid_str(s + 2, idbuf));
+		/* The keys that are trusted, by ID and file (at most 4): which one the bundle should have been signed
+		 * with. */
+		_cleanup_free_ char *list = NULL;
+		size_t llen = 0;
+		FILE *f = open_memstream(&list, &llen);
+		for (size_t i = 0; f && i < keys->n && i < 4; i++) {
+			char kb[17];
+			fprintf(f, "%s%s (%s)", i ? ", " : "", stune_minisign_keyid_str(keys->keys[i].id, kb),
+				keys->keys[i].source ? keys->keys[i].source : "?");
+		}
+		if (f && keys->n > 4)
+			fprintf(f, ", and %zu more", keys->n - 4);
+		if (f)
+			fclose(f);
+		return stune_errf(err, -ENOKEY, "signed with key %s, which is not a trusted key (trusted: %s)",
+				  stune_minisign_keyid_str(s + 2, idbuf), list ? list : "?");
+	}
 	int ok;
 	if (prehashed) {
 		uint8_t h[crypto_generichash_BYTES_MAX];

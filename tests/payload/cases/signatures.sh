@@ -10,7 +10,7 @@ fi
 cp "$b" "$work/unsigned.tar.zst"
 refused "unsigned" "unsigned.tar.zst: no signature .*unsigned bundle is refused" st payload install "$work/unsigned.tar.zst" --state-dir "$state"
 cp "$b" "$work/by-c.tar.zst" && sign c "$work/by-c.tar.zst"
-refused "untrusted key" "signed with key [0-9A-F]{16}, which is not a trusted key: refused" \
+refused "untrusted key, the trusted ones listed" "signed with key [0-9A-F]{16}, which is not a trusted key \(trusted: [0-9A-F]{16} \([^)]*fleet-a\.pub\), [0-9A-F]{16} \([^)]*fleet-b\.pub\)\): refused" \
 	st payload install "$work/by-c.tar.zst" --state-dir "$state"
 cp "$b" "$work/other.tar.zst" && printf 'x' >>"$work/other.tar.zst"
 refused "signature of another file" "does not verify: the file is not the one that was signed" \
