@@ -28,6 +28,9 @@ import json, re, sys
 text = open(sys.argv[1]).read()
 retries = len(re.findall(r"FAILED - RETRYING: \[f1 -> localhost\]: The gate", text))
 assert retries == 2, "%d retries, want 2 (a 503 ask, a no-point ask)" % retries
+# Each RETRYING line says plainly that it is the wait, not a failure.
+said = re.findall(r"FAILED - RETRYING: \[f1 -> localhost\]: The gate: [^\n]*\(a RETRYING line here is the wait for the service to show the wave's sets, not a failure\)", text)
+assert len(said) == 2, "the RETRYING lines do not say they are the wait: %r" % re.findall(r"FAILED - RETRYING[^\n]*", text)
 assert re.search(r"wave 1 \(1 host\(s\)\): gate kiops>=\+5% over h1: passed", text), "not passed"
 asks = [json.loads(l)["path"] for l in open(sys.argv[2])]
 # 3 tries (503), the empty answer and the look a year back it makes, then the sets.
