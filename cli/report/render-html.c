@@ -959,8 +959,15 @@ static void fleet_strip(FILE *f, const struct stune_fleet *fl)
 		lo_f = q1 - 1.5 * (q3 - q1);
 		hi_f = q3 + 1.5 * (q3 - q1);
 	}
-	for (size_t i = 0; i < n; i++)
-		amax = fmax(amax, fabs(s[i].v));
+	/* The scale fits the hosts compared (within the outlier fences when there are 4 or more): a host apart
+	 * or an outlier far out would squeeze the others to slivers (+180 % once made an axis of +-200 % for
+	 * hosts within +-37 %). A bar beyond the scale is clipped at its edge, marked, its value written. */
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].v >= lo_f && c[i].v <= hi_f)
+			amax = fmax(amax, fabs(c[i].v));
+	if (!(amax > 0))
+		for (size_t i = 0; i < n; i++)
+			amax = fmax(amax, fabs(s[i].v));
 	double top = nice_ceil(amax * 1.1);
 	const int W = KW, row = 22, L = 220, R = 80, T = 24;
 	int H = T + row * (int)n + 24;
@@ -981,7 +988,8 @@ static void fleet_strip(FILE *f, const struct stune_fleet *fl)
 		char key[96], shown[80];
 		struct jnum v = jnum_of(h->cmp.avg_change * 100);
 		bool apart = h->status != STUNE_QHOST_COMPARED, outlier = !apart && (v.v < lo_f || v.v > hi_f);
-		double y = T + row * (double)r, w = half * fabs(v.v) / top, x = v.v < 0 ? mid - w : mid;
+		bool clipped = fabs(v.v) > top;
+		double y = T + row * (double)r, w = half * fmin(fabs(v.v), top) / top, x = v.v < 0 ? mid - w : mid;
 		key_of(key, sizeof(key), "hosts.%zu.compare.avg_change_pct", s[r].host);
 		jnum_shown(shown, sizeof(shown), v, 1, 1);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\"%s>", L - 8, y + 14,
@@ -1002,10 +1010,14 @@ static void fleet_strip(FILE *f, const struct stune_fleet *fl)
 				  : "",
 			x, y + 3, w, row - 6);
 		num_attrs(f, key, v, 1, false);
+		if (clipped)
+			fputs(" data-clipped=\"1\"", f);
 		fputs("><title>", f);
 		html_str(f, h->name);
 		fprintf(f, ": %s%s %%</title></rect>", v.v > 0 ? "+" : "", shown);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s<tspan", v.v < 0 ? mid + 6 : mid + w + 6, y + 14,
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\"%s>%s%s<tspan", v.v < 0 ? mid + 6 : mid + w + 6, y + 14,
+			clipped ? " class=\"clipped\"" : "",
+			clipped ? (v.v < 0 ? "&#171; beyond the scale: " : "&#187; beyond the scale: ") : "",
 			v.v > 0 ? "+" : "");
 		num_attrs(f, key, v, 1, false);
 		fprintf(f, ">%s</tspan> %%</text>\n", shown);

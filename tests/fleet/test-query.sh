@@ -300,6 +300,19 @@ assert p.warn.startswith("Outliers") and "h<6>& (+100.0 %)" in p.warn, p.warn
 assert not any(f"h{i} " in p.warn for i in range(1, 6)), p.warn
 print(p.warn)
 PY
+check "HTML view: the change axis fits the 5 hosts within the fences, the +100 % bar clipped and marked" "$py" - "$T/outlier.html" "$T/outlier.json" <<'PY'
+import json, re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+d = json.load(open(sys.argv[2]))
+svg = re.search(r'<svg class="chart" data-scale="signed".*?</svg>', html, re.S).group(0)
+ticks = [float(t) for t in re.findall(r'>([+-]?[0-9.]+) %</text>', svg)]
+others = [abs(h["compare"]["avg_change_pct"]) for h in d["hosts"] if h["compare"] and abs(h["compare"]["avg_change_pct"]) < 50]
+top = max(ticks)
+assert others and max(others) <= top < 50, ("the axis does not fit the others", ticks, others)
+clipped = re.findall(r'<rect [^>]*data-clipped="1"', svg)
+assert len(clipped) == 1 and "beyond the scale: +<tspan" in svg, ("the +100 % bar not clipped and marked", clipped)
+print("axis +-%g %% for hosts within +-%.1f %%; the outlier clipped" % (top, max(others)))
+PY
 : >"$T/stub.log"
 : >"$T/stub.log"
 q 0 'gate passed' --query "$stub/dup/api/v1/export" "${cmp_args[@]}" --hosts h1 "${gate[@]}"

@@ -233,8 +233,20 @@ def main():
             continue
         scale = svg["attrs"].get("data-scale")
         size = "width" if scale == "signed" else "height"
-        bars = [(float(b["data-v"]) / float(b.get("data-div", "1")), float(b[size])) for b in svg["bars"]]
-        n_bars += len(bars)
+        # A bar beyond a signed chart's scale is clipped at its edge (data-clipped): it must be as long as
+        # the longest bar drawn to scale could be, and its value beyond what the others' scale shows.
+        clipped = [(float(b["data-v"]) / float(b.get("data-div", "1")), float(b[size])) for b in svg["bars"]
+                   if b.get("data-clipped")]
+        bars = [(float(b["data-v"]) / float(b.get("data-div", "1")), float(b[size])) for b in svg["bars"]
+                if not b.get("data-clipped")]
+        n_bars += len(bars) + len(clipped)
+        if clipped and scale != "signed":
+            fail(f"{scale} chart: a clipped bar: {clipped}")
+        if clipped and bars:
+            unit = max(h / abs(v) for v, h in bars if v)
+            for v, h in clipped:
+                if not (abs(v) * unit > h * 1.0001):
+                    fail(f"signed chart: bar {v} marked clipped but it fits the scale ({h} long)")
         if scale in ("linear", "signed"):
             if scale == "signed":
                 bars = [(abs(v), h) for v, h in bars]
