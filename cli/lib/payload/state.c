@@ -731,6 +731,7 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 			     "the bundle's modules are for %s; %s is the payload's own kernel (the patches built in)",
 			     m->release, m->kernel->release)) < 0)
 			return r;
+		st->modules_loaded += kernel_ok; /* the patches run, built into the payload's kernel */
 		judge(st, kernel_ok);
 		*out = steal_pointer(&st);
 		return 0;
