@@ -511,11 +511,18 @@ static int flush_spool(const struct report_opts *ro, const struct stune_auth *au
 		error_msg("%s", res.err);
 	} else if (r < 0 && res.batches == 0) /* the spool could not be listed */
 		error_msg("%s", res.err ? res.err : strerror(-r));
-	else if (r < 0)
-		error_msg("upload to %s: %s; not sent, kept in spool: %zu batch%s in %s/spool", ro->upload,
+	else if (r < 0) {
+		/* Kept for a service that is away for now (exit 3): the command that sends them later. */
+		struct global_opts none = {0};
+		_cleanup_free_ char *again =
+		    res.retryable ? cli_cmdline(&none, "report", "--flush", "", "--upload", ro->upload, "--state-dir",
+						ro->state_dir, "--auth-file", ro->auth_file, NULL)
+				  : NULL;
+		error_msg("upload to %s: %s; not sent, kept in spool: %zu batch%s in %s/spool%s%s", ro->upload,
 			  res.err ? res.err : strerror(-r), res.batches - res.sent,
-			  res.batches - res.sent == 1 ? "" : "es", ro->state_dir);
-	else if (res.batches == 0)
+			  res.batches - res.sent == 1 ? "" : "es", ro->state_dir, again ? "; to send it later: " : "",
+			  again ? again : "");
+	} else if (res.batches == 0)
 		fprintf(stderr, "scsitune: spool is empty: nothing to upload\n");
 	else
 		note_msg("uploaded %zu point%s in %zu batch%s to %s", res.points, res.points == 1 ? "" : "s", res.sent,

@@ -293,7 +293,7 @@ poll 60 test -e "$T/silent.conns.ready" || fail "silent server not ready"
 silent=http://127.0.0.1:$silent_port/write
 sq=$T/state-silent
 t0=$(date +%s%N)
-report 3 "^scsitune: upload to $silent: no answer within the 1 s upload timeout \(.*\); not sent, kept in spool: 1 batch in $sq/spool$" \
+report 3 "^scsitune: upload to $silent: no answer within the 1 s upload timeout \(.*\); not sent, kept in spool: 1 batch in $sq/spool; to send it later: scsitune report --flush --upload $silent --state-dir $sq$" \
 	--phase silent --state-dir "$sq" --upload "$silent" --upload-timeout 1 "${runs[@]}"
 t1=$(date +%s%N)
 checks=$((checks + 1))
