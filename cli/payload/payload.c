@@ -337,6 +337,8 @@ static int payload_verify(struct global_opts *g, const char *file, const char *s
 	out_int(o, "schema_version", NULL, STUNE_PAYLOAD_SCHEMA_VERSION);
 	out_str(o, "command", NULL, "verify");
 	payload_render_state(o, s, g->verbose);
+	if (s->verdict == STUNE_PAYLOAD_NOT_INSTALLED)
+		out_text(o, "To install one: scsitune payload install BUNDLE (scsitune-payload(8))\n");
 	out_obj_end(o);
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));

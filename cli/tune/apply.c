@@ -329,7 +329,7 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	if (command_no_args("apply", argc, argv))
 		return EXIT_USAGE;
 	if (!profile) {
-		usage_error("apply", "apply: --profile NAME is required");
+		usage_error("apply", "apply: --profile NAME|PATH is required (scsitune profile list names them)");
 		return EXIT_USAGE;
 	}
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;

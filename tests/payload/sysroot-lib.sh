@@ -197,6 +197,8 @@ round_trip() { # LABEL
 	run 2 "$label: verify, nothing installed" st -o json payload verify && [ "$(jget verdict)" = not-installed ] ||
 		fail "$label: verify with nothing installed"
 	cp "$work/out" "$work/schema-verify-none-$label.json"
+	run 2 "$label: verify text, nothing installed" st payload verify &&
+		out_has "$label: verify, nothing installed: the next step" "^To install one: scsitune payload install BUNDLE \(scsitune-payload\(8\)\)$"
 }
 
 # abort_hooks: SCSITUNE_TEST_PAYLOAD_ABORT is honoured (a build with

@@ -48,7 +48,7 @@ expect 1 "^scsitune: profile 'no-such' not found in .* \(profiles there: kernel-
 expect 1 "^scsitune: profile $work/none: No such file or directory$" --profile "$work/none" "${d[@]}"
 expect 1 "^scsitune: bad profile name '\.\.'" --profile .. "${d[@]}"
 # Usage: no --profile, stray argument.
-expect 64 "^scsitune: apply: --profile NAME is required$" --dry-run
+expect 64 "^scsitune: apply: --profile NAME\\|PATH is required \\(scsitune profile list names them\\)$" --dry-run
 # A good profile by path works too.
 rc=0
 "$bin" --sysroot "$work/root" apply --profile "$dir/../../profiles/numa" --dry-run >"$work/out" 2>"$work/err" || rc=$?
