@@ -69,7 +69,9 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-if [ -n "$only" ] && ! printf '%s\n' "${cases[@]}" | grep -qFx -- "$only"; then
+# The whole list against the name (grep -q may exit before printf has written the rest: under
+# pipefail that SIGPIPE would read as "no case").
+if [ -n "$only" ] && [[ " ${cases[*]} " != *" $only "* ]]; then
 	echo "test-rollout.sh: no case '$only' (--list names them)" >&2
 	exit 64
 fi
