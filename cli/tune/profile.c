@@ -183,8 +183,10 @@ static void render_active(struct out *o, const struct stune_journal *j, const ch
 	_cleanup_free_ char *now = digest_now(j, &why);
 	bool changed = now && j->digest && strcmp(now, j->digest);
 	out_obj_begin(o, "active");
-	out_str(o, "name", text ? "Active:    %s" : NULL, j->profile);
-	out_str(o, "path", text ? "  (%s)\n" : NULL, j->profile_path);
+	/* A profile applied by path is named by it: shown once. */
+	bool by_path = j->profile && j->profile_path && !strcmp(j->profile, j->profile_path);
+	out_str(o, "name", text ? (by_path ? "Active:    %s\n" : "Active:    %s") : NULL, j->profile);
+	out_str(o, "path", text && !by_path ? "  (%s)\n" : NULL, j->profile_path);
 	out_str(o, "digest", text ? "           applied sha256 %.12s" : NULL, j->digest);
 	out_int(o, "applied_unix", NULL, j->started);
 	if (text)
@@ -239,10 +241,10 @@ static int profile_list(struct stune_ctx *ctx, struct out *o, const char *dir, c
 			digest = NULL;
 		if (stune_read_user_file(path, PROFILE_HEAD_MAX_BYTES, STUNE_UF_TEXT, &text, NULL) == 0)
 			summary = summary_of(text);
-		struct stat jd, d;
-		bool active = j && j->profile && !strcmp(j->profile, name) && j->profile_dir &&
-			      stat(j->profile_dir, &jd) == 0 && stat(dir, &d) == 0 && jd.st_dev == d.st_dev &&
-			      jd.st_ino == d.st_ino;
+		/* The journal's profile file is this one (by name in this directory, or by a path to it). */
+		struct stat jf, f;
+		bool active = j && j->profile_path && stat(j->profile_path, &jf) == 0 && stat(path, &f) == 0 &&
+			      jf.st_dev == f.st_dev && jf.st_ino == f.st_ino;
 		out_obj_begin(o, NULL);
 		out_str(o, "name", NULL, name);
 		out_str(o, "path", NULL, path);

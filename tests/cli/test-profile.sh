@@ -61,6 +61,13 @@ assert a["applied_unix"] > 1700000000 and a["persist"] is False, a' || fail "act
 [ "$(find "$work/root" "$work/state" -type f -exec sha256sum {} + | sort)" = "$before" ] ||
 	fail "profile list/active changed the tree or the state dir"
 
+# Applied by path: the same file marked in the list, named once.
+"$bin" --sysroot "$work/root" apply --profile "$work/prof/kernel-default" --state-dir "$work/state2" >/dev/null ||
+	fail "apply by path exited $?"
+p list --profile-dir "$work/prof" --state-dir "$work/state2" >"$work/list3.txt" || fail "list, applied by path: exit $?"
+grep -q "^\* kernel-default " "$work/list3.txt" || fail "list: a profile applied by its path not marked: $(cat "$work/list3.txt")"
+grep -qx "Active:    $work/prof/kernel-default" "$work/list3.txt" || fail "list: a profile applied by path not named once"
+
 # Refusals.
 p list --profile-dir "$work/nowhere" --state-dir "$work/state" 2>"$work/err" >/dev/null
 rc=$?
