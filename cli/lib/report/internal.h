@@ -74,6 +74,8 @@ int stune_resultset_rundir(const char *state_dir, char **dir);
 
 /* The newest saved set of a phase: -ENOENT when there is none. */
 int stune_resultset_find(const char *state_dir, const char *phase, char **path);
+/* The phases saved under STATE_DIR/reports (at most 64), ", "-joined and sorted ("" when none). */
+int stune_resultset_phases(const char *state_dir, char **list);
 
 /* -EINVAL with *err (one line, without the file name) on a file that is not a result set. */
 int stune_saved_set_load(const char *path, struct stune_saved_set **out, char **err);

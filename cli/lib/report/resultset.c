@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -103,6 +104,47 @@ int stune_resultset_find(const char *state_dir, const char *phase, char **path)
 	if (!*best)
 		return -ENOENT;
 	return asprintf(path, "%s/%s", dir, best) < 0 ? -ENOMEM : 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int stune_resultset_phases(const char *state_dir, char **list)
+{
+	_cleanup_free_ char *dir = NULL;
+	int fd = -1, r;
+	*list = NULL;
+	if ((r = stune_state_subdir(state_dir, "reports", 0755, false, &fd, &dir)) < 0)
+		return r;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		r = negative_errno();
+		close(fd);
+		return r;
+	}
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < 64) {
+		struct stat st;
+		/* a directory, never through a link (d_type is DT_UNKNOWN on some file systems) */
+		bool dir_ = de->d_type == DT_DIR ||
+			    (de->d_type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     S_ISDIR(st.st_mode));
+		if (dir_ && stune_phase_valid(de->d_name) && stune_strv_push(&names, &n, strdup(de->d_name)) < 0)
+			return -ENOMEM;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	size_t len = 0;
+	FILE *f = open_memstream(list, &len);
+	for (size_t i = 0; f && i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "", names[i]);
+	if (f)
+		fclose(f);
+	return *list ? 0 : -ENOMEM;
 }
 
 void stune_saved_set_free(struct stune_saved_set *s)

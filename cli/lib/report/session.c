@@ -268,9 +268,15 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 			return stune_errf(err, -ENOMEM, "out of memory");
 	} else {
 		r = stune_resultset_find(state_dir, compare, &path);
-		if (r == -ENOENT)
-			return stune_errf(err, r, "--compare %s: no saved result set for phase '%s' in %s/reports/%s",
-					  compare, compare, state_dir, compare);
+		if (r == -ENOENT) {
+			_cleanup_free_ char *saved = NULL;
+			(void)stune_resultset_phases(state_dir, &saved);
+			return stune_errf(err, r,
+					  "--compare %s: no saved result set for phase '%s' in %s/reports/%s (%s%s)",
+					  compare, compare, state_dir, compare,
+					  saved && *saved ? "phases saved there: " : "no phase saved there yet",
+					  saved && *saved ? saved : "");
+		}
 		if (r < 0)
 			return stune_errf(err, r, "--compare %s: %s/reports/%s: %s", compare, state_dir, compare,
 					  stune_state_strerror(r, 0));

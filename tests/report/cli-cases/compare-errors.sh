@@ -5,8 +5,14 @@
 # set, of a missing file: exit 1, one line, nothing saved.
 # --compare of an unknown phase or a file that is not a result set: nothing saved.
 cs=$work/cmp-state
-expect "compare unknown phase" 1 "^scsitune: --compare nope: no saved result set for phase 'nope' in $cs/reports/nope$" \
+expect "compare unknown phase" 1 "^scsitune: --compare nope: no saved result set for phase 'nope' in $cs/reports/nope \(no phase saved there yet\)$" \
 	-- report --phase x --state-dir "$cs" --compare nope "$good"
+# With phases saved: the refusal lists them (the next step: one of those names).
+for ph in base tuned; do
+	"$bin" report --phase "$ph" --state-dir "$work/cmp-saved" "$good" >/dev/null 2>&1 || fail "saving phase $ph"
+done
+expect "compare unknown phase, phases listed" 1 "^scsitune: --compare nope: no saved result set for phase 'nope' in $work/cmp-saved/reports/nope \(phases saved there: base, tuned\)$" \
+	-- report --state-dir "$work/cmp-saved" --compare nope "$good"
 expect "compare non-result file" 1 "^scsitune: --compare $good: $good: not a scsitune result set: no 'schema_version' and 'runs'$" \
 	-- report --phase x --state-dir "$cs" --compare "$good" "$good"
 expect "compare missing file" 1 "^scsitune: --compare $work/none.json: $work/none.json: No such file or directory$" \
