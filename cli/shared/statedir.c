@@ -76,19 +76,26 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, cha
 	return r < 0 ? lock_error(*state_dir, r, &holder) : EXIT_OK;
 }
 
-int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd)
+int cli_state_dir(struct stune_ctx *ctx, const char *state_opt, char **state_dir)
 {
-	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_(stune_trust_fault_clear) struct stune_trust_fault bad = {0};
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir, &bad);
+	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, state_dir, &bad);
 	if (r == -EPERM && bad.path)
 		return cli_state_untrusted(stune_root_prefix(ctx->root), state_opt, &bad);
 	if (r < 0) {
 		error_msg("state directory: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
+	return EXIT_OK;
+}
+
+int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd)
+{
+	_cleanup_free_ char *state_dir = NULL;
+	if (cli_state_dir(ctx, state_opt, &state_dir) != EXIT_OK)
+		return EXIT_ERROR;
 	struct stune_lock_holder holder = {0};
-	r = stune_lock_take_shared(state_dir, fd, &holder);
+	int r = stune_lock_take_shared(state_dir, fd, &holder);
 	return r < 0 ? lock_error(state_dir, r, &holder) : EXIT_OK;
 }
 

@@ -23,6 +23,12 @@ int cli_lock(struct stune_ctx *ctx, const char *state_opt, const char *what, cha
  */
 int cli_lock_shared(struct stune_ctx *ctx, const char *state_opt, int *fd);
 /*
+ * The state directory for state_opt (NULL: the default inside the root),
+ * not created, trusted (core/trust.h): EXIT_OK with *state_dir, or
+ * EXIT_ERROR after the one line (untrusted: the directory at fault and the fix).
+ */
+int cli_state_dir(struct stune_ctx *ctx, const char *state_opt, char **state_dir);
+/*
  * The apply journal j of state_dir names only what apply could have written
  * (stune_apply_journal_check): EXIT_OK, or EXIT_ERROR after one line naming
  * the journal, the entry (changes[N], its kind and path) and why.

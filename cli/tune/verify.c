@@ -61,16 +61,9 @@ void help_verify(FILE *f)
 static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct stune_journal **j)
 {
 	_cleanup_free_ char *state_dir = NULL;
-	_cleanup_(stune_trust_fault_clear) struct stune_trust_fault bad = {0};
-	int r = stune_state_dir(stune_root_prefix(ctx->root), state_opt, false, &state_dir, &bad);
-	if (r == -EPERM && bad.path) {
-		cli_state_untrusted(stune_root_prefix(ctx->root), state_opt, &bad);
-		return r;
-	}
-	if (r < 0) {
-		error_msg("state directory: %s", strerror(-r));
-		return r;
-	}
+	if (cli_state_dir(ctx, state_opt, &state_dir) != EXIT_OK)
+		return -EPERM;
+	int r;
 	const char *jfile = "journal.json";
 	r = stune_journal_load_named(state_dir, j, &jfile);
 	if (r == -ENOENT) {

@@ -79,24 +79,33 @@ static bool is_set_name(const char *n)
 	return true;
 }
 
+/* STATE_DIR/REL (never through a link: stune_state_subdir) open for listing; *dir its path. */
+static int open_state_listing(const char *state_dir, const char *rel, DIR **d, char **dir)
+{
+	int fd = -1, r;
+	if ((r = stune_state_subdir(state_dir, rel, 0755, false, &fd, dir)) < 0)
+		return r;
+	if (!(*d = fdopendir(fd))) {
+		r = negative_errno();
+		close(fd);
+		return r;
+	}
+	return 0;
+}
+
 int stune_resultset_find(const char *state_dir, const char *phase, char **path)
 {
 	_cleanup_free_ char *dir = NULL, *rel = NULL;
 	char best[32] = "";
-	int fd = -1, r;
+	int r;
 
 	if (!stune_phase_valid(phase))
 		return -EINVAL;
 	if (asprintf(&rel, "reports/%s", phase) < 0)
 		return -ENOMEM;
-	if ((r = stune_state_subdir(state_dir, rel, 0755, false, &fd, &dir)) < 0)
+	_cleanup_closedir_ DIR *d = NULL;
+	if ((r = open_state_listing(state_dir, rel, &d, &dir)) < 0)
 		return r;
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (!d) {
-		r = negative_errno();
-		close(fd);
-		return r;
-	}
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (is_set_name(de->d_name) && strcmp(de->d_name, best) > 0)
@@ -114,16 +123,11 @@ static int name_cmp(const void *a, const void *b)
 int stune_resultset_phases(const char *state_dir, char **list)
 {
 	_cleanup_free_ char *dir = NULL;
-	int fd = -1, r;
+	_cleanup_closedir_ DIR *d = NULL;
+	int r;
 	*list = NULL;
-	if ((r = stune_state_subdir(state_dir, "reports", 0755, false, &fd, &dir)) < 0)
+	if ((r = open_state_listing(state_dir, "reports", &d, &dir)) < 0)
 		return r;
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (!d) {
-		r = negative_errno();
-		close(fd);
-		return r;
-	}
 	_cleanup_(stune_strv_freep) char **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
