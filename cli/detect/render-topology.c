@@ -5,6 +5,7 @@
  * man/scsitune-detect.8.scd and schema/detect.schema.json.
  */
 #include "render-topology.h"
+#include "wrap.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -551,7 +552,7 @@ static void render_irq_locality(struct out *o, const struct stune_topology *t, c
  * known node or a movable vector. JSON: summary.irq_remote_hbas (PCI
  * addresses, in the order of "hbas").
  */
-static void render_irq_summary(struct out *o, const struct stune_topology *t, size_t only)
+static void render_irq_summary(struct out *o, const struct stune_topology *t, const char *sysroot, size_t only)
 {
 	size_t off = 0, mpi3mr_off = 0, checked = 0;
 	char *list = NULL;
@@ -578,13 +579,36 @@ static void render_irq_summary(struct out *o, const struct stune_topology *t, si
 	out_arr_end(o);
 	if (f)
 		fclose(f);
-	if (off)
-		out_text(o, "IRQs:      %zu HBA%s serve%s a movable vector off %s node: %s%s\n%s", off,
+	if (off) {
+		out_text(o, "IRQs:      %zu HBA%s serve%s a movable vector off %s node: %s%s\n", off,
 			 off == 1 ? "" : "s", off == 1 ? "s" : "", off == 1 ? "its" : "their", list ? list : "",
-			 off > 4 ? ", ..." : "",
-			 mpi3mr_off ? "           to see the fix: scsitune apply --profile numa --dry-run\n"
-				    : "           no shipped profile tunes these HBAs (scsitune-profile(5))\n");
-	else if (checked)
+			 off > 4 ? ", ..." : "");
+		if (!mpi3mr_off) {
+			out_text(o, "           no shipped profile tunes these HBAs (scsitune-profile(5))\n");
+		} else {
+			/* The command as it is to be pasted: the same tree (--sysroot, quoted for the shell). */
+			char *cmd = NULL;
+			size_t clen = 0;
+			FILE *c = open_memstream(&cmd, &clen);
+			if (c) {
+				fputs("scsitune ", c);
+				if (sysroot) {
+					fputs("--sysroot ", c);
+					wrap_shell_word(c, sysroot);
+					fputc(' ', c);
+				}
+				fputs("apply --profile numa --dry-run", c);
+				if (fclose(c) != 0) {
+					free(cmd);
+					cmd = NULL;
+				}
+			}
+			out_text(o, "           to see the fix:\n");
+			out_str(o, NULL, "           " WRAP_SHELL "%s\n",
+				cmd ? cmd : "scsitune apply --profile numa --dry-run");
+			free(cmd);
+		}
+	} else if (checked)
 		out_text(o, "IRQs:      every movable vector is served on its HBA's node\n");
 	free(list);
 }
@@ -716,7 +740,7 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 	out_int(o, "mpi3mr_count", " (%s mpi3mr)", (long long)mpi3mr);
 	out_int(o, "scsi_host_count", "  SCSI hosts %s", (long long)t->n_hosts);
 	out_int(o, "disk_count", "  disks %s\n", (long long)t->n_disks);
-	render_irq_summary(o, t, only);
+	render_irq_summary(o, t, sysroot, only);
 	out_obj_end(o);
 	if (t->n_hosts == 0)
 		out_text(o, "No SCSI host adapter found.\n");

@@ -39,7 +39,12 @@ bool report_html_check(const char *path)
 	if (!html_split(path, &dir, &name))
 		return false;
 	if (stat(dir, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) || access(dir, W_OK) < 0) {
-		error_msg("--html %s: %s: %s", path, dir, strerror(errno));
+		int e = errno;
+		error_msg("--html %s: %s: %s", path, dir, strerror(e));
+		if (e == ENOENT) {
+			_cleanup_free_ char *q = cli_shell_quote(dir);
+			hint_msg("to make the directory: mkdir -p %s", q ? q : dir);
+		}
 		return false;
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -208,6 +208,8 @@ static bool load_auth(const char *auth_file, const char *ca_file, struct stune_a
 		int r = stune_auth_load(auth_file, auth, &err);
 		if (r < 0) {
 			error_msg("--auth-file %s: %s", auth_file, err ? err : strerror(-r));
+			if (r == -ENOENT)
+				hint_msg("%s", AUTH_FILE_NEXT);
 			return false;
 		}
 	}
@@ -315,6 +317,9 @@ int report_query(const struct global_opts *g, const struct query_opts *q, const 
 	if (r < 0) {
 		error_msg("query %s: %s%s", url, err ? err : strerror(-r),
 			  gate ? "; the gate is not passed (no answer to judge)" : "");
+		if (r == -EAGAIN) /* no connection, a timeout or 5xx, every try */
+			hint_msg("check the URL (--query, or url= in [upload] of the settings file) and that the "
+				 "service answers");
 		return EXIT_ERROR;
 	}
 	struct fleet_meta m = {.phase = phase,

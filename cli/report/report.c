@@ -349,6 +349,8 @@ static bool upload_prepare(const struct report_opts *ro, struct stune_auth **aut
 		r = stune_auth_load(ro->auth_file, auth, &err);
 		if (r < 0) {
 			error_msg("--auth-file %s: %s", ro->auth_file, err ? err : strerror(-r));
+			if (r == -ENOENT)
+				hint_msg("%s", AUTH_FILE_NEXT);
 			return false;
 		}
 	}
@@ -449,8 +451,12 @@ static int run_fio(const struct global_opts *g, const struct report_opts *ro, st
 				   .sysroot = g->sysroot != NULL};
 	struct progress pg = {.tty = isatty(2)};
 	struct stune_run_cb cb = {.tick = progress_tick, .ended = progress_ended, .done = progress_done, .data = &pg};
-	if (stune_run_fio(ctx, &o, &cb, rs, &err) < 0) {
+	int r = stune_run_fio(ctx, &o, &cb, rs, &err);
+	if (r < 0) {
 		error_msg("%s", err ? err : "out of memory");
+		/* The engine names the option first when --fio's program is not there. */
+		if (r == -ENOENT && ro->fio && err && !strncmp(err, "--fio ", 6))
+			hint_msg("--fio names fio's program; Debian's is /usr/bin/fio (apt-get install fio)");
 		return EXIT_ERROR;
 	}
 	return EXIT_OK;
@@ -918,14 +924,22 @@ static int report_set(const struct global_opts *g, const struct report_opts *ro,
 	int r = stune_report_ingest(ctx, files, n, &set, ingest_bad, NULL);
 	if (r == -ENOMEM)
 		error_msg("out of memory");
+	if (r < 0 && set.n_unparsed)
+		hint_msg("a run is what fio --output-format=json+ --output FILE writes, or report --run makes "
+			 "(scsitune-report(8))");
 	if (r < 0)
 		return EXIT_ERROR;
 	if ((r = stune_report_set_stats(&set)) < 0) {
 		error_msg("statistics: %s", strerror(-r));
 		return EXIT_ERROR;
 	}
-	if (ro->compare && stune_report_reference(ro->state_dir, ro->compare, &set, &ref, &cmp, &err) < 0) {
+	if (ro->compare && (r = stune_report_reference(ro->state_dir, ro->compare, &set, &ref, &cmp, &err)) < 0) {
 		error_msg("%s", err ? err : "out of memory");
+		if (r == -ENOENT && stune_report_is_file_arg(ro->compare))
+			hint_msg(
+			    "--compare takes a phase that report --phase saved, or a file of it in %s/reports/PHASE/ "
+			    "(scsitune-report(8))",
+			    ro->state_dir);
 		return EXIT_ERROR;
 	}
 	/* Said loudly: statistics across different jobs, or a change between them, mean nothing. */

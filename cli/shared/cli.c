@@ -12,6 +12,7 @@
 
 #include "detect/scan.h"
 #include "cli.h"
+#include "wrap.h"
 
 /* Every message is one line with its control characters escaped (out_escape):
  * file contents, server bodies and device strings end up in them. */
@@ -29,6 +30,16 @@ void note_msg(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("scsitune: ", stderr);
+	va_start(ap, fmt);
+	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void hint_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("scsitune: hint: ", stderr);
 	va_start(ap, fmt);
 	out_vfprintf_escaped(stderr, 0, fmt, ap);
 	va_end(ap);
@@ -206,18 +217,19 @@ int command_opt(struct global_opts *g, const char *cmd, int opt, const char *arg
 	return EXIT_USAGE;
 }
 
-/* word for a shell: as is when plain, else in single quotes. */
-static void shell_word(FILE *m, const char *word)
+char *cli_shell_quote(const char *word)
 {
-	if (*word &&
-	    strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") == strlen(word)) {
-		fputs(word, m);
-		return;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return NULL;
+	wrap_shell_word(m, word);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
 	}
-	fputc('\'', m);
-	for (const char *p = word; *p; p++)
-		fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, m);
-	fputc('\'', m);
+	return buf;
 }
 
 char *cli_cmdline(const struct global_opts *g, const char *cmd, ...)
@@ -230,7 +242,7 @@ char *cli_cmdline(const struct global_opts *g, const char *cmd, ...)
 	fputs("scsitune", m);
 	if (g->sysroot) {
 		fputs(" --sysroot ", m);
-		shell_word(m, g->sysroot);
+		wrap_shell_word(m, g->sysroot);
 	}
 	fprintf(m, " %s", cmd);
 	va_list ap;
@@ -242,7 +254,7 @@ char *cli_cmdline(const struct global_opts *g, const char *cmd, ...)
 		fprintf(m, " %s", opt);
 		if (*val) {
 			fputc(' ', m);
-			shell_word(m, val);
+			wrap_shell_word(m, val);
 		}
 	}
 	va_end(ap);
@@ -273,20 +285,27 @@ static void log_stderr(void *data, enum stune_log_level level, const char *path,
 		note_msg("%s%s", tag, msg);
 }
 
+/* The next step after a --sysroot that is not a tree: how one is made (scsitune(8), REPORTING BUGS). */
+#define SYSROOT_NEXT                                                                                          \
+	"a tree is made on the host, as root, by tests/fixtures/capture-host.sh NAME DIR of the source tree " \
+	"(scsitune(8))"
+
 struct stune_ctx *cli_ctx_open(const struct global_opts *g)
 {
 	struct stune_ctx *ctx = NULL;
 	int r = stune_ctx_new(g->sysroot, &ctx);
 	if (r < 0) {
-		if (g->sysroot)
+		if (g->sysroot) {
 			error_msg("--sysroot %s: %s", g->sysroot, strerror(-r));
-		else
+			hint_msg("%s", SYSROOT_NEXT);
+		} else
 			error_msg("cannot initialise: %s", strerror(-r));
 		return NULL;
 	}
 	/* A directory without sys/ is a wrong path, not a host without devices. */
 	if (g->sysroot && !stune_root_exists(ctx->root, "sys")) {
 		error_msg("--sysroot %s: no sys/ directory: not a captured root tree", g->sysroot);
+		hint_msg("%s", SYSROOT_NEXT);
 		stune_ctx_free(ctx);
 		return NULL;
 	}

@@ -78,6 +78,12 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
  * option out, "" gives the option alone), values shell-quoted. Caller frees.
  */
 char *cli_cmdline(const struct global_opts *g, const char *cmd, ...) __attribute__((sentinel));
+/* word as a shell takes it: as is when plain, else in single quotes. Caller frees; NULL: out of memory. */
+char *cli_shell_quote(const char *word);
+/* The next step after an --auth-file that is not there: what one holds. */
+#define AUTH_FILE_NEXT                                                                     \
+	"an auth file is one line, user:password, Bearer TOKEN or Token TOKEN, mode 0600 " \
+	"(scsitune-report(8), CREDENTIALS)"
 /* After a command's getopt loop: a positional argument is a usage error (EXIT_USAGE). */
 int command_no_args(const char *cmd, int argc, char **argv);
 
@@ -87,3 +93,6 @@ void usage_error(const char *cmd, const char *fmt, ...) _printf_(2, 3);
 void error_msg(const char *fmt, ...) _printf_(1, 2);
 /* "scsitune: " and the message, escaped like error_msg (warnings, progress lines). */
 void note_msg(const char *fmt, ...) _printf_(1, 2);
+/* "scsitune: hint: " and the next step, after the one line of an error a user can fix: what to run or
+ * where to look. Not counted as the error's line (scsitune(8), DIAGNOSTICS). */
+void hint_msg(const char *fmt, ...) _printf_(1, 2);

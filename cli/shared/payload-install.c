@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/root.h"
 #include "core/statefile.h"
 #include "core/strv.h"
 #include "payload/bundle.h"
@@ -26,9 +27,42 @@ int payload_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig
 {
 	_cleanup_free_ char *err = NULL;
 	int r = stune_bundle_load(ctx, file, sig_opt, trusted_key, b, &err);
-	if (r < 0)
-		error_msg("%s", err ? err : strerror(-r));
-	return r < 0 ? -1 : 0;
+	if (r >= 0)
+		return 0;
+	error_msg("%s", err ? err : strerror(-r));
+	/* The next step, by where it stopped (a missing signature's message says it already). */
+	const char *next = NULL;
+	_cleanup_free_ char *trust = NULL;
+	switch (b->fault) {
+	case STUNE_BUNDLE_FILE:
+		next = r == -ENOENT ? "a bundle is made by scsitune payload pack DIR --output FILE and signed with "
+				      "minisign -S -s KEY -m FILE (scsitune-payload(8))"
+				    : NULL;
+		break;
+	case STUNE_BUNDLE_SIG:
+		next = r == -ENOENT ? NULL
+				    : "a signature is what minisign -S -s KEY -m FILE writes as FILE.minisig: sign the "
+				      "bundle again (scsitune-payload(8))";
+		break;
+	case STUNE_BUNDLE_UNTRUSTED:
+		/* The tree's directory under --sysroot ("" + "/etc/..." on the live root). */
+		next = trust = stune_strdupf("to trust a key: its .pub file, root's and not writable by others, in "
+					     "%s/etc/scsitune/trusted-keys/, or --trusted-key FILE "
+					     "(scsitune-payload(8), SECURITY)",
+					     stune_root_prefix(ctx->root));
+		break;
+	case STUNE_BUNDLE_MISMATCH:
+		next = "the bundle or its signature changed after signing: take both again from where they "
+		       "were published (scsitune-payload(8))";
+		break;
+	case STUNE_BUNDLE_ARCHIVE: /* signed by a trusted key: what is wrong in it is said, for its signer */
+	case STUNE_BUNDLE_KEYS:	   /* the trust refusal names the fix (chmod, chown) */
+	case STUNE_BUNDLE_OK:
+		break;
+	}
+	if (next)
+		hint_msg("%s", next);
+	return -1;
 }
 
 void payload_render_bundle(struct out *o, const struct stune_loaded_bundle *b)

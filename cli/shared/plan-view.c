@@ -64,6 +64,12 @@ void cli_profile_error(int r, const char *err, const char *profile, const char *
 		/* Say what there is, as tuned-adm list does. */
 		_cleanup_free_ char *there = profiles_in(dir);
 		error_msg("%s (%s%s)", err, there ? "profiles there: " : "no profile there", there ? there : "");
+	} else if (r == -ENOENT && strchr(profile, '/')) {
+		/* A path that is not there: a name is looked up in the directory instead. */
+		error_msg("%s", err ? err : strerror(-r));
+		_cleanup_free_ char *there = dir ? profiles_in(dir) : NULL;
+		if (there)
+			hint_msg("a profile is a path to a file or a name in %s: %s", dir, there);
 	} else {
 		error_msg("%s", err ? err : strerror(-r));
 	}

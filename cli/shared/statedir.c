@@ -22,8 +22,11 @@ static void lock_busy(const char *state_dir, const struct stune_lock_holder *h)
 		error_msg("another scsitune %s is running (pid %ld)", h->what, (long)h->pid);
 	else if (h->pid > 0)
 		error_msg("another process holds %s/lock (pid %ld)", state_dir, (long)h->pid);
-	else
-		error_msg("another process holds %s/lock; its pid is not known: %s", state_dir, h->why);
+	else {
+		error_msg("another process holds %s/lock: %s", state_dir, h->why);
+		/* util-linux's lslocks (always installed) names it: the lock is a flock(2) on that file. */
+		hint_msg("to see which: lslocks --output PID,COMMAND,PATH | grep -F %s/lock", state_dir);
+	}
 }
 
 static int lock_error(const char *state_dir, int r, const struct stune_lock_holder *h)

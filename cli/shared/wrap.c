@@ -174,3 +174,16 @@ void wrap_text(FILE *f, const char *text, size_t len, size_t width)
 		len -= n + 1;
 	}
 }
+
+void wrap_shell_word(FILE *f, const char *word)
+{
+	if (*word &&
+	    strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") == strlen(word)) {
+		fputs(word, f);
+		return;
+	}
+	fputc('\'', f);
+	for (const char *p = word; *p; p++)
+		fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, f);
+	fputc('\'', f);
+}

@@ -33,3 +33,5 @@
 void wrap_text(FILE *f, const char *text, size_t len, size_t width);
 /* Display width of s[0..len): UTF-8 code points, the markers not counted. */
 size_t wrap_width(const char *s, size_t len);
+/* word for a shell, to f: as is when plain, else in single quotes. */
+void wrap_shell_word(FILE *f, const char *word);

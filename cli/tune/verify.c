@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/userfile.h"
 #include "tune/journal.h"
@@ -31,7 +32,7 @@
 #endif
 
 /* 2: profile-changed (state, summary, exit 5), the profile's digest and the applied one. */
-#define STUNE_VERIFY_SCHEMA_VERSION 2
+#define STUNE_VERIFY_SCHEMA_VERSION 3
 
 void help_verify(FILE *f)
 {
@@ -58,7 +59,8 @@ void help_verify(FILE *f)
 }
 
 /* The journal of the last apply (the profile verify checks when none is named). */
-static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct stune_journal **j)
+static int verify_journal(struct stune_ctx *ctx, const struct global_opts *g, const char *state_opt,
+			  struct stune_journal **j)
 {
 	_cleanup_free_ char *state_dir = NULL;
 	if (cli_state_dir(ctx, state_opt, &state_dir) != EXIT_OK)
@@ -67,7 +69,12 @@ static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct s
 	const char *jfile = "journal.json";
 	r = stune_journal_load_named(state_dir, j, &jfile);
 	if (r == -ENOENT) {
-		error_msg("no journal in %s: nothing was applied; name the profile with --profile", state_dir);
+		/* apply writes one only when it changed something (there is nothing to undo otherwise). */
+		error_msg("no journal in %s: no apply changed this host with this state directory", state_dir);
+		_cleanup_free_ char *named =
+		    cli_cmdline(g, "verify", "--state-dir", state_opt, "--profile", "NAME", NULL);
+		hint_msg("to check a profile all the same: %s (scsitune profile list names them)",
+			 named ? named : "scsitune verify --profile NAME");
 		return r;
 	}
 	if (r < 0 || !(*j)->profile_path) {
@@ -79,10 +86,22 @@ static int verify_journal(struct stune_ctx *ctx, const char *state_opt, struct s
 	return 0;
 }
 
+/* --profile named: whether the state directory has an apply journal (for the hint to revert it). */
+static bool journal_there(struct stune_ctx *ctx, const char *state_opt)
+{
+	_cleanup_free_ char *state_dir = NULL;
+	struct stat st;
+	if (cli_state_dir(ctx, state_opt, &state_dir) != EXIT_OK)
+		return false;
+	_cleanup_free_ char *path = stune_strdupf("%s/journal.json", state_dir);
+	return path && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 struct verify_view {
 	const struct stune_profile *p;
 	const char *digest, *dir, *state_opt;
 	const struct stune_journal *j; /* NULL: --profile named, no journal read */
+	bool journal_there;	       /* --profile named: the state dir has an apply journal all the same */
 	const struct stune_plan *plan;
 	const enum stune_vstate *states;
 	const struct stune_verify_summary *sum;
@@ -92,7 +111,11 @@ struct verify_view {
 static void render_verify(struct out *o, const struct global_opts *g, const struct verify_view *v)
 {
 	const struct stune_verify_summary *sum = v->sum;
-	const char *verdict = sum->drifted ? "drifted" : sum->profile_changed_rows ? "profile-changed" : "in-effect";
+	/* --profile named: no journal says what apply wrote, so a difference is "not in effect", not drift. */
+	const char *verdict = sum->drifted && !v->j	  ? "not-in-effect"
+			      : sum->drifted		  ? "drifted"
+			      : sum->profile_changed_rows ? "profile-changed"
+							  : "in-effect";
 	out_obj_begin(o, NULL);
 	out_int(o, "schema_version", NULL, STUNE_VERIFY_SCHEMA_VERSION);
 	render_profile_text(o, v->p, v->digest);
@@ -109,7 +132,9 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 	size_t differ = sum->drifted + sum->profile_changed_rows, total = sum->in_effect + differ;
 	if (sum->profile_changed)
 		out_str(o, NULL, "The profile changed since apply (applied: sha256 %.12s)\n", v->j->digest);
-	if (sum->drifted)
+	if (sum->drifted && !v->j)
+		out_text(o, "Verify: NOT IN EFFECT, %zu" NB "of" NB "%zu" NB "settings differ", sum->drifted, total);
+	else if (sum->drifted)
 		out_text(o, "Verify: DRIFTED, %zu" NB "of" NB "%zu" NB "settings", sum->drifted, total);
 	else if (sum->profile_changed_rows)
 		out_text(o,
@@ -124,7 +149,18 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum->not_settable,
 		 sum->not_applicable,
 		 g->verbose || sum->in_effect + sum->not_settable + sum->not_applicable == 0 ? "" : VLIST);
-	if (sum->drifted) {
+	if (sum->drifted && !v->j) {
+		/* Nothing of apply's is known: apply it; revert only where a journal is there to undo. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		out_text(o, "To apply it (apply writes only what differs):\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+		if (v->journal_there) {
+			_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
+			out_text(o, "To undo the apply that the state directory's journal has:\n");
+			out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
+		}
+	} else if (sum->drifted) {
 		/* The next step, as for a changed profile: apply again (it writes only what differs), or undo. */
 		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
 							 "--state-dir", v->state_opt, NULL);
@@ -157,7 +193,10 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 					  want ? want : "-");
 		} else
 			text = plan_row_text(ch, false);
-		if (rows_add(&rows, stune_vstate_name(v->states[i]), dev, ch->object, text,
+		/* (no journal read: a setting that differs is not said to have drifted) */
+		const char *state =
+		    v->states[i] == STUNE_V_DRIFTED && !v->j ? "differs" : stune_vstate_name(v->states[i]);
+		if (rows_add(&rows, state, dev, ch->object, text,
 			     ch->state == STUNE_NOT_SETTABLE || ch->state == STUNE_NOT_APPLICABLE ? ch->note : NULL) <
 		    0)
 			break;
@@ -236,7 +275,7 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	if (cli_lock_shared(ctx, state_opt, &lock) != EXIT_OK)
 		return EXIT_ERROR;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	if (!profile && verify_journal(ctx, state_opt, &j) < 0)
+	if (!profile && verify_journal(ctx, g, state_opt, &j) < 0)
 		return EXIT_ERROR;
 	if (!profile) {
 		profile = j->profile_path;
@@ -248,7 +287,17 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
 	_cleanup_free_ char *err = NULL;
 	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {
-		cli_profile_error(r, err, profile, dir);
+		if (!j)
+			cli_profile_error(r, err, profile, dir);
+		else {
+			/* The journal's profile is gone or broken: check another, or undo what apply wrote. */
+			_cleanup_free_ char *named =
+			    cli_cmdline(g, "verify", "--state-dir", state_opt, "--profile", "NAME", NULL);
+			_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
+			error_msg("%s", err ? err : strerror(-r));
+			hint_msg("the last apply used that profile; to check another: %s; to undo apply: %s",
+				 named ? named : "scsitune verify --profile NAME", undo ? undo : "scsitune revert");
+		}
 		return EXIT_ERROR;
 	}
 	_cleanup_free_ char *digest = NULL;
@@ -282,7 +331,9 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	out_set_wrap(o, WRAP_DEFAULT_COLS);
-	render_verify(o, g, &(struct verify_view){p, digest, dir, state_opt, j, plan, states, &sum});
+	render_verify(o, g,
+		      &(struct verify_view){p, digest, dir, state_opt, j, !j && journal_there(ctx, state_opt), plan,
+					    states, &sum});
 	if ((r = out_finish(o)) < 0) {
 		error_msg("writing output: %s", strerror(-r));
 		return EXIT_ERROR;

@@ -4,19 +4,22 @@
 # tests/expected/NAME/ (detect.txt, detect.v.txt, detect.json).
 # Usage: run-fixture.sh SCSITUNE ARCHIVE EXPECTED_DIR [--update]
 set -euo pipefail
-bin=$1 archive=$2 expected=$3 update=${4:-}
+bin=$(realpath "$1") archive=$(realpath "$2") expected=$(realpath -m "$3") update=${4:-}
 name=$(basename "$archive" .tar.xz)
 work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-fixture-$name.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/root"
 tar -xJf "$archive" -C "$work/root"
+# --sysroot root, relative: the commands detect prints to run next repeat it as
+# given, the same in the golden files wherever $work is.
+cd "$work"
 
 status=0
 for fmt in text json vtext; do
 	rc=0
 	args=(-o "$fmt")
 	[ "$fmt" = vtext ] && args=(-o text -v)
-	"$bin" --sysroot "$work/root" detect "${args[@]}" >"$work/detect.$fmt" 2>"$work/stderr.$fmt" || rc=$?
+	"$bin" --sysroot root detect "${args[@]}" >"$work/detect.$fmt" 2>"$work/stderr.$fmt" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		echo "FAIL $name: detect -o $fmt exited $rc"; cat "$work/stderr.$fmt"; status=1; continue
 	fi
@@ -44,7 +47,7 @@ fi
 # The threaded disk scan gives the same bytes, messages in the same order.
 for fmt in text json; do
 	rc=0
-	SCSITUNE_THREADS=4 "$bin" --sysroot "$work/root" detect -o "$fmt" >"$work/t4.$fmt" 2>"$work/t4err.$fmt" || rc=$?
+	SCSITUNE_THREADS=4 "$bin" --sysroot root detect -o "$fmt" >"$work/t4.$fmt" 2>"$work/t4err.$fmt" || rc=$?
 	sed -i "s|$work/root|SYSROOT|g" "$work/t4err.$fmt"
 	if [ "$rc" -ne 0 ] || ! cmp -s "$work/t4.$fmt" "$work/detect.$fmt" || ! cmp -s "$work/t4err.$fmt" "$work/stderr.$fmt"; then
 		echo "FAIL $name: SCSITUNE_THREADS=4 -o $fmt differs from the one-thread scan (exit $rc)"; status=1

@@ -73,9 +73,11 @@ grep -q "IRQ locality: movable 1, local (node 0); managed 16" <<<"$t" || fail "d
 grep -q "IRQ locality: movable 3, no locality known (numa_node -1)" <(tr '\n' ' ' <"$work/vm-virtio-scsi.txt" | tr -s ' ') ||
 	fail "vm-virtio-scsi text: no 'no locality known'"
 [ "$(grep -c 'IRQ locality:' "$work/dual-socket-mpi3mr.txt")" = 4 ] || fail "dual-socket text: not one locality line per HBA"
-grep -qx "IRQs:      1 HBA serves a movable vector off its node: 0000:b1:00.0" "$work/dual-socket-mpi3mr.txt" &&
-	grep -qx "           to see the fix: scsitune apply --profile numa --dry-run" "$work/dual-socket-mpi3mr.txt" ||
-	fail "dual-socket text: no host line naming the HBA and the command: $(grep -A1 '^IRQs:' "$work/dual-socket-mpi3mr.txt")"
+# The command repeats --sysroot, so that it can be pasted; a long path breaks it with " \".
+[ "$(sed -z 's/ \\\n */ /g' "$work/dual-socket-mpi3mr.txt" | grep -A2 '^IRQs:')" = "IRQs:      1 HBA serves a movable vector off its node: 0000:b1:00.0
+           to see the fix:
+           scsitune --sysroot $work/dual-socket-mpi3mr apply --profile numa --dry-run" ] ||
+	fail "dual-socket text: no host line naming the HBA and the command: $(grep -A3 '^IRQs:' "$work/dual-socket-mpi3mr.txt")"
 grep -q "^IRQs:" "$work/vm-virtio-scsi.txt" && fail "vm-virtio-scsi text: an IRQs line with no locality known"
 ts=$(tr '\n' ' ' <"$work/spans.txt" | tr -s ' ')
 grep -q "IRQ locality: movable 1, 1 served on node 1, allowed elsewhere: irq 147 on nodes 0-1 (apply --profile numa pins it); managed 16" <<<"$ts" ||

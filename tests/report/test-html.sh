@@ -46,7 +46,7 @@ expect() {
 	[ "$rc" -eq "$want_rc" ] || why="exit $rc, want $want_rc"
 	[ -z "$why" ] && ! grep -Eq -- "$err_re" "$work/err" && why="stderr does not match /$err_re/"
 	[ -z "$why" ] && [ -s "$work/out" ] && why="stdout not empty"
-	[ -z "$why" ] && [ "$want_rc" -eq 1 ] && [ "$(grep -vc warning: "$work/err")" -ne 1 ] && why="not one error line"
+	[ -z "$why" ] && [ "$want_rc" -eq 1 ] && [ "$(grep -vEc '^scsitune: (warning|hint): ' "$work/err")" -ne 1 ] && why="not one error line"
 	if [ -n "$why" ]; then
 		fail "$name: $why"; sed 's/^/  stderr: /' "$work/err" | head -5
 	else

@@ -140,7 +140,7 @@ rc=0
 "$bin" --sysroot "$work/fx/dual-socket-mpi3mr" report --host-facts --state-dir "$work/st6" \
 	"$(ls "$work"/st2/runs/*-run1.json | head -1)" >"$work/hf.txt" 2>"$work/err" || rc=$?
 [ "$rc" -eq 0 ] && tr -s '\n ' '  ' <"$work/hf.txt" |
-	grep -q "verify: none-applied (no applied profile: no apply journal (stock settings, or reverted)); looked in $work/st6/journal.json: an apply with --state-dir DIR needs report --state-dir DIR" &&
+	grep -q "verify: none-applied (no applied profile: no apply journal; stock settings, or reverted); looked in $work/st6/journal.json: an apply with --state-dir DIR needs report --state-dir DIR" &&
 	pass "host-facts, another state dir: says where it looked for apply's journal" ||
 	fail "host-facts, another state dir: exit $rc: $(grep -A2 'profile' "$work/hf.txt")"
 grep -q "^scsitune: --sysroot: the tree is not this host: not bound (--node N binds)$" "$work/sr.err" &&

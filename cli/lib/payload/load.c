@@ -33,6 +33,7 @@ int stune_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_o
 	memset(b, 0, sizeof(*b));
 	b->file = file;
 	if ((r = stune_read_host_file(file, STUNE_BUNDLE_MAX, &data, &len)) < 0) {
+		b->fault = STUNE_BUNDLE_FILE;
 		return stune_errf(errp, r, "%s: %s", shown,
 				  r == -EFBIG	 ? "larger than a payload bundle can be (256 MiB)"
 				  : r == -EINVAL ? "not a regular file"
@@ -44,6 +45,7 @@ int stune_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_o
 		return -ENOMEM;
 	_cleanup_free_ char *sig_shown = stune_ctrl_escape(b->sig_path);
 	if ((r = stune_read_host_file(b->sig_path, SIG_MAX, &sig, &sl)) < 0) {
+		b->fault = STUNE_BUNDLE_SIG;
 		if (r == -ENOENT)
 			return stune_errf(errp, r,
 					  "%s: no signature (%s): an unsigned bundle is refused; sign it with minisign "
@@ -53,17 +55,22 @@ int stune_bundle_load(struct stune_ctx *ctx, const char *file, const char *sig_o
 				  r == -EFBIG ? "too large for a minisign signature" : strerror(-r));
 	}
 	if (memchr(sig, '\0', sl) || !(sig_text = strndup((const char *)sig, sl)))
-		return stune_errf(errp, -EBADMSG, "%s: not a minisign signature (binary data)", sig_shown);
+		return b->fault = STUNE_BUNDLE_SIG,
+		       stune_errf(errp, -EBADMSG, "%s: not a minisign signature (binary data)", sig_shown);
 	_cleanup_(stune_keyring_freep) struct stune_keyring *keys = NULL;
 	if ((r = stune_keyring_load(ctx, trusted_key, &keys, &err)) < 0)
-		return stune_errf(errp, r, "%s", err ? err : strerror(-r));
+		return b->fault = STUNE_BUNDLE_KEYS, stune_errf(errp, r, "%s", err ? err : strerror(-r));
 	/* The signature before a byte of the archive is parsed. */
-	if ((r = stune_minisign_verify(keys, data, len, sig_text, &b->sig, &err)) < 0)
+	if ((r = stune_minisign_verify(keys, data, len, sig_text, &b->sig, &err)) < 0) {
+		b->fault = r == -EBADMSG  ? STUNE_BUNDLE_SIG
+			   : r == -ENOKEY ? STUNE_BUNDLE_UNTRUSTED
+					  : STUNE_BUNDLE_MISMATCH;
 		return stune_errf(errp, r, "%s: %s: refused", sig_shown, err ? err : strerror(-r));
+	}
 	stune_minisign_keyid_str(b->sig.key_id, b->key_id);
 	free(err);
 	err = NULL;
 	if ((r = stune_bundle_read(data, len, &b->m, &err)) < 0)
-		return stune_errf(errp, r, "%s: %s", shown, err ? err : strerror(-r));
+		return b->fault = STUNE_BUNDLE_ARCHIVE, stune_errf(errp, r, "%s: %s", shown, err ? err : strerror(-r));
 	return 0;
 }

@@ -9,9 +9,21 @@
 #include "payload/minisign.h"
 #include "payload/util.h"
 
+/* Where stune_bundle_load stopped: what the next step is depends on it. */
+enum stune_bundle_fault {
+	STUNE_BUNDLE_OK = 0,
+	STUNE_BUNDLE_FILE,	/* the bundle file itself cannot be read */
+	STUNE_BUNDLE_SIG,	/* its signature file: missing, unreadable or not minisign's format */
+	STUNE_BUNDLE_KEYS,	/* the trusted keys */
+	STUNE_BUNDLE_UNTRUSTED, /* signed by a key that is not trusted */
+	STUNE_BUNDLE_MISMATCH,	/* the signature does not verify: file or signature changed since signing */
+	STUNE_BUNDLE_ARCHIVE,	/* signed, but the archive or its manifest is refused */
+};
+
 struct stune_loaded_bundle {
 	const char *file; /* as given (not copied) */
-	char *sig_path;	  /* FILE.minisig, or the --signature given */
+	enum stune_bundle_fault fault;
+	char *sig_path; /* FILE.minisig, or the --signature given */
 	char sha256[STUNE_SHA256_HEX];
 	size_t size;
 	struct stune_minisign_result sig;

@@ -452,6 +452,7 @@ struct parse {
 	char **warnings; /* kept until the document is read: a fast reading given up says nothing */
 	size_t n_warnings;
 	size_t not_utf8; /* bytes of kept strings that were not UTF-8 (now U+FFFD) */
+	bool not_fio;	 /* the failure: no fio document at all (empty, not JSON, not fio's) */
 };
 
 static int fail(struct parse *p, const char *fmt, ...) _printf_(2, 3);
@@ -1049,12 +1050,12 @@ static int parse_doc(struct parse *p, size_t doc, struct stune_fio_run *run)
 	int r;
 
 	if (!jis(p, doc, JT_OBJECT))
-		return fail(p, "not fio output: the JSON document is not an object");
+		return p->not_fio = true, fail(p, "not fio output: the JSON document is not an object");
 	if (!jis(p, jobs = jget(p, doc, "jobs"), JT_ARRAY)) {
 		if (jget(p, doc, "client_stats") != JNONE)
 			return fail(p, "fio client/server output ('client_stats', fio --client) is not supported: "
 				       "run fio on the host itself");
-		return fail(p, "not fio output: no 'jobs' array");
+		return p->not_fio = true, fail(p, "not fio output: no 'jobs' array");
 	}
 	size_t n = jt(p, jobs)->n;
 	if (n == 0)
@@ -1224,10 +1225,12 @@ static int parse_json_c(struct parse *p, const char *buf, size_t len, size_t sta
 		enum json_tokener_error e = json_tokener_get_error(tok);
 		if (!o) {
 			if (e == json_tokener_continue || e == json_tokener_success)
-				r = fail(p, "truncated JSON: the document starting at byte %zu ends early", off);
+				r = (p->not_fio = true,
+				     fail(p, "truncated JSON: the document starting at byte %zu ends early", off));
 			else
-				r = fail(p, "invalid JSON at byte %zu: %s", off + json_tokener_get_parse_end(tok),
-					 json_tokener_error_desc(e));
+				r = (p->not_fio = true,
+				     fail(p, "invalid JSON at byte %zu: %s", off + json_tokener_get_parse_end(tok),
+					  json_tokener_error_desc(e)));
 			json_object_put(doc);
 			json_tokener_free(tok);
 			return r;
@@ -1265,7 +1268,7 @@ static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_
 	/* fio prints error lines on stdout before the JSON (fio#731): start at the first line that opens with '{'. */
 	size_t start = skip_space(buf, len, 0);
 	if (start >= len)
-		return fail(p, "empty file, no JSON document");
+		return p->not_fio = true, fail(p, "empty file, no JSON document");
 	if (buf[start] != '{') {
 		const char *brace = NULL;
 		for (const char *s = buf; (s = memchr(s, '\n', len - (size_t)(s - buf))); s++)
@@ -1274,8 +1277,8 @@ static int parse_buf(struct parse *p, const char *buf, size_t len, struct stune_
 				break;
 			}
 		if (!brace)
-			return fail(p, "not JSON: no line starts with '{' (begins \"%.*s\")",
-				    line_len(buf + start, len - start, 60), buf + start);
+			return p->not_fio = true, fail(p, "not JSON: no line starts with '{' (begins \"%.*s\")",
+						       line_len(buf + start, len - start, 60), buf + start);
 		size_t lines = 0;
 		for (const char *s = buf; s < brace; s++)
 			lines += *s == '\n';
@@ -1325,7 +1328,7 @@ int stune_fio_parse_buf(struct stune_ctx *ctx, const char *path, const char *buf
 	warnings_flush(&p);
 	if (r < 0) {
 		*err = p.err;
-		return r;
+		return r == -EINVAL && p.not_fio ? -ENOMSG : r;
 	}
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
 	for (size_t i = 0; i < len; i++)

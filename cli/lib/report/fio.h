@@ -114,8 +114,11 @@ struct stune_fio_run {
 /*
  * Parse one file. Warnings (text before the JSON, several concatenated
  * documents) go through the context's log with the file name. On bad input
- * returns -EINVAL and sets *err to a one-line description (without the file
- * name); the caller frees it. Other failures: -errno (*err NULL).
+ * returns -EINVAL (-ENOMSG when there is no fio document at all: empty, not
+ * JSON, truncated, not fio's) and sets *err to a one-line description
+ * (without the file name); the caller frees it. A file that is not a
+ * regular file or is too large: its errno with *err set. Other failures:
+ * -errno (*err NULL).
  */
 int stune_fio_parse_file(struct stune_ctx *ctx, const char *path, struct stune_fio_run **out, char **err);
 /* The same on a buffer already read; path only names it. */

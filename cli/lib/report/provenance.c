@@ -116,7 +116,7 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	int r = stune_journal_load(state_dir, journal);
 	p->profile_journal_dir = state_dir;
 	if (r == -ENOENT) {
-		p->profile_note = "no applied profile: no apply journal (stock settings, or reverted)";
+		p->profile_note = "no applied profile: no apply journal; stock settings, or reverted";
 		p->profile_verify_state = "none-applied";
 		return;
 	}
@@ -145,8 +145,8 @@ void stune_provenance_profile(struct stune_ctx *ctx, const char *state_dir, cons
 	p->profile_verify_drifted = STUNE_NUM((int64_t)v.drifted);
 	p->profile_note =
 	    v.profile_changed ? "from apply's journal; verify_state as scsitune verify: the profile file "
-				"changed since it was applied (profile-changed: settings only the new file asks "
-				"for; drifted: the host changed what apply wrote)"
+				"changed since it was applied; profile-changed: settings only the new file asks "
+				"for, drifted: the host changed what apply wrote"
 	    : p->host_facts   ? "from apply's journal; verify_state as scsitune verify, when the files were reported"
 			      : "from apply's journal; verify_state as scsitune verify, before the runs";
 }

@@ -183,6 +183,10 @@ int stune_report_ingest(struct stune_ctx *ctx, char *const *files, size_t n, str
 		int r = stune_fio_parse_file(ctx, files[i], &s->runs[i], &err);
 		if (r < 0) {
 			report_bad(bad, data, "%s: %s", shown, err ? err : strerror(-r));
+			/* Not a fio document at all (a fio file with a bad value is not counted: its line says which).
+			 */
+			if (r != -EINVAL && r != -ENOMEM)
+				s->n_unparsed++;
 			ok = false;
 			continue;
 		}
@@ -283,8 +287,15 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 		flags = STUNE_UF_NOFOLLOW; /* scsitune's own file: never through a symbolic link */
 	}
 	r = stune_saved_set_load_flags(path, flags, ref, &lerr);
-	if (r < 0)
+	if (r < 0) {
+		/* The loader's message names the file already: said once, not "--compare F: F: ...". */
+		size_t pl = strlen(path);
+		if (lerr && !strncmp(lerr, path, pl) && lerr[pl] == ':')
+			return stune_errf(err, r, "--compare %s%s", compare, lerr + pl);
+		if (!strcmp(path, compare))
+			return stune_errf(err, r, "--compare %s: %s", compare, lerr ? lerr : strerror(-r));
 		return stune_errf(err, r, "--compare %s: %s: %s", compare, path, lerr ? lerr : strerror(-r));
+	}
 	if ((r = stune_stats_compute((*ref)->kiops, (*ref)->n, &c->ref)) < 0 ||
 	    (r = stune_stats_compare(&c->ref, &s->stats, &c->cmp)) < 0)
 		return stune_errf(err, r, "--compare %s: %s: reference has no usable runs", compare, (*ref)->path);

@@ -31,6 +31,7 @@ struct stune_report_set {
 	int64_t group;
 	struct stune_fio_run **runs; /* owned: stune_report_set_clear */
 	size_t n_runs;
+	size_t n_unparsed;	  /* ingest: files with no fio document (missing, empty, not JSON, not fio's) */
 	double *kiops;		  /* per run: (read + write IOPS summed over all jobs) / 1000 */
 	double *robust_z;	  /* per run, with 3 runs or more (else NULL): stats/rank.h; |z| > 3.5 an outlier */
 	struct stune_stats stats; /* over kiops */

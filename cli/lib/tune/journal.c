@@ -169,20 +169,20 @@ static void lock_read_holder(int f, struct stune_lock_holder *h)
 	}
 	buf[k] = '\0';
 	if (k == 0) {
-		snprintf(h->why, sizeof(h->why), "the lock file is empty: its holder wrote no pid (not scsitune?)");
+		snprintf(h->why, sizeof(h->why), "it wrote no pid there (not scsitune: scsitune writes its pid)");
 		return;
 	}
 	char *end;
 	errno = 0;
 	long pid = strtol(buf, &end, 10);
 	if (end == buf || errno || pid <= 0 || pid > INT_MAX || (*end && *end != ' ' && *end != '\n')) {
-		snprintf(h->why, sizeof(h->why), "the lock file holds no pid (not scsitune's?)");
+		snprintf(h->why, sizeof(h->why), "the file holds no pid (not scsitune's lock file?)");
 		return;
 	}
 	/* The file keeps the last holder's pid: a pid no process has is not the holder. */
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 		snprintf(h->why, sizeof(h->why),
-			 "the lock file names pid %ld, which is not running: its holder wrote no pid (not scsitune?)",
+			 "it wrote no pid there (not scsitune: pid %ld there is an earlier run's, no longer running)",
 			 pid);
 		return;
 	}

@@ -11,7 +11,8 @@
 #  b. verify holds it shared: another verify runs beside it, an apply is told
 #     a verify holds it;
 #  c. a holder that is not scsitune: the pid it wrote is named; one that
-#     wrote none is said to have written none (never "pid unknown");
+#     wrote none is said to have written none (never "pid unknown"), and
+#     the next line says how to find it (lslocks);
 #  d. apply and verify take the lock before they read the host: on a tree
 #     whose scan would fail (sys/class/block a file), a held lock is what
 #     they report.
@@ -82,7 +83,10 @@ flock -n "$state/lock" -c ": >'$state/lock'; '$bin' --sysroot '$work/root' apply
 	>"$work/out" 2>"$work/err" || rc=$?
 checks=$((checks + 1))
 [ "$rc" -eq 1 ] || fail "apply under flock(1) that wrote no pid: exit $rc, want 1"
-grep -v '^--[0-9]*--' "$work/err" | grep -qx "scsitune: another process holds $state/lock; its pid is not known: the lock file is empty: its holder wrote no pid (not scsitune?)" ||
+# (printf: the two lines, the second the next step: lslocks names the holder.)
+[ "$(grep -v '^--[0-9]*--' "$work/err")" = "$(printf '%s\n%s' \
+	"scsitune: another process holds $state/lock: it wrote no pid there (not scsitune: scsitune writes its pid)" \
+	"scsitune: hint: to see which: lslocks --output PID,COMMAND,PATH | grep -F $state/lock")" ] ||
 	fail "lock message with no pid written: $(cat "$work/err")"
 same_tree "apply under flock(1)"
 

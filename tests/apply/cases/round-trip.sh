@@ -27,7 +27,7 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["digest"]==json
 	"$state/journal.json" "$work/plan.json" || fail "the dry-run digest is not the one apply journaled"
 run 0 "verify after apply (profile and profile dir from the journal)" st verify --state-dir "$state"
 run 0 "verify -o json" st verify --profile-dir "$profiles" --state-dir "$state" -o json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"]==2 and d["summary"]["drifted"]==0' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema_version"]==3 and d["summary"]["drifted"]==0' \
 	"$work/out" || fail "verify -o json: not one document with no drift"
 read -r path object < <(journal_path queue/read_ahead_kb)
 [ -n "${path:-}" ] || fail "no applied queue/read_ahead_kb in the journal"

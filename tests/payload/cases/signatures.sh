@@ -12,9 +12,11 @@ refused "unsigned" "unsigned.tar.zst: no signature .*unsigned bundle is refused"
 cp "$b" "$work/by-c.tar.zst" && sign c "$work/by-c.tar.zst"
 refused "untrusted key, the trusted ones listed" "signed with key [0-9A-F]{16}, which is not a trusted key \(trusted: [0-9A-F]{16} \([^)]*fleet-a\.pub\), [0-9A-F]{16} \([^)]*fleet-b\.pub\)\): refused" \
 	st payload install "$work/by-c.tar.zst" --state-dir "$state"
+err_has "untrusted key: the next step" "^scsitune: hint: to trust a key: .* in $root/etc/scsitune/trusted-keys/, or --trusted-key FILE"
 cp "$b" "$work/other.tar.zst" && printf 'x' >>"$work/other.tar.zst"
 refused "signature of another file" "does not verify: the file is not the one that was signed" \
 	st payload install "$work/other.tar.zst" --signature "$b.minisig" --state-dir "$state"
+err_has "signature of another file: the next step" "^scsitune: hint: the bundle or its signature changed after signing: take both again"
 cp "$b" "$work/tampered.tar.zst" && cp "$b.minisig" "$work/tampered.tar.zst.minisig"
 python3 -c 'import sys; p=sys.argv[1]; d=bytearray(open(p,"rb").read()); d[len(d)//2]^=1; open(p,"wb").write(d)' "$work/tampered.tar.zst"
 refused "tampered bundle" "does not verify" st payload install "$work/tampered.tar.zst" --state-dir "$state"
@@ -39,6 +41,9 @@ run 0 "trusted comment with U+202E, -o json" st -o json payload install "$work/b
 	fail "trusted comment in JSON: $(jget bundle.signature.trusted_comment | od -c | head -3)"
 cp "$b" "$work/garbage.tar.zst" && echo "not a signature" >"$work/garbage.tar.zst.minisig"
 refused "garbage signature" "not a minisign signature" st payload install "$work/garbage.tar.zst" --state-dir "$state"
+err_has "garbage signature: the next step" "^scsitune: hint: a signature is what minisign -S -s KEY -m FILE writes as FILE.minisig: sign the bundle again"
+refused "no such bundle" "nothere.tar.zst: No such file or directory" st payload install "$work/nothere.tar.zst" --state-dir "$state"
+err_has "no such bundle: the next step" "^scsitune: hint: a bundle is made by scsitune payload pack DIR --output FILE and signed with minisign"
 chmod 0666 "$root/etc/scsitune/trusted-keys/fleet-a.pub"
 refused "key writable by others" "fleet-a.pub: refused as a trusted key: writable by its group and others \(mode 0666\): chmod go-w .*/fleet-a.pub$" \
 	st payload install "$b" --dry-run --state-dir "$state"

@@ -13,8 +13,8 @@ for ph in base tuned; do
 done
 expect "compare unknown phase, phases listed" 1 "^scsitune: --compare nope: no saved result set for phase 'nope' in $work/cmp-saved/reports/nope \(phases saved there: base, tuned\)$" \
 	-- report --state-dir "$work/cmp-saved" --compare nope "$good"
-expect "compare non-result file" 1 "^scsitune: --compare $good: $good: not a scsitune result set: no 'schema_version' and 'runs'$" \
+expect "compare non-result file" 1 "^scsitune: --compare $good: not a scsitune result set: no 'schema_version' and 'runs'$" \
 	-- report --phase x --state-dir "$cs" --compare "$good" "$good"
-expect "compare missing file" 1 "^scsitune: --compare $work/none.json: $work/none.json: No such file or directory$" \
+expect "compare missing file" 1 "^scsitune: --compare $work/none.json: No such file or directory$" \
 	-- report --state-dir "$cs" --compare "$work/none.json" "$good"
 state_empty "failed compare" "$cs"
