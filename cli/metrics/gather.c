@@ -242,7 +242,8 @@ static void write_reports(struct stune_prom *w, const struct stune_newest_sets *
 			struct stune_stats st;
 			if (!set || stune_stats_compute(set->kiops, set->n, &st) < 0)
 				continue;
-			double v = f == 0   ? st.avg * 1000.0
+			/* KIOPS as saved, in IOPS to the thousandth (no binary noise of the product) */
+			double v = f == 0   ? round(st.avg * 1e6) / 1000.0
 				   : f == 1 ? (st.has_stddev ? st.cov : NAN)
 				   : f == 2 ? (double)set->n
 					    : (double)set->start_ms / 1000.0;
