@@ -42,6 +42,7 @@ mkdir -p "$T/root/etc/default"
 install -m 0640 "$here/../apply/irqbalance.default" "$T/root/etc/default/irqbalance"
 st() { "$bin" --sysroot "$T/root" "$@"; }
 
+ne_port='' vm_port=''
 take_port ne_port || exit 1
 take_port vm_port || exit 1
 prometheus-node-exporter --collector.disable-defaults --collector.textfile \
