@@ -10,6 +10,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv);
 void help_apply(FILE *f);
 int cmd_detect(struct global_opts *g, int argc, char **argv);
 void help_detect(FILE *f);
+int cmd_metrics(struct global_opts *g, int argc, char **argv);
+void help_metrics(FILE *f);
 int cmd_payload(struct global_opts *g, int argc, char **argv);
 void help_payload(FILE *f);
 int cmd_profile(struct global_opts *g, int argc, char **argv);

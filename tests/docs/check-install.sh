@@ -32,7 +32,7 @@ dir=$("$bin" apply --help | tr -s ' \n' ' ' | sed -n 's/.*names) are looked up (
 for p in numa kernel-default; do
 	[ -f "$work/dest$dir/$p" ] || fail "profile $p not installed in $dir (where the binary looks)"
 done
-for m in scsitune.8 scsitune-detect.8 scsitune-apply.8 scsitune-verify.8 scsitune-revert.8 scsitune-report.8 scsitune-profile.5; do
+for m in scsitune.8 scsitune-detect.8 scsitune-apply.8 scsitune-verify.8 scsitune-metrics.8 scsitune-revert.8 scsitune-report.8 scsitune-profile.5; do
 	[ -n "$(find "$work/dest$prefix" -name "$m" -o -name "$m.gz" | head -1)" ] || fail "man page $m not installed"
 done
 [ -f "$work/dest$prefix/share/bash-completion/completions/scsitune" ] || fail "bash completion not installed"

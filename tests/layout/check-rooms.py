@@ -38,6 +38,7 @@ DEPS = {
     "net": {"core"},
     "report": {"core", "detect", "tune", "payload", "net", "stats"},
     "fleet": {"core", "net", "stats"},
+    "prom": {"core"},
 }
 LINK = re.compile(r"target_link_libraries\(\s*stune_(\w+)\s+PUBLIC\s+([^)]*)\)", re.S)
 # Headers only their own room may include.

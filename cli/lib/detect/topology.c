@@ -161,6 +161,13 @@ enum stune_placement stune_irq_placement(const struct stune_topology *t, const s
 	return !on ? STUNE_PLACE_REMOTE : n == 1 ? STUNE_PLACE_LOCAL : STUNE_PLACE_SPANS;
 }
 
+enum stune_placement stune_irq_served(const struct stune_topology *t, const struct stune_hba *h,
+				      const struct stune_irq *q)
+{
+	enum stune_placement served = stune_irq_placement(t, h, &q->effective);
+	return served != STUNE_PLACE_UNKNOWN ? served : stune_irq_placement(t, h, &q->affinity);
+}
+
 const char *stune_placement_name(enum stune_placement p)
 {
 	switch (p) {

@@ -210,6 +210,13 @@ enum stune_placement {
 enum stune_placement stune_irq_placement(const struct stune_topology *t, const struct stune_hba *h,
 					 const struct stune_cpuset *cpus);
 const char *stune_placement_name(enum stune_placement p);
+/*
+ * Where an IRQ is served against its HBA's node: its effective affinity (the
+ * CPUs it fires on now), else, when that was not read, its affinity (where it
+ * may fire). detect's IRQ locality line and scsitune metrics count by it.
+ */
+enum stune_placement stune_irq_served(const struct stune_topology *t, const struct stune_hba *h,
+				      const struct stune_irq *q);
 
 #define STUNE_RAW_ALL ((1u << _STUNE_RAW_MAX) - 1)
 /* The raw text the plan's scan kept for a disk's setting ("queue/scheduler", "device/queue_depth"), or NULL. */

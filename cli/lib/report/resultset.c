@@ -120,12 +120,14 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int stune_resultset_phases(const char *state_dir, char **list)
+/* The phase directories under STATE_DIR/reports (at most 64), sorted; none when it is not there. */
+static int list_phases(const char *state_dir, char ***out, size_t *n_out)
 {
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
 	int r;
-	*list = NULL;
+	*out = NULL;
+	*n_out = 0;
 	if ((r = open_state_listing(state_dir, "reports", &d, &dir)) < 0)
 		return r;
 	_cleanup_(stune_strv_freep) char **names = NULL;
@@ -142,13 +144,59 @@ int stune_resultset_phases(const char *state_dir, char **list)
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);
-	size_t len = 0;
+	*out = steal_pointer(&names);
+	*n_out = n;
+	return 0;
+}
+
+int stune_resultset_phases(const char *state_dir, char **list)
+{
+	_cleanup_(stune_strv_freep) char **names = NULL;
+	size_t n = 0, len = 0;
+	*list = NULL;
+	int r = list_phases(state_dir, &names, &n);
+	if (r < 0)
+		return r;
 	FILE *f = open_memstream(list, &len);
 	for (size_t i = 0; f && i < n; i++)
 		fprintf(f, "%s%s", i ? ", " : "", names[i]);
 	if (f)
 		fclose(f);
 	return *list ? 0 : -ENOMEM;
+}
+
+void stune_newest_sets_clear(struct stune_newest_sets *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		stune_saved_set_free(s->sets[i]);
+	free(s->sets);
+	stune_strv_free(s->phases);
+	*s = (struct stune_newest_sets){0};
+}
+
+int stune_resultset_newest(const char *state_dir, struct stune_newest_sets *out, char **err)
+{
+	*out = (struct stune_newest_sets){0};
+	int r = list_phases(state_dir, &out->phases, &out->n);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return stune_errf(err, r, "%s/reports: %s", state_dir, stune_state_strerror(r, 0));
+	if (out->n && !(out->sets = calloc(out->n, sizeof(*out->sets))))
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n; i++) {
+		_cleanup_free_ char *path = NULL, *why = NULL;
+		r = stune_resultset_find(state_dir, out->phases[i], &path);
+		if (r == -ENOENT)
+			continue; /* a phase directory without a set */
+		if (r < 0)
+			return stune_errf(err, r, "%s/reports/%s: %s", state_dir, out->phases[i],
+					  stune_state_strerror(r, 0));
+		r = stune_saved_set_load_flags(path, STUNE_UF_NOFOLLOW, &out->sets[i], &why);
+		if (r < 0)
+			return stune_errf(err, r, "%s: %s", path, why ? why : strerror(-r));
+	}
+	return 0;
 }
 
 void stune_saved_set_free(struct stune_saved_set *s)
@@ -308,6 +356,12 @@ int stune_saved_set_load_flags(const char *path, unsigned flags, struct stune_sa
 			goto out;
 		}
 		s->kiops[i] = json_object_get_double(v);
+		json_object *t;
+		if (json_object_object_get_ex(run, "start_time_ms", &t) && json_object_is_type(t, json_type_int) &&
+		    json_object_get_int64(t) >= 0 && (!s->has_start || json_object_get_int64(t) < s->start_ms)) {
+			s->start_ms = json_object_get_int64(t);
+			s->has_start = true;
+		}
 	}
 	s->n = n;
 	json_object *summary;

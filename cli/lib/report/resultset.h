@@ -34,7 +34,26 @@ struct stune_saved_set {
 	 * files ingested without them. NULL: unset ("none"). */
 	bool has_facts;
 	char *kernel, *payload, *profile, *profile_digest, *firmware;
+	/* When its runs started: the earliest runs[].start_time_ms (ms since the epoch); has_start
+	 * false when no run says. */
+	bool has_start;
+	int64_t start_ms;
 };
 
 void stune_saved_set_free(struct stune_saved_set *s);
 DEFINE_CLEANUP_FUNC(struct stune_saved_set, stune_saved_set_free)
+
+/* The newest saved set of every phase under STATE_DIR/reports (scsitune metrics). */
+struct stune_newest_sets {
+	size_t n;
+	char **phases;		       /* sorted, at most 64 */
+	struct stune_saved_set **sets; /* sets[i] of phases[i]; NULL: its directory holds no set */
+};
+void stune_newest_sets_clear(struct stune_newest_sets *s);
+/*
+ * Fill out: nothing saved (no reports directory, or no state directory) is
+ * n = 0. A set that cannot be read or is not a result set, or a listing that
+ * is refused (a symbolic link in the way: -ELOOP): -errno with *err naming
+ * the file and why.
+ */
+int stune_resultset_newest(const char *state_dir, struct stune_newest_sets *out, char **err);
