@@ -107,6 +107,58 @@ struct verify_view {
 	const struct stune_verify_summary *sum;
 };
 
+/* Text: what to run next when the host is not as the profile asks (each command as it is to be pasted). */
+static void render_next_step(struct out *o, const struct global_opts *g, const struct verify_view *v)
+{
+	if (v->sum->drifted && !v->j) {
+		/* Nothing of apply's is known: apply it; revert only where a journal is there to undo. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		out_text(o, "To apply it (apply writes only what differs):\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+		if (v->journal_there) {
+			_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
+			out_text(o, "To undo the apply that the state directory's journal has:\n");
+			out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
+		}
+	} else if (v->sum->drifted) {
+		/* The next step, as for a changed profile: apply again (it writes only what differs), or undo. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
+		out_text(o, "To set the drifted values again (apply writes only what differs), or to undo apply:\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
+	}
+	if (v->sum->profile_changed_rows && !v->sum->drifted) {
+		/* apply as the journal's was run, so that it finds the same profile and journal. */
+		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
+							 "--state-dir", v->state_opt, NULL);
+		out_text(o, "To bring the host in line:\n");
+		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
+	}
+}
+
+/* The profile to check; when it is the journal's and does not load, the hint: check another, or undo apply. */
+static int verify_profile_load(const struct global_opts *g, const char *profile, const char *dir, const char *state_opt,
+			       const struct stune_journal *j, struct stune_profile **p)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = stune_profile_load(profile, dir, p, &err);
+	if (r >= 0)
+		return 0;
+	if (!j) {
+		cli_profile_error(r, err, profile, dir);
+		return r;
+	}
+	_cleanup_free_ char *named = cli_cmdline(g, "verify", "--state-dir", state_opt, "--profile", "NAME", NULL);
+	_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
+	error_msg("%s", err ? err : strerror(-r));
+	hint_msg("the last apply used that profile; to check another: %s; to undo apply: %s",
+		 named ? named : "scsitune verify --profile NAME", undo ? undo : "scsitune revert");
+	return r;
+}
+
 /* The verdict, the rows that differ (-v: every row), and the JSON document. */
 static void render_verify(struct out *o, const struct global_opts *g, const struct verify_view *v)
 {
@@ -149,33 +201,7 @@ static void render_verify(struct out *o, const struct global_opts *g, const stru
 	out_text(o, "; %zu" NB "not" NB "settable, %zu" NB "not" NB "applicable%s\n", sum->not_settable,
 		 sum->not_applicable,
 		 g->verbose || sum->in_effect + sum->not_settable + sum->not_applicable == 0 ? "" : VLIST);
-	if (sum->drifted && !v->j) {
-		/* Nothing of apply's is known: apply it; revert only where a journal is there to undo. */
-		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
-							 "--state-dir", v->state_opt, NULL);
-		out_text(o, "To apply it (apply writes only what differs):\n");
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
-		if (v->journal_there) {
-			_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
-			out_text(o, "To undo the apply that the state directory's journal has:\n");
-			out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
-		}
-	} else if (sum->drifted) {
-		/* The next step, as for a changed profile: apply again (it writes only what differs), or undo. */
-		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
-							 "--state-dir", v->state_opt, NULL);
-		_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", v->state_opt, NULL);
-		out_text(o, "To set the drifted values again (apply writes only what differs), or to undo apply:\n");
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", undo ? undo : "scsitune revert");
-	}
-	if (sum->profile_changed_rows && !sum->drifted) {
-		/* apply as the journal's was run, so that it finds the same profile and journal. */
-		_cleanup_free_ char *again = cli_cmdline(g, "apply", "--profile", v->p->name, "--profile-dir", v->dir,
-							 "--state-dir", v->state_opt, NULL);
-		out_text(o, "To bring the host in line:\n");
-		out_str(o, NULL, "  " WRAP_SHELL "%s\n", again ? again : "scsitune apply");
-	}
+	render_next_step(o, g, v);
 	struct rows rows = {0};
 	for (size_t i = 0; i < v->plan->n_changes && !out_is_json(o); i++) {
 		const struct stune_change *ch = &v->plan->changes[i];
@@ -285,21 +311,8 @@ int cmd_verify(struct global_opts *g, int argc, char **argv)
 	if (!dir)
 		dir = SCSITUNE_PROFILE_DIR;
 	_cleanup_(stune_profile_freep) struct stune_profile *p = NULL;
-	_cleanup_free_ char *err = NULL;
-	if ((r = stune_profile_load(profile, dir, &p, &err)) < 0) {
-		if (!j)
-			cli_profile_error(r, err, profile, dir);
-		else {
-			/* The journal's profile is gone or broken: check another, or undo what apply wrote. */
-			_cleanup_free_ char *named =
-			    cli_cmdline(g, "verify", "--state-dir", state_opt, "--profile", "NAME", NULL);
-			_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
-			error_msg("%s", err ? err : strerror(-r));
-			hint_msg("the last apply used that profile; to check another: %s; to undo apply: %s",
-				 named ? named : "scsitune verify --profile NAME", undo ? undo : "scsitune revert");
-		}
+	if (verify_profile_load(g, profile, dir, state_opt, j, &p) < 0)
 		return EXIT_ERROR;
-	}
 	_cleanup_free_ char *digest = NULL;
 	if (stune_profile_digest(p, &digest) < 0)
 		digest = NULL;

@@ -291,12 +291,13 @@ CASE(lock_pid_unknown, "lock: a holder that wrote no pid is reported with why, n
 	int f = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	CHECK(f >= 0 && flock(f, LOCK_EX) == 0);
 	CHECK(stune_lock_take(state, "apply", &ex, &holder) == -EWOULDBLOCK);
-	CHECK(holder.pid == 0 && strstr(holder.why, "it wrote no pid there (not scsitune: scsitune writes its pid)"));
+	CHECK(holder.pid == 0 &&
+	      strstr(holder.why, "it wrote no pid there (so it is not scsitune, which always does)"));
 	/* the pid of a process that is gone: not named as the holder */
 	CHECK(pwrite(f, "2147483646 apply\n", 17, 0) == 17);
 	memset(&holder, 0, sizeof(holder));
 	CHECK(stune_lock_take(state, "apply", &ex, &holder) == -EWOULDBLOCK);
-	CHECK(holder.pid == 0 && strstr(holder.why, "pid 2147483646 there is an earlier run's, no longer running"));
+	CHECK(holder.pid == 0 && strstr(holder.why, "pid 2147483646 there is an earlier run's, not running"));
 	close(f);
 	/* a symbolic link in its place: never followed */
 	CHECK(unlink(p) == 0 && symlink("/dev/null", p) == 0);

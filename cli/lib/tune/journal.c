@@ -169,7 +169,7 @@ static void lock_read_holder(int f, struct stune_lock_holder *h)
 	}
 	buf[k] = '\0';
 	if (k == 0) {
-		snprintf(h->why, sizeof(h->why), "it wrote no pid there (not scsitune: scsitune writes its pid)");
+		snprintf(h->why, sizeof(h->why), "it wrote no pid there (so it is not scsitune, which always does)");
 		return;
 	}
 	char *end;
@@ -181,9 +181,10 @@ static void lock_read_holder(int f, struct stune_lock_holder *h)
 	}
 	/* The file keeps the last holder's pid: a pid no process has is not the holder. */
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-		snprintf(h->why, sizeof(h->why),
-			 "it wrote no pid there (not scsitune: pid %ld there is an earlier run's, no longer running)",
-			 pid);
+		snprintf(
+		    h->why, sizeof(h->why),
+		    "it wrote no pid there (so it is not scsitune; pid %ld there is an earlier run's, not running)",
+		    pid);
 		return;
 	}
 	h->pid = (pid_t)pid;

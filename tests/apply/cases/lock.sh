@@ -85,7 +85,7 @@ checks=$((checks + 1))
 [ "$rc" -eq 1 ] || fail "apply under flock(1) that wrote no pid: exit $rc, want 1"
 # (printf: the two lines, the second the next step: lslocks names the holder.)
 [ "$(grep -v '^--[0-9]*--' "$work/err")" = "$(printf '%s\n%s' \
-	"scsitune: another process holds $state/lock: it wrote no pid there (not scsitune: scsitune writes its pid)" \
+	"scsitune: another process holds $state/lock: it wrote no pid there (so it is not scsitune, which always does)" \
 	"scsitune: hint: to see which: lslocks --output PID,COMMAND,PATH | grep -F $state/lock")" ] ||
 	fail "lock message with no pid written: $(cat "$work/err")"
 same_tree "apply under flock(1)"
