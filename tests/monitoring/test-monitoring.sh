@@ -98,7 +98,7 @@ case_rules_check() {
 # after the line naming the alert ALERT when given as ALERT:OLD) in the rules.
 mutate() {
 	local name=$1 old=$2 new=$3
-	rm -rf "$work/$name"
+	rm -rf "${work:?}/${name:?}"
 	cp -r "$src/fleet/alerts" "$work/$name"
 	python3 - "$work/$name/scsitune.rules.yml" "$old" "$new" <<-'PY'
 		import sys
