@@ -4,7 +4,8 @@
 # profiles: it is scripts/setup-and-detect, which runs `cmake --install`;
 # that install (here into a DESTDIR, never this machine's /usr) puts the
 # binary, the shipped profiles in the directory the binary looks in by
-# default, the man pages and the bash completion; and the installed binary
+# default, the man pages and the bash completion, the fleet's files (the
+# rollout, the alert rules, the JSON schemas) in $datadir/scsitune; and the installed binary
 # plans with the installed profiles (its --profile-dir being that directory
 # under the DESTDIR). A missing default profile directory is an error that
 # says how to install or run from a clone.
@@ -40,6 +41,17 @@ done
 hook=$(find "$work/dest" -path '*/kernel/postinst.d/scsitune-payload' -type f -perm -0755 | head -1)
 [ -n "$hook" ] && cmp -s "$hook" "$src/payload/postinst.d/scsitune-payload" ||
 	fail "the kernel hook is not installed executable in kernel/postinst.d/"
+# The fleet's files (the Debian package scsitune-fleet): the rollout with its
+# role beside it, the alert rules and their tests, every JSON schema.
+share=$work/dest$prefix/share/scsitune
+for f in ansible/rollout.yml ansible/roles/scsitune_rollout/tasks/main.yml alerts/scsitune.rules.yml; do
+	cmp -s "$share/$f" "$src/fleet/$f" || fail "$prefix/share/scsitune/$f is not fleet/$f"
+done
+[ ! -e "$share/ansible/.ansible-lint" ] || fail "the lint settings .ansible-lint are installed"
+for f in "$src"/fleet/alerts/tests/*.yml "$src"/schema/*.json; do
+	d=$([ "${f##*.}" = json ] && echo schema || echo alerts/tests)
+	cmp -s "$share/$d/$(basename "$f")" "$f" || fail "$prefix/share/scsitune/$d/$(basename "$f") is not installed"
+done
 # The installed binary and profiles plan on a fixture.
 mkdir "$work/root"
 tar -xJf "$src/tests/fixtures/dual-socket-mpi3mr.tar.xz" -C "$work/root"
@@ -51,5 +63,5 @@ rc=0
 "$bin" --sysroot "$work/root" apply --profile numa --profile-dir "$work/nope" --dry-run >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "^scsitune: profile 'numa' not found in $work/nope: no such directory (install scsitune: cmake --install build; from a source tree: --profile-dir profiles)$" "$work/err" ||
 	fail "a missing profile directory: exit $rc, $(cat "$work/err")"
-[ "$status" -eq 0 ] && echo "ok: setup-and-detect installs; the install has the binary, its profiles where it looks, man pages, completion"
+[ "$status" -eq 0 ] && echo "ok: setup-and-detect installs; the install has the binary, its profiles where it looks, man pages, completion, the fleet's files"
 exit "$status"

@@ -41,7 +41,7 @@ FOREIGN = {
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
     "--check": "ansible-playbook (check mode)", "--syntax-check": "ansible-playbook",
     "--exit-on-error": "run-parts (the kernel packages' hooks)",
-    "--now": "systemctl enable (scsitune-metrics(8) TIMER)",
+    "--now": "systemctl enable (scsitune-metrics(8) TIMER, README Monitoring)",
 }
 GLOBAL_WITH_ARG = {"-o", "--output", "--sysroot"}
 OPT = re.compile(r"--[a-z][a-z0-9_-]*")

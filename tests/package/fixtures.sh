@@ -93,7 +93,7 @@ build_debs() {
 	cp "$tree"/*.deb "$tree"/*.changes "$tree"/*.buildinfo "$out/debs/" || die "the build left no .deb/.changes"
 	arch=$(dpkg --print-architecture)
 	deb=$out/debs/scsitune_${version}_$arch.deb dbg=$out/debs/scsitune-dbgsym_${version}_$arch.deb
-	for f in "$deb" "$dbg" "$out/debs/scsitune_${version}_$arch.changes"; do
+	for f in "$deb" "$dbg" "$out/debs/scsitune-fleet_${version}_all.deb" "$out/debs/scsitune_${version}_$arch.changes"; do
 		[ -f "$f" ] && ok || fail "no $(basename "$f") (the version must be CMake's $version): $(ls "$out/debs" | tr '\n' ' ')"
 	done
 	[ $status -eq 0 ] && echo "ok: built $where: $(cd "$out/debs" && ls | tr '\n' ' ')"

@@ -28,18 +28,27 @@
 # own fresh chroot where it needs one):
 #   contents      the .deb's Version is CMake's; its files (the binary, the
 #                 completion, the profiles, the conffile, trusted-keys/,
-#                 copyright, the kernel hook, every man page), the hook
-#                 -rwxr-xr-x root's, conffiles, the binary stripped and the
-#                 -dbgsym holding the debug file of its build ID.
+#                 copyright, the kernel hook, every man page, the metrics
+#                 timer and service), the hook -rwxr-xr-x root's,
+#                 conffiles, the binary stripped and the -dbgsym holding
+#                 the debug file of its build ID; scsitune-fleet (all):
+#                 exactly fleet/ansible (but .ansible-lint), fleet/alerts
+#                 and schema/*.json under /usr/share/scsitune/, and the
+#                 two packages share no file.
 #   lintian       lintian on OUT/debs/*.changes and every .deb: no error
 #                 and no warning (--fail-on error,warning); an override
 #                 in debian/*lintian-overrides needs a comment above it.
-#   install-purge In another fresh copy: `apt install ./scsitune_*.deb`
+#   install-purge In another fresh copy (init-system-helpers added, as a
+#                 host has it): `apt install ./scsitune_*.deb` (and
+#                 scsitune-fleet, without Recommends)
 #                 pulls the dependencies from Debian's mirror; `apt
-#                 purge scsitune` at once (the dependencies stay) and
+#                 purge` at once (the dependencies stay) and
 #                 the chroot's file list (type, mode, owner; size,
 #                 mtime, link target) is taken. Installed again (nothing else
-#                 changes): detect on a fixture tree (= the fixture
+#                 changes): the metrics timer and service installed and
+#                 not enabled (no link, systemctl --root: disabled,
+#                 static; a planted link caught); the fleet's files in
+#                 /usr/share/scsitune; detect on a fixture tree (= the fixture
 #                 tier's golden), apply --dry-run (the profile found
 #                 with no --profile-dir; = the plan tier's golden;
 #                 --persist's boot unit runs /usr/sbin/scsitune),
@@ -50,8 +59,10 @@
 #                 file list equals the one before but for apt's and
 #                 dpkg's records and what the user made. One chain: the
 #                 purge is judged on what everything before it left.
-#   role          the rollout role's package step (fleet/ansible) run by
-#                 ansible-playbook into another fresh chroot
+#   role          the rollout role's package step, from scsitune-fleet's
+#                 /usr/share/scsitune/ansible (the .deb unpacked; its
+#                 rollout.yml passes --syntax-check finding its role beside
+#                 it), run by ansible-playbook into another fresh chroot
 #                 (community.general.chroot): --check installs nothing, the
 #                 run installs the package with its dependencies, a second
 #                 run changes nothing.

@@ -7,17 +7,17 @@
 # dependencies, purged at once; installed again: detect, plan, apply, verify,
 # revert, report, the kernel hook; the user's edits; apt remove; apt purge
 # leaves no trace (test-package.sh's header says each step).
-need python3 tar
+need python3 tar systemctl
 arch=$(dpkg --print-architecture)
-deb=$out/debs/scsitune_${version}_$arch.deb
-[ -f "$deb" ] || die "no $deb (package/build first)"
+deb=$out/debs/scsitune_${version}_$arch.deb fleet=$out/debs/scsitune-fleet_${version}_all.deb
+[ -f "$deb" ] && [ -f "$fleet" ] || die "no $deb or $(basename "$fleet") (package/build first)"
 root=$out/install-root
 fresh "$root" "$out"
 trap 'rm -rf "$root"' EXIT
 # What the user brings: the package file, a fixture tree with the
 # directories apply --persist writes into, a fio output.
 mkdir -p "$root/root/pkg" "$root/srv/fixture"
-cp "$deb" "$root/root/pkg/"
+cp "$deb" "$fleet" "$root/root/pkg/"
 cp "$src/tests/report/fio/fio-3.33-randread-2jobs-json.json" "$root/root/pkg/fio.json"
 fixture=dual-socket-mpi3mr
 tar -xJf "$src/tests/fixtures/$fixture.tar.xz" -C "$root/srv/fixture"
@@ -35,26 +35,35 @@ tree_hash() { (cd "$root/srv/fixture" && find . -path ./var/lib/scsitune -prune 
 	xargs -0 sha256sum | sha256sum); }
 tree_before=$(tree_hash)
 pkgs() { in_chroot "$root" dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" {print $2}' | sort; }
+# A host has init-system-helpers (systemd depends on it): the package's
+# postinst then runs deb-systemd-helper for the metrics timer as on a host.
+logged "$out/install.log" in_chroot "$root" apt-get install -y --no-install-recommends init-system-helpers ||
+	die "apt-get install init-system-helpers failed in the chroot"
 pkgs >"$out/packages-base"
+# install_both: scsitune with its Recommends (libcurl4), scsitune-fleet
+# without (ansible-core is for a control node).
+install_both() {
+	logged "$out/install.log" in_chroot "$root" sh -c "cd /root/pkg && apt install -y ./$(basename "$deb")" &&
+		logged "$out/install.log" in_chroot "$root" sh -c "cd /root/pkg && apt install -y --no-install-recommends ./$(basename "$fleet")"
+}
 
 # 1. apt install ./scsitune_*.deb pulls the dependencies from Debian's
 #    mirror; purged at once, they stay: the state before the real install.
-logged "$out/install.log" in_chroot "$root" sh -c "cd /root/pkg && apt install -y ./$(basename "$deb")" ||
-	die "apt install ./$(basename "$deb") failed in the chroot"
+install_both || die "apt install ./$(basename "$deb") ./$(basename "$fleet") failed in the chroot"
 for p in scsitune libnuma1 libjson-c5 libinih1 libudev1 libssl3 libcurl4; do
 	in_chroot "$root" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null && ok ||
 		fail "$p is not installed after apt install (Depends/Recommends)"
 done
-echo "  pulled: $(pkgs | comm -13 "$out/packages-base" - | grep -vx scsitune | tr '\n' ' ')"
-logged "$out/purge.log" in_chroot "$root" apt purge -y scsitune && ok || fail "apt purge scsitune (right after install) failed"
+echo "  pulled: $(pkgs | comm -13 "$out/packages-base" - | grep -vx -e scsitune -e scsitune-fleet | tr '\n' ' ')"
+logged "$out/purge.log" in_chroot "$root" apt purge -y scsitune scsitune-fleet && ok ||
+	fail "apt purge scsitune scsitune-fleet (right after install) failed"
 pkgs >"$out/packages-deps"
 snap "$out/files-before"
 
 # 2. The install the rest is about: nothing to pull now.
-logged "$out/install.log" in_chroot "$root" sh -c "cd /root/pkg && apt install -y ./$(basename "$deb")" ||
-	die "apt install ./$(basename "$deb") (again) failed in the chroot"
-[ "$(pkgs | comm -3 "$out/packages-deps" -)" = "$(printf '\tscsitune')" ] && ok ||
-	fail "the second install changed other packages than scsitune: $(pkgs | comm -3 "$out/packages-deps" - | tr '\n\t' '  ')"
+install_both || die "apt install ./$(basename "$deb") ./$(basename "$fleet") (again) failed in the chroot"
+[ "$(pkgs | comm -3 "$out/packages-deps" -)" = "$(printf '\tscsitune\n\tscsitune-fleet')" ] && ok ||
+	fail "the second install changed other packages than scsitune and scsitune-fleet: $(pkgs | comm -3 "$out/packages-deps" - | tr '\n\t' '  ')"
 [ "$(in_chroot "$root" dpkg-query -W -f='${Version}' scsitune)" = "$version" ] && ok || fail "installed scsitune is not $version"
 [ "$(in_chroot "$root" scsitune --version)" = "scsitune $version" ] && ok || fail "scsitune --version is not 'scsitune $version'"
 for c in /etc/scsitune/scsitune.conf /etc/kernel/postinst.d/scsitune-payload; do
@@ -62,6 +71,36 @@ for c in /etc/scsitune/scsitune.conf /etc/kernel/postinst.d/scsitune-payload; do
 		fail "$c is not a conffile of the installed package"
 done
 [ -d "$root/etc/scsitune/trusted-keys" ] && ok || fail "no /etc/scsitune/trusted-keys/"
+# The metrics timer and its service are installed, not enabled: no link in
+# /etc/systemd, systemctl (this machine's, offline on the chroot) says
+# disabled and static; the postinst's deb-systemd-helper did run (its state
+# file), so nothing was left out for want of it. Control: a link as `systemctl
+# enable` makes it is seen.
+not_enabled() { # ROOT: prints what is enabled; exit 1 when something is
+	local r=$1 links state
+	links=$(find "$r/etc/systemd" -name 'scsitune-metrics*' 2>/dev/null)
+	state=$(systemctl --root="$r" is-enabled scsitune-metrics.timer scsitune-metrics.service 2>&1 | tr '\n' ' ')
+	[ -z "$links" ] && [ "$state" = "disabled static " ] && return 0
+	echo "links: ${links:-none}; systemctl is-enabled: $state"
+	return 1
+}
+for u in scsitune-metrics.service scsitune-metrics.timer; do
+	[ -f "$root/lib/systemd/system/$u" ] && ok || fail "no /lib/systemd/system/$u after install"
+done
+why=$(not_enabled "$root") && ok || fail "the metrics timer is enabled after install: $why"
+[ -e "$root/var/lib/systemd/deb-systemd-helper-enabled/scsitune-metrics.timer.dsh-also" ] && ok ||
+	fail "the postinst's deb-systemd-helper left no state for scsitune-metrics.timer (did it run?)"
+ctl=$(mktemp -d)
+mkdir -p "$ctl/lib/systemd/system" "$ctl/etc/systemd/system/timers.target.wants"
+cp "$root"/lib/systemd/system/scsitune-metrics.* "$ctl/lib/systemd/system/"
+ln -s /lib/systemd/system/scsitune-metrics.timer "$ctl/etc/systemd/system/timers.target.wants/"
+not_enabled "$ctl" >/dev/null && fail "control: an enabled timer was not seen" || ok
+rm -rf "$ctl"
+# scsitune-fleet's files where the README says.
+for f in /usr/share/scsitune/ansible/rollout.yml /usr/share/scsitune/ansible/roles/scsitune_rollout/tasks/main.yml \
+	/usr/share/scsitune/alerts/scsitune.rules.yml /usr/share/scsitune/schema/detect.schema.json; do
+	[ -f "$root$f" ] && ok || fail "no $f after installing scsitune-fleet"
+done
 nothing_mounted "$root" "after apt install"
 
 # run NAME RC CMD...: in the chroot, stdout in $out/NAME.out, stderr in $out/NAME.err.
@@ -157,7 +196,7 @@ rm -r "$root/lib/modules/6.1.0-57-amd64"
 rmdir "$root/lib/modules" 2>/dev/null || true
 
 # 8. apt purge: the package's files go, the edited conffile and the hook too.
-logged "$out/purge.log" in_chroot "$root" apt purge -y scsitune && ok || fail "apt purge scsitune failed"
+logged "$out/purge.log" in_chroot "$root" apt purge -y scsitune scsitune-fleet && ok || fail "apt purge scsitune scsitune-fleet failed"
 [ -e "$root/etc/kernel/postinst.d/scsitune-payload" ] && fail "purge left /etc/kernel/postinst.d/scsitune-payload" || ok
 in_chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' scsitune 2>/dev/null | grep '^[ri]' >/dev/null &&
 	fail "dpkg still knows scsitune after purge ($(in_chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' scsitune))" || ok

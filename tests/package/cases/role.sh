@@ -3,21 +3,34 @@
 # package/role (sourced by test-package.sh; reads OUT/debs and
 # OUT/cache/bookworm.tar, made by package/build and package/chroot): the
 # rollout role's package step (fleet/ansible/roles/scsitune_rollout/
-# tasks/package.yml) run by ansible-playbook against a fresh chroot
+# tasks/package.yml), as the scsitune-fleet package installs it under
+# /usr/share/scsitune/ansible (its .deb unpacked here: this machine is the
+# control node, and nothing is installed on it), run by ansible-playbook
+# against a fresh chroot
 # (community.general.chroot, Debian's ansible package): a host as the
 # fleet has it (python3 and python3-apt, what Ansible's apt module runs
 # with), scsitune not installed. --check first (nothing installed), then
 # the real run (the package installed, its dependencies pulled, scsitune
 # runs), then again (nothing changed).
-need ansible-playbook
+need ansible-playbook dpkg-deb
 arch=$(dpkg --print-architecture)
-deb=$out/debs/scsitune_${version}_$arch.deb
-[ -f "$deb" ] || die "no $deb (package/build first)"
+deb=$out/debs/scsitune_${version}_$arch.deb fleet=$out/debs/scsitune-fleet_${version}_all.deb
+[ -f "$deb" ] && [ -f "$fleet" ] || die "no $deb or $(basename "$fleet") (package/build first)"
 [ -f "$out/cache/bookworm.tar" ] || die "no $out/cache/bookworm.tar (package/chroot first)"
 root=$out/role-root
 fresh "$root" "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$root" "$work"' EXIT
+# The control node's copy: scsitune-fleet's files, as dpkg would install them.
+dpkg-deb -x "$fleet" "$work/control" || die "dpkg-deb -x $(basename "$fleet") failed"
+ansible=$work/control/usr/share/scsitune/ansible
+[ -f "$ansible/rollout.yml" ] && [ -d "$ansible/roles/scsitune_rollout" ] && ok ||
+	die "scsitune-fleet has no /usr/share/scsitune/ansible/rollout.yml and roles/scsitune_rollout"
+# The installed playbook finds its role beside it (no roles path given; the
+# tree's fleet/ansible is not on any default path).
+(cd "$work" && env -u ANSIBLE_ROLES_PATH -u ANSIBLE_CONFIG ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP="$work/ansible-local" \
+	ansible-playbook -i localhost, --syntax-check "$ansible/rollout.yml") >"$out/role-syntax.log" 2>&1 && ok ||
+	fail "ansible-playbook --syntax-check /usr/share/scsitune/ansible/rollout.yml: $(tail -3 "$out/role-syntax.log" | tr '\n' ' ')"
 logged "$out/role-host.log" in_chroot "$root" apt-get install -y --no-install-recommends python3 python3-apt ||
 	die "apt-get install python3 python3-apt failed in the chroot"
 cat >"$work/play.yml" <<-'YML'
@@ -34,7 +47,7 @@ YML
 play() {
 	local name=$1
 	shift
-	env ANSIBLE_ROLES_PATH="$src/fleet/ansible/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+	env ANSIBLE_ROLES_PATH="$ansible/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
 		ANSIBLE_LOCAL_TEMP="$work/ansible-local" ANSIBLE_REMOTE_TEMP=/tmp/.ansible-tmp \
 		ansible-playbook -i "$root," -c community.general.chroot \
 		-e ansible_python_interpreter=/usr/bin/python3 -e "scsitune_deb=$deb" "$@" "$work/play.yml" \
@@ -57,4 +70,4 @@ done
 play again && ok || fail "the package step, second run, failed"
 [ "$(recap again)" = "changed=0 failed=0" ] && ok || fail "second run: want changed=0 failed=0, got '$(recap again)'"
 nothing_mounted "$root" "after the role"
-[ $status -eq 0 ] && echo "ok: the role's package step (ansible-playbook, chroot connection): --check installs nothing, installs $version with its dependencies, a second run changes nothing"
+[ $status -eq 0 ] && echo "ok: the role's package step from scsitune-fleet's /usr/share/scsitune/ansible (ansible-playbook, chroot connection): --check installs nothing, installs $version with its dependencies, a second run changes nothing"
