@@ -64,7 +64,8 @@ void cli_profile_error(int r, const char *err, const char *profile, const char *
 		/* Say what there is, as tuned-adm list does. */
 		_cleanup_free_ char *there = profiles_in(dir);
 		error_msg("%s (%s%s)", err, there ? "profiles there: " : "no profile there", there ? there : "");
-	} else if (r == -ENOENT && strchr(profile, '/')) {
+	} else if (r == -ENOENT && strchr(profile, '/') && err && !strncmp(err, "profile ", 8)) {
+		/* (the file named itself, not one it includes: that line names the include) */
 		/* A path that is not there: a name is looked up in the directory instead. */
 		error_msg("%s", err ? err : strerror(-r));
 		_cleanup_free_ char *there = dir ? profiles_in(dir) : NULL;

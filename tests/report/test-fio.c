@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 	CHECK(rc == -EINVAL && contains(e, "fio client/server output ('client_stats', fio --client) is not supported"));
 	free(e);
 	e = bad("", &rc);
-	CHECK(rc == -EINVAL && contains(e, "empty file"));
+	CHECK(rc == -ENOMSG && contains(e, "empty file"));
 	free(e);
 
 	/* fio 2.x key names: clat in usec, io_bytes in KiB. */
