@@ -35,6 +35,8 @@ void metrics_state_clear(struct metrics_state *m)
 {
 	free(m->state_dir);
 	stune_journal_free(m->j);
+	stune_plan_free(m->plan);
+	free(m->states);
 	stune_profile_free(m->p);
 	free(m->digest);
 	stune_topology_free(m->t);
@@ -71,12 +73,13 @@ static int verify_profile(struct stune_ctx *ctx, struct metrics_state *m)
 	}
 	if (stune_profile_digest(m->p, &m->digest) < 0)
 		m->digest = NULL;
-	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;
-	if (cli_plan(ctx, m->p, dir, m->j->persist, &m->t, &plan) < 0)
+	if (cli_plan(ctx, m->p, dir, m->j->persist, &m->t, &m->plan) < 0)
 		return EXIT_ERROR;
 	m->read_at[CHECK_HBA] = now_s();
 	m->sum.profile_changed = m->j->digest && m->digest && strcmp(m->digest, m->j->digest);
-	if (stune_verify_classify(plan, m->j, &m->sum, NULL) < 0) {
+	/* (each row's state kept: --per-disk counts them per disk) */
+	m->states = calloc(m->plan->n_changes ? m->plan->n_changes : 1, sizeof(*m->states));
+	if (!m->states || stune_verify_classify(m->plan, m->j, &m->sum, m->states) < 0) {
 		error_msg("out of memory");
 		return EXIT_ERROR;
 	}
@@ -254,10 +257,52 @@ static void write_reports(struct stune_prom *w, const struct stune_newest_sets *
 	}
 }
 
+/*
+ * --per-disk: each disk detect finds (its name, HBA and stable key) and, with
+ * a profile applied, its settings by verify state (all five, 0 when none).
+ * One series per disk and state: bounded by the disks, so asked for.
+ */
+static void write_disks(struct stune_prom *w, const struct metrics_state *m)
+{
+	const struct stune_topology *t = m->t;
+	char buf[512];
+	stune_prom_gauge(w, "scsitune_disk_info", "A disk scsitune detect finds, with its HBA and stable key.");
+	for (size_t i = 0; i < t->n_disks; i++) {
+		const struct stune_disk *d = &t->disks[i];
+		const struct stune_hba *h =
+		    d->host < t->n_hosts && t->hosts[d->host].hba < t->n_hbas ? &t->hbas[t->hosts[d->host].hba] : NULL;
+		stune_prom_sample(w, "scsitune_disk_info",
+				  L("disk", d->name ? d->name : "", "hba", h ? hba_name(h, buf, sizeof(buf)) : "",
+				    "key", d->key ? d->key : ""),
+				  1);
+	}
+	if (!m->plan)
+		return;
+	static const enum stune_vstate order[] = {STUNE_V_IN_EFFECT, STUNE_V_DRIFTED, STUNE_V_PROFILE_CHANGED,
+						  STUNE_V_NOT_APPLICABLE, STUNE_V_NOT_SETTABLE};
+	stune_prom_gauge(w, "scsitune_disk_verify_settings",
+			 "A disk's settings of the applied profile by scsitune verify state.");
+	for (size_t i = 0; i < t->n_disks; i++) {
+		size_t count[_STUNE_V_MAX] = {0};
+		for (size_t k = 0; k < m->plan->n_changes; k++) {
+			const struct stune_change *ch = &m->plan->changes[k];
+			if (ch->kind == STUNE_OBJ_DISK && ch->index == i && m->states[k] < _STUNE_V_MAX)
+				count[m->states[k]]++;
+		}
+		for (size_t k = 0; k < ELEMENTSOF(order); k++)
+			stune_prom_sample(
+			    w, "scsitune_disk_verify_settings",
+			    L("disk", t->disks[i].name ? t->disks[i].name : "", "state", stune_vstate_name(order[k])),
+			    (double)count[order[k]]);
+	}
+}
+
 int metrics_write(struct stune_prom *w, const struct metrics_state *m)
 {
 	write_state(w, m);
 	write_hbas(w, m->t);
+	if (m->per_disk)
+		write_disks(w, m);
 	write_reports(w, &m->sets);
 	static const char *const checks[_CHECK_MAX] = {"payload", "profile", "hba", "report"};
 	stune_prom_gauge(w, "scsitune_last_check_timestamp_seconds",

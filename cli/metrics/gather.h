@@ -13,6 +13,7 @@
 #include "prom/text.h"
 #include "report/resultset.h"
 #include "tune/journal.h"
+#include "tune/plan.h"
 #include "tune/profile.h"
 #include "tune/verify.h"
 
@@ -26,6 +27,9 @@ struct metrics_state {
 	struct stune_profile *p;
 	char *digest; /* the profile file's now */
 	struct stune_verify_summary sum;
+	bool per_disk;		   /* --per-disk: the disk families too */
+	struct stune_plan *plan;   /* the journal's profile planned (NULL: nothing applied) */
+	enum stune_vstate *states; /* per plan row: verify's state */
 	struct stune_topology *t;
 	struct stune_payload_status *payload;
 	struct stune_newest_sets sets;

@@ -32,7 +32,9 @@ void help_metrics(FILE *f)
 	      "      --state-dir DIR      where the journal and the result sets are (default\n"
 	      "                           " STUNE_STATE_DIR ", inside the --sysroot tree)\n"
 	      "      --profile-dir DIR    where the journal's profile name is looked up\n"
-	      "                           (default: the journal's)\n\n",
+	      "                           (default: the journal's)\n"
+	      "      --per-disk           also each disk (scsitune_disk_info) and its settings\n"
+	      "                           by verify state: one series per disk and state\n\n",
 	      f);
 	print_global_options(f);
 	fputs("\nExit status: 0 written, 1 error (nothing written: an existing\n"
@@ -46,7 +48,15 @@ static int check_textfile_dir(const char *dir)
 {
 	struct stat st;
 	if (stat(dir, &st) < 0) {
-		error_msg("--textfile %s: %s", dir, strerror(errno));
+		int e = errno;
+		error_msg("--textfile %s: %s", dir, strerror(e));
+		if (e == ENOENT) {
+			_cleanup_free_ char *q = cli_shell_quote(dir);
+			hint_msg(
+			    "it is node_exporter's --collector.textfile.directory (Debian's prometheus-node-exporter "
+			    "makes /var/lib/prometheus/node-exporter); to make it: mkdir -p %s",
+			    q ? q : dir);
+		}
 		return EXIT_ERROR;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -80,11 +90,12 @@ static int emit(const char *textfile, const char *text, size_t len, int verbose)
 static int metrics_options(struct global_opts *g, int argc, char **argv, struct metrics_state *m, const char **textfile,
 			   bool *help)
 {
-	enum { OPT_TEXTFILE = 0x100, OPT_STATE_DIR, OPT_PROFILE_DIR };
+	enum { OPT_TEXTFILE = 0x100, OPT_STATE_DIR, OPT_PROFILE_DIR, OPT_PER_DISK };
 	static const struct option longopts[] = {GLOBAL_LONGOPTS,
 						 {"textfile", required_argument, NULL, OPT_TEXTFILE},
 						 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
 						 {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
+						 {"per-disk", no_argument, NULL, OPT_PER_DISK},
 						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = cli_getopt(argc, argv, GLOBAL_SHORTOPTS, longopts, "metrics")) != -1) {
@@ -93,6 +104,9 @@ static int metrics_options(struct global_opts *g, int argc, char **argv, struct 
 			help_metrics(stdout);
 			*help = true;
 			return EXIT_OK;
+		case OPT_PER_DISK:
+			m->per_disk = true;
+			continue;
 		case OPT_TEXTFILE:
 		case OPT_STATE_DIR:
 		case OPT_PROFILE_DIR:

@@ -297,7 +297,14 @@ struct stune_ctx *cli_ctx_open(const struct global_opts *g)
 	if (r < 0) {
 		if (g->sysroot) {
 			error_msg("--sysroot %s: %s", g->sysroot, strerror(-r));
-			hint_msg("%s", SYSROOT_NEXT);
+			if (r == -ENOTDIR) { /* a capture's archive, most likely */
+				_cleanup_free_ char *q = cli_shell_quote(g->sysroot);
+				hint_msg(
+				    "a --sysroot is a directory; an archive of one is extracted first: mkdir DIR && "
+				    "tar -xf %s -C DIR",
+				    q ? q : g->sysroot);
+			} else
+				hint_msg("%s", SYSROOT_NEXT);
 		} else
 			error_msg("cannot initialise: %s", strerror(-r));
 		return NULL;

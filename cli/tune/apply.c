@@ -232,6 +232,29 @@ static int print_plan(const struct global_opts *g, const struct stune_topology *
 }
 
 /*
+ * Another profile's apply in the journal: applying this one over it would
+ * leave what only that one set (verify would then check this profile alone
+ * and say "in effect" on a host half in each). Refused: revert it first, as
+ * tuned-adm switches profiles. The same profile (its file changed or not) is
+ * applied again as always.
+ */
+static int apply_other_profile(const struct global_opts *g, const struct stune_journal *j,
+			       const struct stune_profile *p, const char *state_dir, const char *state_opt)
+{
+	if (!j || !j->profile_path || !j->n)
+		return EXIT_OK;
+	_cleanup_free_ char *mine = realpath(p->path, NULL), *theirs = realpath(j->profile_path, NULL);
+	if (!strcmp(mine ? mine : p->path, theirs ? theirs : j->profile_path))
+		return EXIT_OK;
+	error_msg("profile %s is applied (%s/journal.json): %s over it would leave the settings only %s made",
+		  j->profile ? j->profile : j->profile_path, state_dir, p->name, j->profile ? j->profile : "it");
+	_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
+	hint_msg("to switch profiles, undo that apply first (back to the values before it): %s; then apply %s",
+		 undo ? undo : "scsitune revert", p->name);
+	return EXIT_ERROR;
+}
+
+/*
  * --persist asked for what cannot be written here (scsitune not installed for
  * the boot unit, no etc/udev/rules.d): apply refuses before its first write
  * (a --persist that persists part or nothing would look like it worked), its
@@ -352,7 +375,8 @@ int cmd_apply(struct global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *state_dir = NULL;
 	_cleanup_close_ int lock = -1;
 	_cleanup_(stune_journal_freep) struct stune_journal *j = NULL;
-	if (!dry_run && apply_lock(ctx, state_opt, &state_dir, &lock, &j) != EXIT_OK)
+	if (!dry_run && (apply_lock(ctx, state_opt, &state_dir, &lock, &j) != EXIT_OK ||
+			 apply_other_profile(g, j, p, state_dir, state_opt) != EXIT_OK))
 		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
 	_cleanup_(stune_plan_freep) struct stune_plan *plan = NULL;

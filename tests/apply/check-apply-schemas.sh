@@ -12,7 +12,17 @@ tar -xJf "$archive" -C "$work/root"
 st() { "$bin" --sysroot "$work/root" -o json "$@" --state-dir "$work/state"; }
 p=(--profile numa --profile-dir "$src/profiles")
 st apply "${p[@]}" >"$work/apply-ok.json"
-SCSITUNE_FAIL_WRITE=queue/nomerges:EIO st apply --profile kernel-default --profile-dir "$src/profiles" >"$work/apply-fail.json"
+# A failed write: numa on a second copy of the tree (another profile is not applied over numa).
+mkdir "$work/root2"
+tar -xJf "$archive" -C "$work/root2"
+SCSITUNE_FAIL_WRITE=queue/nomerges:EIO "$bin" --sysroot "$work/root2" -o json apply "${p[@]}" --state-dir "$work/state2" \
+	>"$work/apply-fail.json"
+grep -q '"failed"' "$work/apply-fail.json" || { echo "FAIL: apply-fail.json has no failed row"; exit 1; }
+# Drift: a value apply wrote changed by hand; revert then leaves it (partial) until --force.
+ra=$(python3 -c 'import json,sys
+for e in json.load(open(sys.argv[1]))["changes"]:
+    if e["setting"] == "queue/read_ahead_kb" and e["state"] == "applied": print(e["path"]); break' "$work/state/journal.json")
+echo 4096 >"$work/root/$ra"
 st verify >"$work/verify-drift.json"
 st revert >"$work/revert-partial.json"
 st revert --force >"$work/revert-complete.json"

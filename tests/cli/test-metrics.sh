@@ -91,6 +91,30 @@ metrics drifted
 golden drifted
 against_verify drifted
 grep -q '^scsitune_verify_settings{state="drifted"} 1$' "$work/drifted.prom" || fail "drifted: not one drifted setting"
+# --per-disk: each disk detect finds, and per disk the settings by verify state, which add up to the
+# disk rows of verify -o json (the drifted one on its disk); without it, no disk family at all.
+grep -q '^scsitune_disk' "$work/drifted.prom" && fail "drifted: a disk family without --per-disk"
+metrics per-disk --per-disk
+ok
+python3 - "$work/per-disk.prom" "$work/verify.json" "$work/drifted.prom" <<'PY' || fail "--per-disk: the disk families disagree with verify -o json"
+import json, re, sys
+from collections import Counter
+prom = open(sys.argv[1]).read()
+v = json.load(open(sys.argv[2]))
+disks = re.findall(r'^scsitune_disk_info\{disk="([^"]*)",hba="([^"]*)",key="([^"]*)"\} 1$', prom, re.M)
+assert len(disks) == 9 and ("sdb", "0000:17:00.0", "wwn-0x5002538f42a1b2c3") in disks, disks
+got = Counter()
+for d, st, n in re.findall(r'^scsitune_disk_verify_settings\{disk="([^"]*)",state="([a-z-]+)"\} (\d+)$', prom, re.M):
+    got[(d, st)] += int(n)
+names = {d[0] for d in disks}
+assert {d for d, _ in got} == names and len(got) == 5 * len(names), got
+want = Counter((s["device"], s["state"]) for s in v["settings"] if s["device"] in names)
+assert +got == want, (+got, want)
+assert got[("sdb", "drifted")] == 1, got
+# the rest of the document is the one without --per-disk
+rest = re.sub(r'^(# (HELP|TYPE) )?scsitune_disk_.*\n', '', prom, flags=re.M)
+assert rest == open(sys.argv[3]).read(), "--per-disk changed the other families"
+PY
 st revert --force --state-dir "$state" >/dev/null 2>&1 || fail "revert failed"
 metrics reverted
 ok
@@ -203,7 +227,7 @@ ok
 	fail "full disk: $(cat "$work/full.rc" "$work/full.ls" "$work/full.err" 2>&1)"
 
 # 8. Usage: -o json, an argument, an unknown option: 64.
-for args in "-o json" "extra" "--per-disk"; do
+for args in "-o json" "extra" "--per-host"; do
 	rc=0
 	# shellcheck disable=SC2086 # the words of args
 	st metrics --state-dir "$state" $args >/dev/null 2>"$work/err" || rc=$?

@@ -4,8 +4,9 @@
 # non-zero for a reason they can fix, the error line is followed by one line,
 # "scsitune: hint: ", that says what to run or where to look. Each case: the exit code, the
 # error line, the next-step line (exactly), and nothing else on stderr.
-# Cases: a --sysroot that is missing or not a tree; a profile path that is
-# not there; verify with no journal, with the journal's profile deleted and
+# Cases: a --sysroot that is missing, not a tree or an archive; metrics
+# --textfile missing; a profile path that is
+# not there; apply of another profile over an applied one (revert first); verify with no journal, with the journal's profile deleted and
 # broken; report on missing, empty and non-JSON files; --compare, --html,
 # --auth-file and --fio naming what is not there; --query of a service that
 # does not answer (127.0.0.1, a closed port).
@@ -42,6 +43,13 @@ $capture" -- "$bin" --sysroot "$work/nothere" detect
 case_is "--sysroot not a tree" 1 "scsitune: --sysroot $work/empty: no sys/ directory: not a captured root tree
 $capture" -- "$bin" --sysroot "$work/empty" detect
 
+case_is "--sysroot an archive" 1 "scsitune: --sysroot $fixtures/dual-socket-mpi3mr.tar.xz: Not a directory
+scsitune: hint: a --sysroot is a directory; an archive of one is extracted first: mkdir DIR && tar -xf $fixtures/dual-socket-mpi3mr.tar.xz -C DIR" -- \
+	"$bin" --sysroot "$fixtures/dual-socket-mpi3mr.tar.xz" detect
+case_is "metrics --textfile missing" 1 "scsitune: --textfile $work/node-exporter: No such file or directory
+scsitune: hint: it is node_exporter's --collector.textfile.directory (Debian's prometheus-node-exporter makes /var/lib/prometheus/node-exporter); to make it: mkdir -p $work/node-exporter" -- \
+	$S metrics --textfile "$work/node-exporter" --state-dir "$work/state"
+
 case_is "apply --profile PATH missing" 1 "scsitune: profile ./missing: No such file or directory
 scsitune: hint: a profile is a path to a file or a name in $work/prof: kernel-default, numa" -- \
 	$S apply --profile ./missing --profile-dir "$work/prof" --state-dir "$work/state"
@@ -51,6 +59,16 @@ scsitune: hint: to check a profile all the same: scsitune --sysroot $work/root v
 	$S verify --state-dir "$work/state"
 
 $S apply --profile numa --profile-dir "$work/prof" --state-dir "$work/state" >/dev/null 2>&1 || fail "apply numa: exit $?"
+# Another profile over an applied one: refused (the first's own settings would stay), nothing written
+# (but the lock file, which names its last holder).
+before=$(cd "$work" && find root state -type f ! -path state/lock -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+case_is "apply of another profile over an applied one" 1 "scsitune: profile numa is applied ($work/state/journal.json): kernel-default over it would leave the settings only numa made
+scsitune: hint: to switch profiles, undo that apply first (back to the values before it): scsitune --sysroot $work/root revert --state-dir $work/state; then apply kernel-default" -- \
+	$S apply --profile kernel-default --profile-dir "$work/prof" --state-dir "$work/state"
+[ "$(cd "$work" && find root state -type f ! -path state/lock -print0 | sort -z | xargs -0 sha256sum | sha256sum)" = "$before" ] ||
+	fail "apply of another profile: the tree or the state directory changed"
+$S apply --profile numa --profile-dir "$work/prof" --state-dir "$work/state" >/dev/null 2>&1 ||
+	fail "apply numa again (the same profile): exit $?"
 next_journal="scsitune: hint: the last apply used that profile; to check another: scsitune --sysroot $work/root verify --state-dir $work/state --profile NAME; to undo apply: scsitune --sysroot $work/root revert --state-dir $work/state"
 mv "$work/prof/numa" "$work/numa"
 case_is "verify, the journal's profile deleted" 1 "scsitune: profile $work/prof/numa: No such file or directory
