@@ -18,10 +18,10 @@ trust_refused() {
 	listing=$(find "$work/trust" "$work/root/var" -printf '%y %m %U %p\n' 2>/dev/null | sort)
 	if [ "$sd" = default ]; then
 		shown=$work/root/var/lib/scsitune
-		timeout -k 2 10 "$bin" --sysroot "$work/root" "$@" >"$work/out" 2>"$work/err" || rc=$?
+		timeout -k 2 60 "$bin" --sysroot "$work/root" "$@" >"$work/out" 2>"$work/err" || rc=$?
 	else
 		shown=$sd
-		timeout -k 2 10 "$bin" --sysroot "$work/root" "$@" --state-dir "$sd" >"$work/out" 2>"$work/err" || rc=$?
+		timeout -k 2 60 "$bin" --sysroot "$work/root" "$@" --state-dir "$sd" >"$work/out" 2>"$work/err" || rc=$?
 	fi
 	checks=$((checks + 1))
 	if [ "$rc" -ne 1 ]; then
@@ -95,7 +95,7 @@ checks=$((checks + 1))
 # The lock: a FIFO in its place is refused at once, never waited on.
 mkdir -p "$work/trust/fifo-lock" && mkfifo "$work/trust/fifo-lock/lock"
 rc=0
-timeout -k 2 10 "$bin" --sysroot "$work/root" apply "${P[@]}" --state-dir "$work/trust/fifo-lock" >"$work/out" 2>"$work/err" || rc=$?
+timeout -k 2 60 "$bin" --sysroot "$work/root" apply "${P[@]}" --state-dir "$work/trust/fifo-lock" >"$work/out" 2>"$work/err" || rc=$?
 checks=$((checks + 1))
 [ "$rc" -eq 1 ] && grep -qx "scsitune: $work/trust/fifo-lock/lock: not a regular file" "$work/err" &&
 	[ "$(snap)" = "$after" ] && ok "lock a FIFO: refused at once" ||

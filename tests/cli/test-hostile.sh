@@ -12,7 +12,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/scsitune-hostile.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export SCSITUNE_CONFIG=$work/no-such.conf # never the machine's /etc/scsitune/scsitune.conf
 fails=0 checks=0
-T=${HOSTILE_TIMEOUT:-10}
+T=${HOSTILE_TIMEOUT:-60}
 
 fail() {
 	fails=$((fails + 1))

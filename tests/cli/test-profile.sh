@@ -21,7 +21,7 @@ printf '# scsitune profile: broken\n#\n# Broken on purpose.\n\n[queue]\nschedule
 echo 'scheduler = none' >"$work/prof/.hidden"
 mkdir "$work/prof/subdir"
 mkfifo "$work/prof/fifo"
-p() { timeout 10 "$bin" --sysroot "$work/root" profile "$@"; }
+p() { timeout 60 "$bin" --sysroot "$work/root" profile "$@"; }
 
 p list --profile-dir "$work/prof" --state-dir "$work/state" >"$work/list.txt" 2>"$work/list.err" ||
 	fail "list exited $?: $(cat "$work/list.err")"

@@ -145,7 +145,7 @@ planted() {
 		local args=(payload remove --state-dir "$state")
 		[ "$cmd" = install ] && args=(payload install "$b" --state-dir "$state")
 		before=$(stamp)
-		if run 1 "$label: $cmd" timeout -k 2 10 "$bin" --sysroot "$root" "${args[@]}"; then
+		if run 1 "$label: $cmd" timeout -k 2 60 "$bin" --sysroot "$root" "${args[@]}"; then
 			err_has "$label: $cmd" "^scsitune: $state/payload/journal\.json: $pat$" && one_line "$label: $cmd" &&
 				ok "$label: $cmd"
 		fi
@@ -175,7 +175,7 @@ untrusted() { # LABEL DIR BAD WHY: install and remove with --state-dir DIR
 		[ "$cmd" = install ] && args=(payload install "$b" --state-dir "$sd")
 		before=$(stamp)
 		listing=$(find "$work/trust" -printf '%y %m %U %p\n' | sort)
-		if run 1 "$label: $cmd" timeout -k 2 10 "$bin" --sysroot "$root" "${args[@]}"; then
+		if run 1 "$label: $cmd" timeout -k 2 60 "$bin" --sysroot "$root" "${args[@]}"; then
 			grep -qxF "scsitune: state directory $sd: not trusted: $bad$why" "$work/err" && one_line "$label: $cmd" &&
 				ok "$label: $cmd" || fail "$label: $cmd: $(head -c 300 "$work/err")"
 		fi
