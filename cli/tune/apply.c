@@ -246,8 +246,12 @@ static int apply_other_profile(const struct global_opts *g, const struct stune_j
 	_cleanup_free_ char *mine = realpath(p->path, NULL), *theirs = realpath(j->profile_path, NULL);
 	if (!strcmp(mine ? mine : p->path, theirs ? theirs : j->profile_path))
 		return EXIT_OK;
-	error_msg("profile %s is applied (%s/journal.json): %s over it would leave the settings only %s made",
-		  j->profile ? j->profile : j->profile_path, state_dir, p->name, j->profile ? j->profile : "it");
+	/* Two files of one name (another directory): named by their paths. */
+	bool same_name = j->profile && !strcmp(j->profile, p->name);
+	const char *was = same_name || !j->profile ? j->profile_path : j->profile,
+		   *now = same_name ? (mine ? mine : p->path) : p->name;
+	error_msg("profile %s is applied (%s/journal.json): %s over it would leave the settings only %s made", was,
+		  state_dir, now, was);
 	_cleanup_free_ char *undo = cli_cmdline(g, "revert", "--state-dir", state_opt, NULL);
 	hint_msg("to switch profiles, undo that apply first (back to the values before it): %s; then apply %s",
 		 undo ? undo : "scsitune revert", p->name);
