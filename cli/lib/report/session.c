@@ -319,6 +319,17 @@ int stune_report_reference(const char *state_dir, const char *compare, const str
 		return stune_errf(err, r, "out of memory");
 	if ((r = compare_treatment(*ref, s->prov, c)) < 0)
 		return stune_errf(err, r, "out of memory");
+	/* The reference saved from these runs (the same files again): its change is 0 % by construction. Runs
+	 * that started in the same millisecond are the same runs. */
+	int64_t first = 0;
+	for (size_t i = 0; i < s->n_runs; i++)
+		if (s->runs[i]->timestamp_ms > 0 && (first == 0 || s->runs[i]->timestamp_ms < first))
+			first = s->runs[i]->timestamp_ms;
+	if ((*ref)->has_start && first > 0 && (*ref)->start_ms == first &&
+	    (r = stune_strv_push(&c->mismatch, &c->n_mismatch,
+				 stune_strdupf("the reference is these runs (its first run started when this set's "
+					       "did): a set compared with itself"))) < 0)
+		return stune_errf(err, r, "out of memory");
 	const char *host = s->prov ? s->prov->host : NULL;
 	if (host && (*ref)->host && strcmp(host, (*ref)->host) &&
 	    (r = stune_strv_push(&c->mismatch, &c->n_mismatch, stune_strdupf("host %s vs %s", (*ref)->host, host))) < 0)

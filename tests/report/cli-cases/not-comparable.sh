@@ -7,7 +7,8 @@
 # --compare against such a set, or of such a set, not comparable in the text,
 # the JSON and the HTML (the change not coloured); --compare against another
 # fio version, numjobs, ioengine and job mix warned on stderr, in the text and
-# in the JSON; the same job in json and json+ comparable.
+# in the JSON; the same job in json and json+ comparable; a set compared with
+# the one saved from the same files (its first run's start) not comparable.
 # --- Runs that cannot be compared. The same content twice (under another name): exit 1,
 # one line naming both files, nothing saved.
 cp "$fixtures/fio-3.33-randread-2jobs-json.json" "$work/copy.json"
@@ -85,3 +86,11 @@ checks=$((checks + 1))
 [ ! -s "$work/err" ] && "$py" -c 'import json,sys
 c=json.load(open(sys.argv[1]))["compare"]; assert c["comparable"] is True and c["not_comparable"]==[], c' "$work/cs.json" &&
 	pass "--compare the same job: comparable" || fail "--compare the same job: $(cat "$work/err")"
+# --compare with the set saved from these very files: a set compared with itself, not comparable.
+rc=0
+"$bin" report -o json --state-dir "$cs" --compare base "$fixtures/fio-3.33-randread-2jobs-json.json" >"$work/self.json" 2>"$work/err" || rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] && grep -q "^scsitune: warning: --compare base: not comparable: the reference is these runs (its first run started when this set's did): a set compared with itself$" "$work/err" &&
+	"$py" -c 'import json,sys
+c=json.load(open(sys.argv[1]))["compare"]; assert c["comparable"] is False, c' "$work/self.json" &&
+	pass "--compare with itself: not comparable" || fail "--compare with itself: exit $rc $(cat "$work/err")"
