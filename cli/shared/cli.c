@@ -16,34 +16,35 @@
 
 /* Every message is one line with its control characters escaped (out_escape):
  * file contents, server bodies and device strings end up in them. */
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void error_msg(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("scsitune: ", stderr);
 	va_start(ap, fmt);
-	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	vmsg("scsitune: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void note_msg(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("scsitune: ", stderr);
 	va_start(ap, fmt);
-	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	vmsg("scsitune: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void hint_msg(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("scsitune: hint: ", stderr);
 	va_start(ap, fmt);
-	out_vfprintf_escaped(stderr, 0, fmt, ap);
+	vmsg("scsitune: hint: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void usage_error(const char *cmd, const char *fmt, ...)
