@@ -72,7 +72,10 @@
 # (seconds for one boot with its stage and shutdown, default 600),
 # SCSITUNE_VM_FILES, SCSITUNE_VM_BOOT (direct, the default, or grub),
 # SCSITUNE_VM_CPU (QEMU's -cpu, default qemu64: a third less TCG time than
-# max here; no scenario needs more),
+# max here; no scenario needs more), SCSITUNE_VM_ACCEL (QEMU's -accel,
+# default tcg,thread=single: one host thread runs the four vCPUs in turn;
+# on a busy machine multi-threaded TCG spent 60 % more CPU on the same boot,
+# tests/vm/README.md "CPU per test"),
 # QEMU (default qemu-system-x86_64).
 # Exit status: 0 passed, 1 failed (also when QEMU or the image cannot be had:
 # a tier that cannot run fails and says why), 64 usage.
@@ -166,7 +169,7 @@ bootindex=
 [ "${SCSITUNE_VM_BOOT:-direct}" = grub ] && bootindex=,bootindex=0
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
-	-accel tcg -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
