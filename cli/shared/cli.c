@@ -16,7 +16,7 @@
 
 /* Every message is one line with its control characters escaped (out_escape):
  * file contents, server bodies and device strings end up in them. */
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fputs(prefix, stderr);
 	out_vfprintf_escaped(stderr, 0, fmt, ap);

@@ -196,8 +196,8 @@ CASE(broken_entries_refused, "journal: broken between the entries, or an entry n
 	_cleanup_free_ char *state = state_dir();
 	struct stune_journal *k = NULL;
 	static const char *const bad[] = {
-	    "{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
-	    "\"applied\"} {\"object\":\"b\"}]}",
+	    ("{\"version\":1,\"changes\":[{\"object\":\"a\",\"setting\":\"s\",\"path\":\"sys/x\",\"state\":"
+	     "\"applied\"} {\"object\":\"b\"}]}"),
 	    "{\"version\":1,\"changes\":[5]}",
 	    "{\"version\":1,\"changes\":[{\"object\":\"a\"",
 	    "{\"version\":1,\"changes\":{}}",

@@ -169,7 +169,6 @@ CASE(relative, "a relative path is checked from the working directory, every com
 
 CASE(dir_fd, "a directory fd: it and every directory above it up to /, the one at fault named by path")
 {
-	_cleanup_free_ char *msg = NULL;
 	dir("k", 0775);
 	dir("k/etc", 0755);
 	dir("k/etc/keys", 0755);

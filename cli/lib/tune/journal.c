@@ -950,7 +950,7 @@ static const struct {
 static bool unit_link_target(const char *t)
 {
 	static const char *const ok[] = {
-	    "/" STUNE_PERSIST_UNIT,
+	    ("/" STUNE_PERSIST_UNIT),
 	    "/lib/systemd/system/scsitune-apply.service",
 	    "/usr/lib/systemd/system/scsitune-apply.service",
 	    "../scsitune-apply.service",
