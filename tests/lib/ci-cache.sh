@@ -186,3 +186,20 @@ ci_cache_store() {
 	flock -u "$_ci_lock"; exec {_ci_lock}>&-
 	return 0
 }
+
+# ci_ccache_setup BASEDIR: Debian's ccache for the C builds of a run, its
+# directory ROOT/ccache checked as an entry's is (this user's, writable by
+# no one else). Exports what ccache reads: CCACHE_DIR; CCACHE_BASEDIR=BASEDIR
+# and CCACHE_NOHASHDIR (paths under BASEDIR are hashed relative to it, so
+# another clone of the same sources hits); CCACHE_COMPILERCHECK=content (a
+# new compiler, the same path, is a miss); at most 2 GB (ccache drops the
+# least recently used). ccache's own key is the compiler, its arguments and
+# the preprocessed source; a result whose checksum does not match is a miss
+# and is compiled again (tests/lib/test-ccache.sh). 1 (a line on stderr)
+# when the directory is not usable.
+ci_ccache_setup() {
+	local d
+	d=$(_ci_cache_dir ccache) || return 1
+	export CCACHE_DIR=$d CCACHE_BASEDIR=$1 CCACHE_NOHASHDIR=1 CCACHE_COMPILERCHECK=content CCACHE_MAXSIZE=2G
+	unset CCACHE_DISABLE CCACHE_RECACHE CCACHE_READONLY CCACHE_PREFIX CCACHE_CONFIGPATH
+}
