@@ -22,6 +22,10 @@ echo 'scheduler = none' >"$work/prof/.hidden"
 mkdir "$work/prof/subdir"
 mkfifo "$work/prof/fifo"
 p() { timeout 60 "$bin" --sysroot "$work/root" profile "$@"; }
+# has TEXT FILE: FILE says TEXT, as words in a row (a line that names a path
+# too long for 80 columns goes on under it: every run of spaces and line
+# breaks counts as one space, in both).
+has() { printf ' %s ' "$(tr -s ' \n' '  ' <"$2")" | grep -qF -- " $(tr -s ' ' <<<"$1") "; }
 
 p list --profile-dir "$work/prof" --state-dir "$work/state" >"$work/list.txt" 2>"$work/list.err" ||
 	fail "list exited $?: $(cat "$work/list.err")"
@@ -31,9 +35,9 @@ grep -q "^  broken            does not load: broken: no \[hba\] scope" "$work/li
 	fail "list: the broken profile not said to not load with the loader's line: $(cat "$work/list.txt")"
 grep -qE "hidden|subdir|fifo" "$work/list.txt" && fail "list: a hidden file, a directory or a FIFO listed"
 grep -q '^\*' "$work/list.txt" && fail "list: a profile marked active with no journal"
-grep -qx "No profile applied (no journal in $work/state)." "$work/list.txt" || fail "list: no 'No profile applied'"
+has "No profile applied (no journal in $work/state)." "$work/list.txt" || fail "list: no 'No profile applied'"
 p active --state-dir "$work/state" >"$work/none.txt" || fail "active, nothing applied: exit $? (want 0)"
-grep -qx "No profile applied (no journal in $work/state)." "$work/none.txt" || fail "active: $(cat "$work/none.txt")"
+has "No profile applied (no journal in $work/state)." "$work/none.txt" || fail "active: $(cat "$work/none.txt")"
 p active --state-dir "$work/state" -o json | python3 -c 'import json,sys; assert json.load(sys.stdin)["active"] is None' ||
 	fail "active -o json: active not null with nothing applied"
 
@@ -44,7 +48,8 @@ digest=$("$bin" --sysroot "$work/root" -o json apply --profile numa --profile-di
 before=$(find "$work/root" "$work/state" -type f -exec sha256sum {} + | sort)
 p list --profile-dir "$work/prof" --state-dir "$work/state" >"$work/list2.txt" || fail "list after apply exited $?"
 grep -q "^\* numa " "$work/list2.txt" || fail "list: numa not marked active: $(cat "$work/list2.txt")"
-grep -qx "Active:    numa  ($work/prof/numa)" "$work/list2.txt" || fail "list: no Active line"
+has "Active: numa ($work/prof/numa)" "$work/list2.txt" && grep -qE "^Active:    numa( |$)" "$work/list2.txt" ||
+	fail "list: no Active line"
 p active --state-dir "$work/state" >"$work/active.txt" || fail "active exited $?"
 grep -q "applied sha256 ${digest:0:12}, 20[0-9-]* [0-9:]* UTC$" "$work/active.txt" ||
 	fail "active: not the digest apply recorded ($digest): $(cat "$work/active.txt")"
@@ -66,7 +71,8 @@ assert a["applied_unix"] > 1700000000 and a["persist"] is False, a' || fail "act
 	fail "apply by path exited $?"
 p list --profile-dir "$work/prof" --state-dir "$work/state2" >"$work/list3.txt" || fail "list, applied by path: exit $?"
 grep -q "^\* kernel-default " "$work/list3.txt" || fail "list: a profile applied by its path not marked: $(cat "$work/list3.txt")"
-grep -qx "Active:    $work/prof/kernel-default" "$work/list3.txt" || fail "list: a profile applied by path not named once"
+has "Active: $work/prof/kernel-default" "$work/list3.txt" && [ "$(grep -c '^Active:' "$work/list3.txt")" = 1 ] &&
+	! has "Active: kernel-default" "$work/list3.txt" || fail "list: a profile applied by path not named once"
 
 # Refusals.
 p list --profile-dir "$work/nowhere" --state-dir "$work/state" 2>"$work/err" >/dev/null

@@ -79,7 +79,7 @@ truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 append="console=ttyS0 panic=-1 quiet norandmaps no_timer_check scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
-	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu max -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-max}" -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0

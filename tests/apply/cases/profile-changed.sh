@@ -16,7 +16,9 @@ run 5 "verify after the profile file changed" st verify --state-dir "$state"
 jgrep -qE "^profile-changed +sd[a-z]+ +[^ ]+ +read_ahead_kb 16 \(the profile now asks 64\)" &&
 	! grep -q '^drifted' "$work/out" && grep -q '^The profile changed since apply (applied: sha256 [0-9a-f]\{12\})$' "$work/out" ||
 	fail "verify does not tell the changed profile apart: $(cat "$work/out")"
-jgrep -qE "^Profile $pfile +sha256 [0-9a-f]{12}" || fail "verify does not name the profile as apply does: $(head -2 "$work/out")"
+# (A path too long for its column goes on a line of its own: the first three lines, their breaks as spaces.)
+head -3 "$work/out" | tr -s ' \n' '  ' | grep -qE "^Profile $pfile sha256 [0-9a-f]{12} " ||
+	fail "verify does not name the profile as apply does: $(head -3 "$work/out")"
 run 5 "verify -o json after the profile file changed" st verify --state-dir "$state" -o json
 python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); s=d["summary"]

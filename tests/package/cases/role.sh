@@ -43,11 +43,14 @@ cat >"$work/play.yml" <<-'YML'
 	        name: scsitune_rollout
 	        tasks_from: package
 YML
-# play NAME ARGS...: ansible-playbook into the chroot; its output in $out/role-NAME.log
+# play NAME ARGS...: ansible-playbook into the chroot; its output in $out/role-NAME.log.
+# (Not this shell's TMPDIR: the chroot connection hands the control node's
+# environment to the modules it runs in the chroot, where that directory is
+# not; a host reached by ssh never sees it.)
 play() {
 	local name=$1
 	shift
-	env ANSIBLE_ROLES_PATH="$ansible/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+	env -u TMPDIR ANSIBLE_ROLES_PATH="$ansible/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
 		ANSIBLE_LOCAL_TEMP="$work/ansible-local" ANSIBLE_REMOTE_TEMP=/tmp/.ansible-tmp \
 		ansible-playbook -i "$root," -c community.general.chroot \
 		-e ansible_python_interpreter=/usr/bin/python3 -e "scsitune_deb=$deb" "$@" "$work/play.yml" \
