@@ -26,7 +26,10 @@
 # command line), SCSITUNE_VM_ENV (the environment directory, default
 # OUTDIR/env: each guest its own, removed once QEMU is done with it unless
 # SCSITUNE_VM_KEEP_ENV=1), SCSITUNE_VM_ACCEL (QEMU's -accel, default
-# tcg,thread=single: see rootfs/run.sh), QEMU (default qemu-system-x86_64).
+# tcg,thread=single: see rootfs/run.sh), SCSITUNE_VM_CPU (QEMU's -cpu,
+# default qemu64, as rootfs/run.sh: vm/report and vm/apply took 44 s of CPU
+# against 55 with -cpu max, twice each; mitigations=off gained nothing),
+# QEMU (default qemu-system-x86_64).
 # Nothing here is shared with another run-vm.sh but build-env.sh's cache
 # (downloads and unpacks made under its lock): guests may run side by side.
 # Exit status: 0 passed, 1 failed (also when QEMU is missing: a tier that
@@ -79,7 +82,7 @@ truncate -s 64M "$out/virtio0.img" "$out/megasas0.img"
 append="console=ttyS0 panic=-1 quiet norandmaps no_timer_check scsitune.scenario=$scenario${shell:+ scsitune.shell=$shell} ${SCSITUNE_VM_APPEND:-}"
 # shellcheck disable=SC2054 # commas are inside QEMU option values
 args=(
-	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-max}" -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
