@@ -47,7 +47,122 @@ static void txt_size(struct out *o, const char *tfmt, struct stune_num v)
 		out_size(o, NULL, tfmt, v);
 }
 
-static void render_kernel(struct out *o, const struct stune_topology *t)
+/* The X.509 keys the kernel holds (JSON; text with -v: two lines each, its keyring and name, then its id). */
+static void render_trust_keys(struct out *o, const struct stune_module_trust *mt, int verbose)
+{
+	out_arr_begin(o, "keys");
+	for (size_t i = 0; i < mt->n_keys; i++) {
+		const struct stune_kkey *k = &mt->keys[i];
+		const struct stune_sys_keyring *kr = stune_kkey_keyring(mt, k);
+		const struct stune_cert *c = k->cert != SIZE_MAX ? &mt->certs[k->cert] : NULL;
+		out_obj_begin(o, NULL);
+		out_str(o, "keyring", verbose ? "             %s" : NULL, kr ? kr->name : NULL);
+		out_bool(o, "trusted_for_modules", NULL, k->trusted);
+		out_str(o, "name", verbose ? "  " WRAP_HANG "%s" : NULL, k->name);
+		txt_str(o, verbose ? " (%s)\n" : NULL,
+			k->trusted == STUNE_YES	 ? "trusted"
+			: k->trusted == STUNE_NO ? "not trusted"
+						 : "trust unknown");
+		out_str(o, "key_id_kind", verbose ? "               %s" : NULL, k->id_is_serial ? "serial" : "skid");
+		out_str(o, "key_id", verbose ? " %s" : NULL, k->id);
+		out_obj_begin(o, "certificate");
+		out_str(o, "source", verbose && c ? "  certificate in %s" : NULL, c ? c->source : NULL);
+		out_str(o, "issuer", NULL, c ? c->issuer_cn : NULL);
+		out_str(o, "serial", verbose && c ? ", serial %s" : NULL, c ? c->serial : NULL);
+		out_obj_end(o);
+		if (verbose)
+			out_text(o, "\n");
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
+/* The keyrings: JSON one object each; text "trusted: .builtin_trusted_keys 1, .machine 1; not: .platform 2". */
+static void render_trust_keyrings(struct out *o, const struct stune_module_trust *mt)
+{
+	out_arr_begin(o, "keyrings");
+	for (size_t i = 0; i < _STUNE_KEYRING_MAX; i++) {
+		const struct stune_sys_keyring *kr = &mt->keyrings[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "name", NULL, kr->name);
+		out_bool(o, "present", NULL, kr->present ? STUNE_YES : STUNE_NO);
+		out_bool(o, "trusted_for_modules", NULL, kr->present ? kr->trusted : STUNE_NO);
+		out_num(o, "keys", NULL,
+			kr->present && kr->members_known ? STUNE_NUM((int64_t)kr->n_keys) : (struct stune_num){0});
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (mt->keys_error) {
+		out_text(o, "             keys unknown: " WRAP_HANG "%s\n", mt->keys_error);
+		return;
+	}
+	if (!mt->members_source) {
+		out_text(o, "             %zu X.509 key%s; which keyring holds each: " WRAP_HANG "unknown (%s)\n",
+			 mt->n_keys, mt->n_keys == 1 ? "" : "s", mt->members_error ? mt->members_error : "not read");
+		return;
+	}
+	/* Text: the keyrings that hold keys, those the verifier searches first (JSON: every one). */
+	static const char *const label[] = {
+	    [STUNE_YES] = "trusted: ", [STUNE_NO] = "not: ", [STUNE_UNKNOWN] = "unknown: "};
+	size_t groups = 0;
+	out_text(o, "             ");
+	for (int want = STUNE_YES; want >= STUNE_UNKNOWN; want--) {
+		size_t shown = 0;
+		for (size_t i = 0; i < _STUNE_KEYRING_MAX; i++) {
+			const struct stune_sys_keyring *kr = &mt->keyrings[i];
+			if (!kr->present || (int)kr->trusted != want || (!kr->n_keys && want != STUNE_YES))
+				continue;
+			if (!kr->n_keys && mt->keyrings[i].trusted == STUNE_YES && i == STUNE_KEYRING_SECONDARY)
+				continue; /* the verifier's own keyring holds links, rarely keys */
+			out_text(o, "%s%s" WRAP_LIST "%s %zu",
+				 shown	  ? ", "
+				 : groups ? "; "
+					  : "",
+				 shown ? "" : label[want], kr->name, kr->n_keys);
+			shown++;
+		}
+		groups += shown > 0;
+	}
+	if (!groups)
+		out_text(o, "no system keyring in /proc/keys");
+	out_text(o, "\n");
+}
+
+/* What the kernel trusts for modules: Secure Boot and the keyrings (kernel.module_trust). */
+static void render_trust(struct out *o, const struct stune_module_trust *mt, int verbose)
+{
+	out_obj_begin(o, "module_trust");
+	out_str(o, "boot", NULL, mt ? stune_boot_name(mt->boot) : NULL);
+	enum stune_tristate sb = mt ? mt->secure_boot : STUNE_UNKNOWN;
+	out_bool(o, "secure_boot", NULL, sb);
+	txt_str(o, "Trust:     Secure Boot %s", sb == STUNE_YES ? "on" : sb == STUNE_NO ? "off" : "unknown");
+	out_str(o, "secure_boot_source", NULL, mt ? mt->secure_boot_source : NULL);
+	out_bool(o, "setup_mode", NULL, mt ? mt->setup_mode : STUNE_UNKNOWN);
+	if (mt && mt->boot != STUNE_BOOT_UNKNOWN)
+		out_text(o, " (%s%s)", mt->boot == STUNE_BOOT_UEFI ? "UEFI" : "BIOS boot",
+			 mt->setup_mode == STUNE_YES ? ", setup mode" : "");
+	else if (mt)
+		out_text(o, " (" WRAP_HANG "%s)", mt->secure_boot_source);
+	out_text(o, "\n");
+	out_str(o, "verifier_keyring", NULL, mt ? mt->verifier : NULL);
+	out_str(o, "keys_error", NULL, mt ? mt->keys_error : NULL);
+	out_str(o, "membership", NULL, mt ? mt->members_source : NULL);
+	out_str(o, "membership_error", NULL, mt ? mt->members_error : NULL);
+	out_str(o, "certificates_error", NULL, mt ? mt->certs_error : NULL);
+	out_int(o, "certificates", NULL, mt ? (long long)mt->n_certs : 0);
+	if (mt) {
+		render_trust_keyrings(o, mt);
+		render_trust_keys(o, mt, verbose);
+	} else { /* a plan's scan: not read (every key is always there) */
+		out_arr_begin(o, "keyrings");
+		out_arr_end(o);
+		out_arr_begin(o, "keys");
+		out_arr_end(o);
+	}
+	out_obj_end(o);
+}
+
+static void render_kernel(struct out *o, const struct stune_topology *t, int verbose)
 {
 	const struct stune_kernel *k = &t->kernel;
 
@@ -59,6 +174,7 @@ static void render_kernel(struct out *o, const struct stune_topology *t)
 	out_str(o, "taint_flags", k->taint_flags && *k->taint_flags ? " [%s]" : NULL, k->taint_flags);
 	out_str(o, "lockdown", "  lockdown %s", k->lockdown);
 	out_bool(o, "module_sig_enforce", "  module signatures enforced: %s\n", k->sig_enforce);
+	render_trust(o, k->trust, verbose);
 	out_obj_end(o);
 }
 
@@ -728,7 +844,7 @@ void render_topology(struct out *o, const struct stune_topology *t, const char *
 	out_bool(o, "sysroot", NULL, sysroot ? STUNE_YES : STUNE_NO);
 	out_str(o, "udev", NULL, t->udev_source);
 	out_obj_end(o);
-	render_kernel(o, t);
+	render_kernel(o, t, verbose);
 	render_payload(o, t, payload);
 	render_cpus_numa(o, t);
 

@@ -241,7 +241,7 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	int r;
 	(void)g;
 	*refused = false;
-	if ((r = stune_payload_host_read(ctx, m->release, &h)) < 0 ||
+	if ((r = stune_payload_host_read(ctx, m->release, &h)) < 0 || (r = stune_payload_host_read_trust(ctx, h)) < 0 ||
 	    (r = stune_payload_preflight(ctx, m, h, &p)) < 0) {
 		error_msg("preflight: %s", strerror(-r));
 		return EXIT_ERROR;
@@ -255,11 +255,17 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	if (!p->passed) {
 		*refused = true;
 		out_str(o, "result", "Refused: nothing was changed.\n", "refused");
+		const char *hint = NULL;
 		for (size_t i = 0; i < p->n; i++)
-			if (!p->rows[i].passed)
+			if (!p->rows[i].passed) {
 				error_msg("refused: %s%s%s: %s", p->rows[i].check, p->rows[i].module ? " " : "",
 					  p->rows[i].module ? p->rows[i].module : "",
 					  p->rows[i].why ? p->rows[i].why : "");
+				if (!hint)
+					hint = p->rows[i].hint;
+			}
+		if (hint)
+			hint_msg("%s", hint);
 		return EXIT_ERROR;
 	}
 	if (!state_dir) { /* dry run */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Kernel identity, taint, lockdown, signature enforcement, payload modules. */
+/* Kernel identity, taint, lockdown, signature enforcement, module trust (modtrust.c), payload modules. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +112,10 @@ int stune_scan_kernel(struct stune_ctx *ctx, struct stune_topology *t)
 			stune_warn_path(ctx, "sys/module/module/parameters/sig_enforce", "unexpected value '%.40s'",
 					enforce);
 	}
+
+	/* What the kernel trusts for modules: detect's, not a plan's (apply and verify never need it). */
+	if (!t->plan_scope && (r = stune_module_trust_read(ctx, &k->trust)) < 0)
+		return r;
 
 	k->modules = calloc(ELEMENTSOF(payload_modules), sizeof(*k->modules));
 	if (!k->modules)

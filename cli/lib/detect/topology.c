@@ -56,6 +56,7 @@ void stune_topology_free(struct stune_topology *t)
 	free(k->hostname);
 	free(k->taint_flags);
 	free(k->lockdown);
+	stune_module_trust_free(k->trust);
 	for (size_t i = 0; i < k->n_modules; i++) {
 		struct stune_module *m = &k->modules[i];
 		free(m->name);

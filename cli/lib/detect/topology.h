@@ -15,6 +15,7 @@
 #include "core/cpuset.h"
 #include "core/macro.h"
 #include "core/num.h"
+#include "detect/modtrust.h"
 
 struct stune_ctx;
 
@@ -57,7 +58,8 @@ struct stune_kernel {
 	char *taint_flags; /* decoded letters of proc/sys/kernel/tainted */
 	char *lockdown;	   /* the bracketed mode: none / integrity / confidentiality */
 	enum stune_tristate sig_enforce;
-	struct stune_module *modules; /* the payload modules: scsi_mod, target_core_mod */
+	struct stune_module_trust *trust; /* Secure Boot, keyrings, keys (detect only; NULL for a plan's scan) */
+	struct stune_module *modules;	  /* the payload modules: scsi_mod, target_core_mod */
 	size_t n_modules;
 };
 

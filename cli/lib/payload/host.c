@@ -9,8 +9,6 @@
 #include "core/strv.h"
 #include "payload/util.h"
 
-#define EFI_SECUREBOOT "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e98032b8c4b4"
-
 void stune_payload_host_free(struct stune_payload_host *h)
 {
 	if (!h)
@@ -20,6 +18,7 @@ void stune_payload_host_free(struct stune_payload_host *h)
 	free(h->running_debian_version);
 	free(h->installed_debian_version);
 	free(h->lockdown);
+	stune_module_trust_free(h->trust);
 	free(h);
 }
 
@@ -101,14 +100,18 @@ int stune_payload_host_read(struct stune_ctx *ctx, const char *release, struct s
 		if (a && b && !(h->lockdown = strndup(a + 1, (size_t)(b - a - 1))))
 			return -ENOMEM;
 	}
-	/* efivars: 4 bytes of attributes, then the value (1 = Secure Boot on). */
-	_cleanup_free_ uint8_t *sb = NULL;
-	size_t sbl = 0;
-	if (stune_read_root_file(ctx->root, EFI_SECUREBOOT, 64, &sb, &sbl) == 0 && sbl >= 5)
-		h->secure_boot = sb[4] == 1 ? STUNE_YES : STUNE_NO;
-	else if (stune_root_exists(ctx->root, "sys/firmware/efi") || stune_root_exists(ctx->root, "sys/kernel"))
-		h->secure_boot = STUNE_NO; /* no variable: EFI without Secure Boot, or a BIOS boot */
 	*out = steal_pointer(&h);
+	return 0;
+}
+
+int stune_payload_host_read_trust(struct stune_ctx *ctx, struct stune_payload_host *h)
+{
+	if (h->trust)
+		return 0;
+	int r = stune_module_trust_read(ctx, &h->trust);
+	if (r < 0)
+		return r;
+	h->secure_boot = h->trust->secure_boot;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/strv.h"
 #include "payload/ko.h"
+#include "payload/modsig.h"
 #include "payload/sandbox.h"
 
 void stune_preflight_free(struct stune_preflight *p)
@@ -22,6 +23,7 @@ void stune_preflight_free(struct stune_preflight *p)
 		free(c->expected);
 		free(c->actual);
 		free(c->why);
+		free(c->hint);
 	}
 	free(p->rows);
 	free(p);
@@ -75,12 +77,22 @@ static int read_ko(struct stune_ctx *ctx, const char *path, struct stune_ko **ko
 	return stune_ko_read(data, len, ko, why);
 }
 
+/* Whether the kernel would refuse a module it cannot verify, and the setting that makes it (NULL: it would not). */
+static const char *enforced_by(const struct stune_payload_host *h)
+{
+	bool lockdown = h->lockdown && strcmp(h->lockdown, "none");
+	return h->sig_enforce == STUNE_YES   ? "module.sig_enforce is on"
+	       : lockdown		     ? "kernel lockdown is on"
+	       : h->secure_boot == STUNE_YES ? "Secure Boot is on (Debian's kernel then locks down)"
+					     : NULL;
+}
+
 static int check_signatures(struct stune_preflight *p, const struct stune_manifest *m,
 			    const struct stune_payload_host *h)
 {
 	_cleanup_free_ char *state = NULL, *unsigned_list = NULL;
-	bool lockdown = h->lockdown && strcmp(h->lockdown, "none");
-	bool enforcing = h->sig_enforce == STUNE_YES || lockdown || h->secure_boot == STUNE_YES;
+	const char *by = enforced_by(h);
+	bool enforcing = by != NULL;
 	size_t n_unsigned = 0;
 	for (size_t i = 0; i < m->n_modules; i++) {
 		if (m->modules[i].is_signed)
@@ -107,9 +119,6 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 			     : n_unsigned == m->n_modules ? "unsigned"
 							  : "partly signed";
 	if (enforcing && n_unsigned) {
-		const char *by = h->sig_enforce == STUNE_YES ? "module.sig_enforce is on"
-				 : lockdown		     ? "kernel lockdown is on"
-							     : "Secure Boot is on (Debian's kernel then locks down)";
 		return row(
 		    p, "signatures", NULL, state, actual, false,
 		    "%s and %s %s unsigned: the kernel would refuse to load %s (\"Key was rejected by service\" "
@@ -121,11 +130,118 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 	}
 	if (enforcing)
 		return row(p, "signatures", NULL, state, actual, true,
-			   "signatures are enforced and the modules are signed; whether the kernel trusts the signing "
-			   "key shows only when it loads them: try one host first");
+			   "signatures are enforced and the modules are signed: whether the kernel trusts each signer, "
+			   "below");
 	return row(p, "signatures", NULL, state, actual, true,
 		   n_unsigned ? "not enforced: unsigned modules load, tainting the kernel (E)%s" : "not enforced%s",
 		   h->running ? "" : " (the running kernel's settings; the target kernel is not running)");
+}
+
+#define MOK_HINT                                                                                                     \
+	"enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import CERT.der, reboot "   \
+	"and confirm it at the console (MokManager); or sign the modules with a key the kernel trusts (sign-file), " \
+	"then pack and sign the bundle again (scsitune-payload(8))"
+
+/* Why the trust of a signer is not known (a note). */
+static const char *unknown_why(const struct stune_module_trust *t)
+{
+	if (!t)
+		return "the keyrings were not read";
+	if (t->keys_error)
+		return t->keys_error;
+	if (!t->verifier)
+		return "proc/keys lists neither .secondary_trusted_keys nor .builtin_trusted_keys";
+	return t->members_error ? t->members_error : "which keyring holds the key is not known";
+}
+
+/* One signed module's signer against the keyrings (s read). */
+static int trust_row(struct stune_preflight *p, const struct stune_payload_module *pm,
+		     const struct stune_payload_host *h, const struct stune_modsig *s)
+{
+	struct stune_sig_verdict v;
+	stune_modsig_trust(h->trust, s, &v);
+	const char *by = enforced_by(h), *kr = v.keyring ? v.keyring->name : "no keyring known",
+		   *running = h->running ? "" : " (the running kernel's keyrings: the target kernel is not running)";
+	_cleanup_free_ char *signer = stune_strdupf("'%s' (key id %s)", s->signer ? s->signer : "key identifier",
+						    s->key_id ? s->key_id : "?"),
+			    *actual = stune_strdupf("%s%s%s", stune_sig_trust_name(v.trust), v.keyring ? ": " : "",
+						    v.keyring ? kr : "");
+	if (!signer || !actual)
+		return -ENOMEM;
+	const char *expected = "signer in a keyring the kernel trusts for modules";
+	switch (v.trust) {
+	case STUNE_SIG_TRUSTED:
+		return row(p, "trust", pm->name, expected, actual, true,
+			   "signed by %s: the key '%s' of %s, which the module verifier searches (from %s)%s%s", signer,
+			   v.key->name, kr, h->trust->verifier,
+			   v.by_cert ? "; matched by issuer and serial through the firmware's certificate" : "",
+			   running);
+	case STUNE_SIG_TRUSTED_BY_NAME:
+		return row(
+		    p, "trust", pm->name, expected, actual, true,
+		    "signed by %s: %s, which the module verifier searches, holds a key of that name (%s), but its "
+		    "serial is shown nowhere (no certificate of it in MokListRT or db): by name only, try one "
+		    "host first%s",
+		    signer, kr, v.key->id, running);
+	case STUNE_SIG_UNKNOWN:
+		return row(p, "trust", pm->name, expected, actual, true,
+			   "signed by %s; whether the kernel trusts it is not known: %s%s", signer,
+			   unknown_why(h->trust), running);
+	case STUNE_SIG_UNTRUSTED:
+	case STUNE_SIG_ABSENT:
+		break;
+	}
+	_cleanup_free_ char *where =
+	    v.trust == STUNE_SIG_UNTRUSTED
+		? stune_strdupf("its key is in %s only, which the kernel does not use for modules%s", kr,
+				v.keyring && !strcmp(kr, ".platform") ? " (UEFI db keys verify kexec images)" : "")
+	    : v.other
+		? stune_strdupf("no keyring the kernel holds has that key (%s holds a key named '%s' whose "
+				"certificate has another serial: a new key of the same name, not enrolled?)",
+				stune_kkey_keyring(h->trust, v.other) ? stune_kkey_keyring(h->trust, v.other)->name
+								      : "a keyring",
+				v.other->name)
+		: stune_strdupf("no keyring the kernel holds has that key");
+	if (!where)
+		return -ENOMEM;
+	if (!by)
+		return row(
+		    p, "trust", pm->name, expected, actual, true,
+		    "signed by %s: %s; signatures are not enforced, so the kernel loads it and taints itself (E)%s",
+		    signer, where, running);
+	int r = row(p, "trust", pm->name, expected, actual, false,
+		    "%s.ko is signed by %s and %s; %s, so the kernel would refuse to load it (\"Key was rejected by "
+		    "service\")%s",
+		    pm->name, signer, where, by, running);
+	if (r == 0 && !(p->rows[p->n - 1].hint = strdup(MOK_HINT)))
+		r = -ENOMEM;
+	return r;
+}
+
+/* trust: each signed module's signer. */
+static int check_trust(struct stune_preflight *p, const struct stune_manifest *m, const struct stune_payload_host *h)
+{
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_payload_module *pm = &m->modules[i];
+		const struct stune_payload_file *f = stune_manifest_file(m, pm->file);
+		struct stune_modsig s = {0};
+		_cleanup_free_ char *err = NULL;
+		if (!pm->is_signed || !f || !f->data)
+			continue;
+		int r = stune_modsig_read(f->data, f->size, &s, &err);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			r = row(p, "trust", pm->name, "a signature the kernel can read", "unreadable", !enforced_by(h),
+				"%s.ko's signature cannot be read (%s)%s", pm->name, err ? err : strerror(-r),
+				enforced_by(h) ? ": the kernel would refuse to load it" : "");
+		else
+			r = trust_row(p, pm, h, &s);
+		stune_modsig_clear(&s);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* release: the bundle's kernel is installed (1 when not: nothing else can be checked). */
@@ -355,7 +471,7 @@ int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *
 	if (r < 0)
 		return r;
 
-	if ((r = check_signatures(p, m, h)) < 0)
+	if ((r = check_signatures(p, m, h)) < 0 || (r = check_trust(p, m, h)) < 0)
 		return r;
 	if ((r = check_target(ctx, p, m)) < 0)
 		return r;

@@ -15,6 +15,10 @@
  *               (its __versions) has the CRC our module exports
  *   signatures  module signature enforcement, lockdown and Secure Boot
  *               against whether our modules carry a signature
+ *   trust       (each signed module) whether a key in a keyring the module
+ *               verifier searches is its signer's (payload/modsig.h):
+ *               refused under enforcement when none is (the key only in
+ *               .platform, or in no keyring), a note otherwise
  *   target      updates/scsitune/ and etc/depmod.d/scsitune.conf are not
  *               there already (nothing scsitune did not record is touched)
  */
@@ -28,11 +32,12 @@
 #include "payload/host.h"
 
 struct stune_payload_check {
-	char *check;  /* tree, release, debian, vermagic, kabi, signatures, target */
+	char *check;  /* tree, release, debian, vermagic, kabi, signatures, trust, target */
 	char *module; /* NULL for the bundle as a whole */
 	char *expected, *actual;
 	bool passed;
-	char *why; /* the refusal, or a note */
+	char *why;  /* the refusal, or a note */
+	char *hint; /* a refusal's next step, when it is not in why; NULL otherwise */
 };
 
 struct stune_preflight {
