@@ -159,8 +159,7 @@ static char *hex_lower(const unsigned char *b, size_t n)
 	return s;
 }
 
-/* The first CN of a name as UTF-8 (what modinfo's "signer" is of the issuer); NULL without one. */
-static char *name_cn(const X509_NAME *n)
+char *stune_x509_name_cn(const X509_NAME *n)
 {
 	int i = n ? X509_NAME_get_index_by_NID(n, NID_commonName, -1) : -1;
 	unsigned char *u = NULL;
@@ -188,8 +187,8 @@ static int add_cert(struct stune_module_trust *t, const unsigned char *der, size
 	t->certs = n;
 	struct stune_cert *c = &n[t->n_certs++];
 	*c = (struct stune_cert){.source = source};
-	c->subject_cn = name_cn(X509_get_subject_name(x));
-	c->issuer_cn = name_cn(X509_get_issuer_name(x));
+	c->subject_cn = stune_x509_name_cn(X509_get_subject_name(x));
+	c->issuer_cn = stune_x509_name_cn(X509_get_issuer_name(x));
 	unsigned char sb[64];
 	int sl = BN_num_bytes(bn);
 	if (sl > (int)sizeof(sb) || !(c->serial = hex_lower(sb, (size_t)BN_bn2bin(bn, sb))))

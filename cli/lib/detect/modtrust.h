@@ -43,6 +43,7 @@
  */
 #pragma once
 
+#include <openssl/x509.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,3 +126,6 @@ const struct stune_sys_keyring *stune_kkey_keyring(const struct stune_module_tru
 /* CN is the key's name (a self-signed certificate: its issuer), or the name's "O: CN" form ends with it. */
 bool stune_kkey_named(const struct stune_kkey *k, const char *cn);
 const char *stune_boot_name(enum stune_boot b); /* "uefi", "bios"; NULL when unknown */
+/* The first CN of an X.509 name as UTF-8 (a certificate's subject; for a module's signer, what modinfo's "signer"
+ * shows of the issuer); NULL without one or out of memory. */
+char *stune_x509_name_cn(const X509_NAME *n);

@@ -42,20 +42,6 @@ static char *hex(const unsigned char *b, size_t n, bool modinfo)
 	return s;
 }
 
-static char *issuer_cn(X509_NAME *n)
-{
-	int i = n ? X509_NAME_get_index_by_NID(n, NID_commonName, -1) : -1;
-	unsigned char *u = NULL;
-	if (i < 0)
-		return NULL;
-	int len = ASN1_STRING_to_UTF8(&u, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(n, i)));
-	if (len < 0)
-		return NULL;
-	char *s = strndup((const char *)u, (size_t)len);
-	OPENSSL_free(u);
-	return s;
-}
-
 /* The signer's identity out of one SignerInfo. */
 static int signer_id(CMS_SignerInfo *si, struct stune_modsig *s)
 {
@@ -79,7 +65,7 @@ static int signer_id(CMS_SignerInfo *si, struct stune_modsig *s)
 	}
 	size_t n = (size_t)BN_bn2bin(bn, b);
 	BN_free(bn);
-	s->signer = issuer_cn(issuer);
+	s->signer = stune_x509_name_cn(issuer);
 	if (!(s->serial = hex(b, n, false)) || !(s->key_id = hex(b, n, true)))
 		return -ENOMEM;
 	return 0;
