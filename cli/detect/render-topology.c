@@ -200,8 +200,17 @@ static void render_payload(struct out *o, const struct stune_topology *t, const 
 		char installed[PATH_MAX];
 		snprintf(installed, sizeof(installed), "/%s", m->updates_path ? m->updates_path : "");
 		out_str(o, "installed_path", NULL, m->updates_path ? installed : NULL);
+		/* payload verify's loaded.signer row for it: a signed module of ours is loaded */
+		const char *signer = NULL;
+		for (size_t l = 0; ps && l < ps->n; l++)
+			if (!strcmp(ps->links[l].link, "loaded.signer") && ps->links[l].module &&
+			    !strcmp(ps->links[l].module, m->name))
+				signer = ps->links[l].actual ? ps->links[l].actual : "unknown";
+		out_str(o, "signer", NULL, signer);
 		/* Text: the path below lib/modules/RELEASE/ (updates/...), which is what tells payloads apart. */
 		const char *rel = m->updates_path ? strstr(m->updates_path, "/updates/") : NULL;
+		if (signer)
+			out_text(o, "  signer %s", signer);
 		if (m->updates_path)
 			txt_str(o, "  installed %s\n", rel ? rel + 1 : m->updates_path);
 		else

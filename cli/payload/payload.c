@@ -205,6 +205,20 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 		out_obj_end(o);
 	}
 	out_arr_end(o);
+	if (m->signer) {
+		out_obj_begin(o, "signer");
+		out_str(o, "kernel_name", "  signer %s", m->signer->kernel_name);
+		out_str(o, "serial", " (serial %s", m->signer->serial);
+		out_str(o, "skid", m->signer->skid ? ", SKID %s" : NULL, m->signer->skid);
+		out_str(o, "issuer_cn", NULL, m->signer->issuer_cn);
+		out_str(o, "certificate", "); certificate %s in the bundle\n", m->signer->certificate);
+		out_obj_end(o);
+	} else {
+		out_str(o, "signer", NULL, NULL);
+		out_text(o, m->n_modules && m->modules[0].is_signed
+				? "  signer not recorded (the modules were not signed with payload/sign)\n"
+				: "  unsigned: refused where module signatures are enforced (payload/sign)\n");
+	}
 	if (m->kernel) {
 		out_obj_begin(o, "kernel");
 		out_str(o, "package", "  kernel %s", m->kernel->package);

@@ -26,13 +26,23 @@
 #   preflight     refusals: wrong release, wrong Debian version, CRC
 #                 mismatch, sig_enforce / lockdown / Secure Boot with unsigned
 #                 modules, a target directory nobody recorded
-#   trust         payload/build's modules signed with sign-file and a
-#                 throwaway key: Secure Boot on + lockdown integrity + the key
+#   trust         payload/build's modules signed by payload/sign with a
+#                 throwaway key (the manifest's signer, signer.der, no private
+#                 key in any output file; pack's signer line, a module signed
+#                 by another key refused; verify of it installed and booted:
+#                 loaded.signer ok in .machine, drift when tainted E or the
+#                 key is in no keyring): Secure Boot on + lockdown integrity + the key
 #                 in .machine (its certificate in MokListRT) passes, naming
 #                 the keyring; without the certificate, by name only; the key
 #                 only in .platform, or in no keyring, refused (one line naming
 #                 signer and key id, one hint); not enforcing: passes with a
 #                 note; proc/keys a FIFO: unknown, said why, no hang
+#   sign          payload/sign's refusals (key readable by others, a FIFO,
+#                 missing; not a certificate, another key's, EC, RSA 1024; not
+#                 a payload/build output, signed already; an encrypted key
+#                 without KBUILD_SIGN_PIN): one line, the exit status, the
+#                 directory unchanged; with KBUILD_SIGN_PIN it signs;
+#                 payload/build --sign-key refused before it downloads
 #   round-trip    install, verify, remove -> the same tree, with depmod -b:
 #                 without and with an admin's `search` line in depmod.d; verify
 #                 before and after a simulated boot of the payload (exit 2,
@@ -82,7 +92,7 @@
 set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
-cases=(pack signatures hostile preflight trust round-trip changed-file apply kill-install kill-remove kill-remove-install
+cases=(pack signatures hostile preflight trust sign round-trip changed-file apply kill-install kill-remove kill-remove-install
 	kill-depmod kill-initramfs hook kernel isolation escape valgrind schema)
 only=
 while [ $# -gt 0 ]; do

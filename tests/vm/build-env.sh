@@ -245,7 +245,7 @@ cp "$kdir/lib/modules/$release"/modules.{builtin,builtin.modinfo,order} "$stage/
 depmod -b "$stage" "$release" || die "depmod -b $stage $release failed"
 
 # Programs: busybox for everything, then real bash, perl-base, GNU find/tar,
-# xz and mawk for capture-host.sh (bash arrays, find -printf, tar --sort,
+# xz, mawk and keyctl for capture-host.sh (bash arrays, find -printf, tar --sort,
 # perl copier), and scsitune. Their libraries come from ldd; libnuma is
 # dlopen()ed by scsitune on the live system, so it is named explicitly.
 cp "$busybox" "$stage/bin/busybox" || die "cannot copy $busybox"
@@ -265,6 +265,10 @@ copy_bin "$(command -v find)" usr/bin/find
 copy_bin "$(command -v tar)" usr/bin/tar
 copy_bin "$(command -v xz)" usr/bin/xz
 copy_bin "$(command -v mawk)" usr/bin/awk
+# keyctl: capture-host.sh records each system keyring's members with it (keyctl rlist), as
+# live detect reads them (KEYCTL_READ): without it the replayed capture lacks what live saw.
+keyctl=$(command -v keyctl) || die "keyctl not found (apt-get install keyutils; scripts/install-deps --test does)"
+copy_bin "$keyctl" usr/bin/keyctl
 copy_bin "$scsitune" usr/bin/scsitune
 # fio for the benchmark scenarios (Debian's build links its rbd/gluster/nbd
 # engines in, so its library list is long).

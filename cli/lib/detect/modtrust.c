@@ -48,12 +48,8 @@ void stune_module_trust_free(struct stune_module_trust *t)
 		free(t->keys[i].id);
 	}
 	free(t->keys);
-	for (size_t i = 0; i < t->n_certs; i++) {
-		free(t->certs[i].subject_cn);
-		free(t->certs[i].issuer_cn);
-		free(t->certs[i].serial);
-		free(t->certs[i].skid);
-	}
+	for (size_t i = 0; i < t->n_certs; i++)
+		stune_cert_clear(&t->certs[i]);
 	free(t->certs);
 	free(t);
 }
@@ -159,9 +155,17 @@ static char *hex_lower(const unsigned char *b, size_t n)
 	return s;
 }
 
+static char *name_entry(const X509_NAME *n, int nid);
+
 char *stune_x509_name_cn(const X509_NAME *n)
 {
-	int i = n ? X509_NAME_get_index_by_NID(n, NID_commonName, -1) : -1;
+	return name_entry(n, NID_commonName);
+}
+
+/* The first entry of a name's NID as UTF-8; NULL without one or out of memory. */
+static char *name_entry(const X509_NAME *n, int nid)
+{
+	int i = n ? X509_NAME_get_index_by_NID(n, nid, -1) : -1;
 	unsigned char *u = NULL;
 	if (i < 0)
 		return NULL;
@@ -173,34 +177,75 @@ char *stune_x509_name_cn(const X509_NAME *n)
 	return s;
 }
 
-static int add_cert(struct stune_module_trust *t, const unsigned char *der, size_t len, const char *source)
+void stune_cert_clear(struct stune_cert *c)
+{
+	free(c->subject_cn);
+	free(c->issuer_cn);
+	free(c->kernel_name);
+	free(c->serial);
+	free(c->skid);
+	*c = (struct stune_cert){.source = c->source};
+}
+
+int stune_cert_from_der(const unsigned char *der, size_t len, bool whole, struct stune_cert *c)
 {
 	const unsigned char *p = der;
-	X509 *x = len <= 65536 && t->n_certs < CERTS_MAX ? d2i_X509(NULL, &p, (long)len) : NULL;
-	if (!x)
-		return -EBADMSG; /* not a certificate, or more than a firmware list holds */
+	X509 *x = len <= 65536 ? d2i_X509(NULL, &p, (long)len) : NULL;
+	if (!x || (whole && p != der + len)) {
+		X509_free(x);
+		return -EBADMSG; /* not one certificate */
+	}
 	int r = -ENOMEM;
-	struct stune_cert *n = realloc(t->certs, (t->n_certs + 1) * sizeof(*n));
 	BIGNUM *bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(x), NULL);
-	if (!n || !bn)
+	_cleanup_free_ char *o = name_entry(X509_get_subject_name(x), NID_organizationName);
+	if (!bn)
 		goto out;
-	t->certs = n;
-	struct stune_cert *c = &n[t->n_certs++];
-	*c = (struct stune_cert){.source = source};
 	c->subject_cn = stune_x509_name_cn(X509_get_subject_name(x));
 	c->issuer_cn = stune_x509_name_cn(X509_get_issuer_name(x));
+	/* crypto/asymmetric_keys/x509_cert_parser.c, x509_fabricate_name */
+	if (c->subject_cn && o)
+		c->kernel_name = !strncmp(c->subject_cn, o, strlen(o)) ? strdup(c->subject_cn)
+									: stune_strdupf("%s: %s", o, c->subject_cn);
+	else if (c->subject_cn || o)
+		c->kernel_name = strdup(c->subject_cn ? c->subject_cn : o);
+	if ((c->subject_cn || o) && !c->kernel_name)
+		goto out;
 	unsigned char sb[64];
 	int sl = BN_num_bytes(bn);
-	if (sl > (int)sizeof(sb) || !(c->serial = hex_lower(sb, (size_t)BN_bn2bin(bn, sb))))
+	if (sl > (int)sizeof(sb)) {
+		r = -EBADMSG;
+		goto out;
+	}
+	if (!(c->serial = hex_lower(sb, (size_t)BN_bn2bin(bn, sb))))
 		goto out;
 	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(x);
 	if (skid && !(c->skid = hex_lower(ASN1_STRING_get0_data(skid), (size_t)ASN1_STRING_length(skid))))
 		goto out;
 	r = 0;
 out:
+	if (r < 0)
+		stune_cert_clear(c);
 	BN_free(bn);
 	X509_free(x);
 	return r;
+}
+
+static int add_cert(struct stune_module_trust *t, const unsigned char *der, size_t len, const char *source)
+{
+	if (t->n_certs >= CERTS_MAX)
+		return -EBADMSG; /* more than a firmware list holds */
+	struct stune_cert c = {.source = source};
+	int r = stune_cert_from_der(der, len, false, &c);
+	if (r < 0)
+		return r;
+	struct stune_cert *n = realloc(t->certs, (t->n_certs + 1) * sizeof(*n));
+	if (!n) {
+		stune_cert_clear(&c);
+		return -ENOMEM;
+	}
+	t->certs = n;
+	n[t->n_certs++] = c;
+	return 0;
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -421,9 +466,48 @@ static struct stune_sys_keyring *keyring_by_serial(struct stune_module_trust *t,
 	return NULL;
 }
 
-/* Live: KEYCTL_READ of each system keyring (libkeyutils), what `keyctl rlist` prints. */
+/*
+ * The serial proc/keys gave a keyring names that keyring in this kernel: KEYCTL_DESCRIBE says
+ * "keyring;UID;GID;PERM;NAME". A proc/keys that is not this kernel's (a test bed's, a tree
+ * bind-mounted over /proc) names serials this kernel does not have, or has for other keys: its
+ * membership is then unknown, never another kernel's keyrings read in its place. 1 when it does,
+ * 0 when not (t->members_error says why), -ENOMEM.
+ */
+static int keyring_is_this_kernels(struct stune_module_trust *t, const struct stune_sys_keyring *kr)
+{
+	_cleanup_free_ char *desc = NULL;
+	if (keyctl_describe_alloc((key_serial_t)kr->serial, &desc) < 0) {
+		int e = errno;
+		if (e == ENOMEM)
+			return -ENOMEM;
+		free(t->members_error);
+		t->members_error = stune_strdupf("/proc/keys names %s %08x, which this kernel does not describe "
+						 "(keyctl describe: %s): proc/keys is not this kernel's",
+						 kr->name, kr->serial, strerror(e));
+		return t->members_error ? 0 : -ENOMEM;
+	}
+	const char *name = strrchr(desc, ';');
+	if (strncmp(desc, "keyring;", 8) || !name || strcmp(name + 1, kr->name)) {
+		free(t->members_error);
+		t->members_error = stune_strdupf("/proc/keys names %s %08x, which is \"%.80s\" in this kernel: "
+						 "proc/keys is not this kernel's",
+						 kr->name, kr->serial, desc);
+		return t->members_error ? 0 : -ENOMEM;
+	}
+	return 1;
+}
+
+/* Live: KEYCTL_READ of each system keyring (libkeyutils), what `keyctl rlist` prints, once
+ * KEYCTL_DESCRIBE has shown each serial to be that keyring in this kernel. */
 static int read_members_live(struct stune_module_trust *t)
 {
+	for (size_t i = 0; i < _STUNE_KEYRING_MAX; i++) {
+		if (!t->keyrings[i].present)
+			continue;
+		int r = keyring_is_this_kernels(t, &t->keyrings[i]);
+		if (r <= 0)
+			return r;
+	}
 	for (size_t i = 0; i < _STUNE_KEYRING_MAX; i++) {
 		struct stune_sys_keyring *kr = &t->keyrings[i];
 		void *buf = NULL;

@@ -18,7 +18,9 @@
  *     description: "SUBJECT: SKID" for an X.509 key, the certificate's serial
  *     instead of the SKID when it has none) but not which keyring holds it.
  *     Membership is what KEYCTL_READ on a keyring gives (libkeyutils'
- *     keyctl_read_alloc) on the live system, and under --sysroot what
+ *     keyctl_read_alloc) on the live system (once KEYCTL_DESCRIBE shows each
+ *     serial proc/keys gave to be that keyring in this kernel: else unknown),
+ *     and under --sysroot what
  *     tests/fixtures/capture-host.sh recorded the same way, in the tree's
  *     STUNE_KEYRINGS_CAPTURE file (one line per keyring: "SERIAL: MEMBER ...",
  *     serials in proc/keys' hexadecimal). The verifier searches
@@ -81,6 +83,7 @@ struct stune_sys_keyring {
 /* A certificate the firmware lists (MokListRT, db). */
 struct stune_cert {
 	char *subject_cn, *issuer_cn; /* NULL without a CN */
+	char *kernel_name;	      /* the key's name in proc/keys: "O: CN" unless CN begins with O; CN or O */
 	char *serial;		      /* lower-case hex, no leading zero bytes */
 	char *skid;		      /* lower-case hex; NULL without the extension */
 	const char *source;	      /* static: "MokListRT", "db" */
@@ -129,3 +132,7 @@ const char *stune_boot_name(enum stune_boot b); /* "uefi", "bios"; NULL when unk
 /* The first CN of an X.509 name as UTF-8 (a certificate's subject; for a module's signer, what modinfo's "signer"
  * shows of the issuer); NULL without one or out of memory. */
 char *stune_x509_name_cn(const X509_NAME *n);
+/* One DER X.509 certificate into *c (source kept); whole: nothing may follow it. -EBADMSG when it is not one,
+ * -ENOMEM. */
+int stune_cert_from_der(const unsigned char *der, size_t len, bool whole, struct stune_cert *c);
+void stune_cert_clear(struct stune_cert *c); /* frees its strings, keeps source */

@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "core/strv.h"
+#include "detect/modtrust.h"
+#include "payload/modsig.h"
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
 
@@ -63,6 +65,14 @@ void stune_manifest_free(struct stune_manifest *m)
 		free(m->kernel->build_id);
 		stune_strv_free(m->kernel->patches);
 		free(m->kernel);
+	}
+	if (m->signer) {
+		free(m->signer->certificate);
+		free(m->signer->kernel_name);
+		free(m->signer->issuer_cn);
+		free(m->signer->serial);
+		free(m->signer->skid);
+		free(m->signer);
 	}
 	free(m->json);
 	free(m);
@@ -229,6 +239,39 @@ static int parse_kernel(json_object *o, struct stune_payload_kernel *k, char **e
 			if (r < 0)
 				return r;
 		}
+	return 0;
+}
+
+/* An optional string: absent or null gives NULL; else it must pass ok. */
+static int optional_str(json_object *o, const char *key, bool (*ok)(const char *), char **dst)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string) || !ok(json_object_get_string(v)))
+		return -EBADMSG;
+	return dupstr(dst, json_object_get_string(v));
+}
+
+static bool valid_hexstr(const char *s)
+{
+	return *s && strlen(s) <= 128 && valid_hex(s, strlen(s));
+}
+
+/* "signer": who signed the modules (payload/sign), optional. */
+static int parse_signer(json_object *o, struct stune_payload_signer *sg, char **err)
+{
+	const char *what = "signer";
+	if (!json_object_is_type(o, json_type_object))
+		return stune_errf(err, -EBADMSG, "manifest.json: \"signer\" is not an object");
+	REQUIRE_STR(sg->certificate, o, "certificate", valid_relname(_v), what);
+	REQUIRE_STR(sg->kernel_name, o, "kernel_name", valid_text(_v) && *_v, what);
+	REQUIRE_STR(sg->serial, o, "serial", valid_hexstr(_v), what);
+	int r;
+	if ((r = optional_str(o, "issuer_cn", valid_text, &sg->issuer_cn)) < 0 ||
+	    (r = optional_str(o, "skid", valid_hexstr, &sg->skid)) < 0)
+		return r == -ENOMEM ? r
+				    : stune_errf(err, -EBADMSG, "manifest.json: signer: invalid \"issuer_cn\" or \"skid\"");
 	return 0;
 }
 
@@ -431,11 +474,91 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 			    "replace the kernel they are for)",
 			    m->release);
 	}
+	if (json_object_object_get_ex(root, "signer", &v) && !json_object_is_type(v, json_type_null)) {
+		if (!(m->signer = calloc(1, sizeof(*m->signer))))
+			return -ENOMEM;
+		if ((r = parse_signer(v, m->signer, err)) < 0)
+			return r;
+		if (!stune_manifest_file(m, m->signer->certificate))
+			return stune_errf(err, -EBADMSG, "manifest.json: signer: its certificate %s is not in \"files\"",
+					  m->signer->certificate);
+		for (size_t i = 0; i < m->n_modules; i++)
+			if (!m->modules[i].is_signed)
+				return stune_errf(err, -EBADMSG,
+						  "manifest.json: %s is not signed, but the manifest names a signer",
+						  m->modules[i].name);
+	}
 	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array) &&
 	    (r = parse_patches(v, m, err)) < 0)
 		return r;
 	*out = steal_pointer(&m);
 	return 0;
+}
+
+/* --- the signer's certificate against the modules' signatures ------------------------ */
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* One module's appended signature names certificate c: by SKID (sign-file -k) or by issuer and serial. */
+static int signature_names(const struct stune_cert *c, const char *file, const uint8_t *data, size_t len, char **err)
+{
+	struct stune_modsig s = {0};
+	_cleanup_free_ char *why = NULL;
+	int r = stune_modsig_read(data, len, &s, &why);
+	if (r < 0) {
+		r = r == -ENOMEM ? r : stune_errf(err, r, "%s: its signature cannot be read: %s", file, why ? why : "");
+		stune_modsig_clear(&s);
+		return r;
+	}
+	bool ok = s.present && (s.skid ? same(s.skid, c->skid) : same(s.signer, c->issuer_cn) && same(s.serial, c->serial));
+	if (!ok)
+		r = stune_errf(err, -EBADMSG, "%s: %s%s%s (key id %s), not by the signer's certificate (%s, serial %s)",
+			       file, s.present ? "signed by '" : "not signed", s.present ? (s.signer ? s.signer : "key identifier") : "",
+			       s.present ? "'" : "", s.key_id ? s.key_id : "none", c->kernel_name ? c->kernel_name : "no name",
+			       c->serial);
+	stune_modsig_clear(&s);
+	return r;
+}
+
+/* The signer's certificate (DER) says what the manifest's signer says. */
+static int signer_cert(const struct stune_payload_signer *sg, const uint8_t *der, size_t len, struct stune_cert *c,
+		       char **err)
+{
+	int r = stune_cert_from_der(der, len, true, c);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return stune_errf(err, r, "%s: not one DER X.509 certificate", sg->certificate);
+	const char *what = !same(c->kernel_name, sg->kernel_name) ? "kernel_name"
+			   : !same(c->issuer_cn, sg->issuer_cn)	   ? "issuer_cn"
+			   : !same(c->serial, sg->serial)	   ? "serial"
+			   : !same(c->skid, sg->skid)		   ? "skid"
+								   : NULL;
+	if (what) {
+		stune_cert_clear(c);
+		return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest's signer says", sg->certificate,
+				  what);
+	}
+	return 0;
+}
+
+/* A read bundle's signer: the certificate, then every module's signature. */
+static int check_signer(const struct stune_manifest *m, char **err)
+{
+	if (!m->signer)
+		return 0;
+	const struct stune_payload_file *cf = stune_manifest_file(m, m->signer->certificate);
+	struct stune_cert c = {0};
+	int r = signer_cert(m->signer, cf->data, cf->size, &c, err);
+	for (size_t i = 0; r == 0 && i < m->n_modules; i++) {
+		const struct stune_payload_file *pf = stune_manifest_file(m, m->modules[i].file);
+		r = signature_names(&c, m->modules[i].file, pf->data, pf->size, err);
+	}
+	stune_cert_clear(&c);
+	return r;
 }
 
 /* --- reading a bundle ----------------------------------------------------------- */
@@ -683,7 +806,7 @@ int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out,
 		if (!m->files[i].data)
 			return stune_errf(err, -EBADMSG, "%s: named in the manifest, missing from the archive",
 					  m->files[i].name);
-	if ((r = check_modules(m, err)) < 0)
+	if ((r = check_modules(m, err)) < 0 || (r = check_signer(m, err)) < 0)
 		return r;
 	*out = steal_pointer(&m);
 	return 0;
@@ -994,6 +1117,58 @@ static int pack_modules(struct pack *pk, json_object *bmods, const char *release
 	return 0;
 }
 
+/* payload/sign's "signer": its certificate (one of the files) read here, its claims checked against it, every
+ * module's signature checked to name it; the bundle's "signer" is made from the certificate, not the claims. */
+static int pack_signer(struct pack *pk, json_object *bsigner, json_object **ret, char **err)
+{
+	struct stune_payload_signer sg = {0};
+	_cleanup_free_ char *perr = NULL;
+	int r = parse_signer(bsigner, &sg, &perr);
+	const struct pack_file *cf = NULL;
+	for (size_t k = 0; r == 0 && k < pk->nfiles; k++)
+		if (!strcmp(pk->files[k].name, sg.certificate))
+			cf = &pk->files[k];
+	struct stune_cert c = {0};
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		r = stune_errf(err, r, "%s: %s", pk->bpath, perr ? perr + strlen("manifest.json: ") : "invalid signer");
+		goto out;
+	}
+	if (!cf) {
+		r = stune_errf(err, -EBADMSG, "%s: signer: its certificate %s is not in files", pk->bpath, sg.certificate);
+		goto out;
+	}
+	if ((r = signer_cert(&sg, cf->data, cf->len, &c, err)) < 0)
+		goto out;
+	for (size_t k = 0; r == 0 && k < pk->nfiles; k++) {
+		size_t nl = strlen(pk->files[k].name);
+		if (nl > 3 && !strcmp(pk->files[k].name + nl - 3, ".ko"))
+			r = signature_names(&c, pk->files[k].name, pk->files[k].data, pk->files[k].len, err);
+	}
+	if (r < 0)
+		goto out;
+	json_object *j = json_object_new_object();
+	if (!j) {
+		r = -ENOMEM;
+		goto out;
+	}
+	json_object_object_add(j, "certificate", json_object_new_string(sg.certificate));
+	json_object_object_add(j, "kernel_name", jstring(c.kernel_name));
+	json_object_object_add(j, "issuer_cn", jstring(c.issuer_cn));
+	json_object_object_add(j, "serial", jstring(c.serial));
+	json_object_object_add(j, "skid", jstring(c.skid));
+	*ret = j;
+out:
+	stune_cert_clear(&c);
+	free(sg.certificate);
+	free(sg.kernel_name);
+	free(sg.issuer_cn);
+	free(sg.serial);
+	free(sg.skid);
+	return r;
+}
+
 /* The build manifest's patches as the bundle manifest lists them. */
 static json_object *patches_json(json_object *bpatches)
 {
@@ -1085,6 +1260,12 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	json_object_object_add(out, "files", steal_pointer(&pk.jfiles));
 	if (pk.jkernel)
 		json_object_object_add(out, "kernel", steal_pointer(&pk.jkernel));
+	json_object *bsigner = NULL, *jsigner = NULL;
+	if (json_object_object_get_ex(b, "signer", &bsigner) && !json_object_is_type(bsigner, json_type_null)) {
+		if ((r = pack_signer(&pk, bsigner, &jsigner, err)) < 0)
+			return r;
+		json_object_object_add(out, "signer", jsigner);
+	}
 	const char *text = json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (asprintf(&mtext, "%s\n", text) < 0)

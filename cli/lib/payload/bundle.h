@@ -61,6 +61,19 @@ struct stune_payload_kernel {
 	char **patches; /* ids, NULL-terminated */
 };
 
+/*
+ * Who signed the modules, as payload/sign recorded it (payload/build --sign-key): the certificate
+ * travels in the bundle (one of files: what `payload enroll` stages with mokutil). Reading a bundle
+ * checks that the certificate says what this says and that every module's signature names it.
+ */
+struct stune_payload_signer {
+	char *certificate; /* signer.der */
+	char *kernel_name; /* the key's name in /proc/keys ("O: CN" unless CN begins with O) */
+	char *issuer_cn;   /* what modinfo shows as signer; NULL without a CN */
+	char *serial;	   /* lower-case hex, no leading zero bytes: modinfo's sig_key */
+	char *skid;	   /* lower-case hex: what /proc/keys shows after the name; NULL without one */
+};
+
 struct stune_manifest {
 	int format_version;
 	char *payload_version;
@@ -76,6 +89,7 @@ struct stune_manifest {
 	struct stune_payload_file *files;
 	size_t n_files;
 	struct stune_payload_kernel *kernel; /* NULL: modules only */
+	struct stune_payload_signer *signer; /* NULL: no signer recorded (unsigned, or signed by other means) */
 	char *json;			     /* the manifest's own bytes, as signed */
 	size_t json_len;
 };

@@ -138,9 +138,10 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 }
 
 #define MOK_HINT                                                                                                     \
-	"enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import CERT.der, reboot "   \
-	"and confirm it at the console (MokManager); or sign the modules with a key the kernel trusts (sign-file), " \
-	"then pack and sign the bundle again (scsitune-payload(8))"
+	"enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import CERT.der (a "        \
+	"bundle signed by payload/sign carries it: signer.der), reboot and confirm it at the console (MokManager); " \
+	"or sign the modules with a key the kernel trusts (payload/sign), then pack and sign the bundle again "     \
+	"(scsitune-payload(8), SECURE BOOT)"
 
 /* Why the trust of a signer is not known (a note). */
 static const char *unknown_why(const struct stune_module_trust *t)
@@ -156,7 +157,7 @@ static const char *unknown_why(const struct stune_module_trust *t)
 
 /* One signed module's signer against the keyrings (s read). */
 static int trust_row(struct stune_preflight *p, const struct stune_payload_module *pm,
-		     const struct stune_payload_host *h, const struct stune_modsig *s)
+		     const struct stune_payload_host *h, const struct stune_modsig *s, bool via_signer)
 {
 	struct stune_sig_verdict v;
 	stune_modsig_trust(h->trust, s, &v);
@@ -174,7 +175,9 @@ static int trust_row(struct stune_preflight *p, const struct stune_payload_modul
 		return row(p, "trust", pm->name, expected, actual, true,
 			   "signed by %s: the key '%s' of %s, which the module verifier searches (from %s)%s%s", signer,
 			   v.key->name, kr, h->trust->verifier,
-			   v.by_cert ? "; matched by issuer and serial through the firmware's certificate" : "",
+			   v.by_cert	? "; matched by issuer and serial through the firmware's certificate"
+			   : via_signer ? "; matched by the key identifier of the bundle's signer certificate"
+					: "",
 			   running);
 	case STUNE_SIG_TRUSTED_BY_NAME:
 		return row(
@@ -235,8 +238,16 @@ static int check_trust(struct stune_preflight *p, const struct stune_manifest *m
 			r = row(p, "trust", pm->name, "a signature the kernel can read", "unreadable", !enforced_by(h),
 				"%s.ko's signature cannot be read (%s)%s", pm->name, err ? err : strerror(-r),
 				enforced_by(h) ? ": the kernel would refuse to load it" : "");
-		else
-			r = trust_row(p, pm, h, &s);
+		else {
+			/* The bundle's signer (its certificate checked against every module's signature when the
+			 * bundle was read) gives the key identifier proc/keys shows: an exact match without the
+			 * firmware's copy of the certificate. */
+			bool via = !s.skid && m->signer && m->signer->skid;
+			if (via && !(s.skid = strdup(m->signer->skid)))
+				r = -ENOMEM;
+			else
+				r = trust_row(p, pm, h, &s, via);
+		}
 		stune_modsig_clear(&s);
 		if (r < 0)
 			return r;

@@ -14,6 +14,7 @@
 #include "payload/initrd.h"
 #include "payload/install.h"
 #include "payload/kmod.h"
+#include "payload/modsig.h"
 
 static const char *const link_names[_STUNE_LINK_MAX] = {
     [STUNE_LINK_OK] = "ok",	    [STUNE_LINK_PENDING] = "reboot-pending", [STUNE_LINK_DRIFT] = "drift",
@@ -216,10 +217,59 @@ static int add_loaded(struct stune_payload_status *st, const char *link, const s
 	return add(st, link, pm->name, want, got, ok ? STUNE_LINK_OK : bad->state, "%s", ok ? ok_note : bad->note);
 }
 
+/* loaded.signer (a signed module of ours is loaded): the bundle's signer against the keyrings the module
+ * verifier searches, as the running kernel holds them (the taint row says whether it verified it). */
+static int link_signer(struct stune_payload_status *st, const struct stune_manifest *m,
+		       const struct stune_payload_module *pm, const struct stune_payload_host *h)
+{
+	const char *want = "a signer the kernel trusts for modules";
+	if (!m->signer)
+		return add(st, "loaded.signer", pm->name, want, NULL, STUNE_LINK_SKIPPED,
+			   "signed, but the bundle records no signer (not signed with payload/sign)");
+	struct stune_modsig s = {.present = true};
+	struct stune_sig_verdict v;
+	if ((m->signer->issuer_cn && !(s.signer = strdup(m->signer->issuer_cn))) ||
+	    !(s.serial = strdup(m->signer->serial)) || (m->signer->skid && !(s.skid = strdup(m->signer->skid)))) {
+		stune_modsig_clear(&s);
+		return -ENOMEM;
+	}
+	stune_modsig_trust(h->trust, &s, &v);
+	stune_modsig_clear(&s);
+	const char *name = m->signer->kernel_name, *kr = v.keyring ? v.keyring->name : "no keyring known";
+	_cleanup_free_ char *got = stune_strdupf("%s%s%s", stune_sig_trust_name(v.trust), v.keyring ? ": " : "",
+						 v.keyring ? kr : "");
+	if (!got)
+		return -ENOMEM;
+	switch (v.trust) {
+	case STUNE_SIG_TRUSTED:
+		return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_OK,
+			   "'%s' (serial %s) in %s, which the module verifier searches", name, m->signer->serial, kr);
+	case STUNE_SIG_TRUSTED_BY_NAME:
+		return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_OK,
+			   "a key named '%s' in %s, which the module verifier searches (by name only)", name, kr);
+	case STUNE_SIG_UNKNOWN:
+		return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_SKIPPED, "'%s': not known: %s", name,
+			   !h->trust ? "the keyrings were not read"
+			   : h->trust->keys_error ? h->trust->keys_error
+			   : h->trust->members_error ? h->trust->members_error
+						     : "which keyring holds the key is not known");
+	case STUNE_SIG_UNTRUSTED:
+	case STUNE_SIG_ABSENT:
+		break;
+	}
+	return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_DRIFT,
+		   "'%s' (serial %s) is %s: the kernel did not verify the module's signature; enrol signer.der as a "
+		   "Machine Owner Key (mokutil --import)",
+		   name, m->signer->serial,
+		   v.trust == STUNE_SIG_UNTRUSTED ? "only in a keyring the kernel does not use for modules"
+						  : "in no keyring the kernel holds");
+}
+
 /* The module in memory: /sys/module/M (version, srcversion, build-id, taint) and, for patch C, the
  * SCSI devices' counter width. file_ok: our file is on disk; resolves_ours: modprobe finds it. */
-static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_payload_host *h,
-		       const struct stune_payload_module *pm, unsigned flags, bool file_ok, bool resolves_ours)
+static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, const struct stune_manifest *m,
+		       const struct stune_payload_host *h, const struct stune_payload_module *pm, unsigned flags,
+		       bool file_ok, bool resolves_ours)
 {
 	int r;
 	if (!h->running)
@@ -256,17 +306,23 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, c
 			       "/sys/module/M/notes/.note.gnu.build-id", &bad);
 	if (r < 0)
 		return r;
-	/* taint: out-of-tree (O), and unsigned (E) */
+	/* taint: out-of-tree (O); E when the kernel could not verify a signature: an unsigned module, or a
+	 * signed one whose key it does not hold (then it loaded only because signatures are not enforced) */
 	const char *want_taint = pm->is_signed ? "O" : "OE";
-	bool tok = taint && strchr(taint, 'O') && (pm->is_signed || strchr(taint, 'E'));
+	bool has_e = taint && strchr(taint, 'E');
+	bool tok = taint && strchr(taint, 'O') && (pm->is_signed ? !has_e : has_e);
 	if ((r = add(st, "loaded.taint", pm->name, want_taint, taint ? taint : "",
 		     tok    ? STUNE_LINK_OK
 		     : ours ? STUNE_LINK_DRIFT
 			    : bad.state,
 		     "%s",
-		     tok    ? "out-of-tree module loaded"
-		     : ours ? "ours is loaded but the taint letters differ"
-			    : "no O: an in-tree module is loaded")) < 0)
+		     tok			     ? "out-of-tree module loaded"
+		     : ours && pm->is_signed && has_e ? "ours is loaded, tainted E: the kernel did not verify its "
+							"signature (its key is not one the kernel trusts)"
+		     : ours			     ? "ours is loaded but the taint letters differ"
+						     : "no O: an in-tree module is loaded")) < 0)
+		return r;
+	if (pm->is_signed && ours && (r = link_signer(st, m, pm, h)) < 0)
 		return r;
 
 	if ((flags & STUNE_PAYLOAD_STATUS_DEVICES) && has_patch(pm, "C")) {
@@ -675,7 +731,7 @@ static int link_module(struct stune_ctx *ctx, struct stune_payload_status *st, c
 		return r;
 	if ((flags & STUNE_PAYLOAD_STATUS_INITRD) && (r = link_initrd(st, pm, pf, h->release, hf)) < 0)
 		return r;
-	return link_loaded(ctx, st, h, pm, flags, *file_ok, resolves_ours);
+	return link_loaded(ctx, st, m, h, pm, flags, *file_ok, resolves_ours);
 }
 
 int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *given, const char *release, unsigned flags,
@@ -721,6 +777,10 @@ int stune_payload_state(struct stune_ctx *ctx, const struct stune_manifest *give
 	/* The host's facts only now: a host without a payload costs detect no more reads. */
 	if ((r = stune_payload_host_read(ctx, release, &h)) < 0)
 		return r;
+	/* The keyrings only for signed modules (loaded.signer). */
+	for (size_t i = 0; i < m->n_modules && !h->trust; i++)
+		if (m->modules[i].is_signed && (r = stune_payload_host_read_trust(ctx, h)) < 0)
+			return r;
 
 	bool any_file_ok = false, kernel_ok = false;
 	if (m->kernel && (r = link_kernel(ctx, st, m->kernel, in.running_release, in.kernel_mode, &kernel_ok)) < 0)

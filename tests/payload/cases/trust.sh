@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # payload/sysroot/trust (sourced by test-payload.sh): payload/build's modules
-# signed here with the kernel's sign-file and a throwaway key (made in $work,
-# never kept), packed and signed; the preflight's trust rows against trees
+# signed by payload/sign with the kernel's sign-file and a throwaway key (made
+# in $work, never kept; the manifest's signer, signer.der, the key in no
+# output file), packed (the signer line; a module signed by another key
+# refused) and signed; the preflight's trust rows against trees
 # whose proc/keys, keyring membership (scsitune-capture/keyrings) and EFI
 # variables say where the kernel holds the key.
 section "trust"
@@ -14,15 +16,79 @@ fi
 openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=scsitune trust test" \
 	-addext subjectKeyIdentifier=hash -keyout "$work/mok.key" -outform DER -out "$work/mok.der" >/dev/null 2>&1 ||
 	fail "openssl req: the throwaway key"
+chmod 600 "$work/mok.key"
 skid=$(openssl x509 -inform DER -in "$work/mok.der" -noout -ext subjectKeyIdentifier | tail -1 | tr -d ' :' | tr A-F a-f)
+serial=$(openssl x509 -inform DER -in "$work/mok.der" -noout -serial | sed 's/^serial=//' | tr A-F a-f)
+# Signed by payload/sign (the tool a fleet uses: payload/build --sign-key runs it too).
 rm -rf "$work/signed-out" && cp -r "$pout" "$work/signed-out" && chmod -R u+w "$work/signed-out"
-for ko in "$work/signed-out"/modules/*.ko; do
-	"$signfile" sha256 "$work/mok.key" "$work/mok.der" "$ko" || fail "sign-file $ko"
-done
+run 0 "payload/sign" "$src/payload/sign" --key "$work/mok.key" --cert "$work/mok.der" --sign-file "$signfile" "$work/signed-out" &&
+	err_has "payload/sign: the line it prints" "^payload/sign: signed scsi_mod\.ko target_core_mod\.ko with scsitune trust test \(serial [0-9a-f]+, SKID $skid\)"
 sig_key=$(modinfo -F sig_key "$work/signed-out/modules/scsi_mod.ko")
 [ "$(modinfo -F signer "$work/signed-out/modules/scsi_mod.ko")" = "scsitune trust test" ] || fail "modinfo: signer"
-# payload/build's manifest holds each file's SHA-256: the signed modules' now.
-python3 - "$work/signed-out" <<'PY'
+cmp -s "$work/signed-out/signer.der" "$work/mok.der" || fail "payload/sign: signer.der is not the certificate"
+python3 - "$work/signed-out" "$skid" "$serial" <<'PY' || fail "payload/sign: the manifest's signer and files"
+import hashlib, json, sys
+d, skid, serial = sys.argv[1:4]
+m = json.load(open(d + "/manifest.json"))
+s = m["signer"]
+assert s["kernel_name"] == "scsitune trust test" and s["issuer_cn"] == "scsitune trust test", s
+while serial.startswith("00"):
+    serial = serial[2:]
+assert s["skid"] == skid and s["serial"] == serial, (s, serial)
+assert s["certificate"] == "signer.der" and s["hash"] == "sha256" and s["bits"] == 2048, s
+for name, sha in m["files"].items():
+    assert hashlib.sha256(open(d + "/" + name, "rb").read()).hexdigest() == sha, name
+assert "signer.der" in m["files"], m["files"]
+PY
+# The private key went nowhere: no file of the output holds it (PEM or DER).
+openssl pkey -in "$work/mok.key" -outform DER -out "$work/mok.key.der" 2>/dev/null || fail "openssl pkey: the key as DER"
+python3 - "$work/signed-out" "$work/mok.key" "$work/mok.key.der" <<'PY' || fail "payload/sign: the private key is in the output"
+import os, sys
+d = sys.argv[1]
+pem = [l for l in open(sys.argv[2]).read().splitlines() if l and not l.startswith("-----")]
+der = open(sys.argv[3], "rb").read()
+for dp, _, fs in os.walk(d):
+    for f in fs:
+        b = open(os.path.join(dp, f), "rb").read()
+        assert b"PRIVATE KEY" not in b and der[40:104] not in b, f
+        assert not any(l.encode() in b for l in pem[1:-1]), f
+PY
+sb=$work/signed.tar.zst
+run 0 "pack the signed modules" "$bin" payload pack "$work/signed-out" --output "$sb" && sign a "$sb" &&
+	said "signer scsitune trust test \(serial [0-9a-f]+, SKID $skid\); certificate signer\.der in the bundle" &&
+	ok "pack: the signer line"
+run 0 "pack -o json, the signed modules" "$bin" -o json payload pack "$work/signed-out" --output "$work/signed2.tar.zst" &&
+	[ "$(jget signer.skid)" = "$skid" ] && [ "$(jget signer.kernel_name)" = "scsitune trust test" ] &&
+	[ "$(jget signer.certificate)" = signer.der ] && ok "pack -o json: the signer" || fail "pack -o json: signer $(head -c 600 "$work/out")"
+python3 - "$sb" <<'PY' || fail "the bundle: the private key or no certificate"
+import subprocess, sys
+names = subprocess.run(["tar", "--zstd", "-tf", sys.argv[1]], check=True, capture_output=True, text=True).stdout.split()
+assert "signer.der" in names and not any(n.endswith((".key", ".pem")) for n in names), names
+PY
+# A module signed by another key than the manifest's signer: pack refuses, naming the module.
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=another key" -keyout "$work/other.key" \
+	-outform DER -out "$work/other.der" >/dev/null 2>&1 || fail "openssl req: another key"
+rm -rf "$work/mixed" && cp -r "$work/signed-out" "$work/mixed" && cp "$pout/modules/target_core_mod.ko" "$work/mixed/modules/" &&
+	chmod u+w "$work/mixed/modules/target_core_mod.ko" &&
+	"$signfile" sha256 "$work/other.key" "$work/other.der" "$work/mixed/modules/target_core_mod.ko" &&
+	python3 - "$work/mixed" <<'PY' || fail "mixed: the manifest's SHA-256"
+import hashlib, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+m["files"]["modules/target_core_mod.ko"] = hashlib.sha256(open(d + "/modules/target_core_mod.ko", "rb").read()).hexdigest()
+json.dump(m, open(d + "/manifest.json", "w"))
+PY
+run 1 "pack: a module signed by another key" "$bin" payload pack "$work/mixed" --output "$work/mixed.tar.zst" &&
+	err_has "pack: another key" "modules/target_core_mod\.ko: signed by 'another key' \(key id [0-9A-F:]+\), not by the signer's certificate \(scsitune trust test, serial [0-9a-f]+\)" &&
+	[ ! -e "$work/mixed.tar.zst" ] && ok "pack: a module signed by another key is refused, nothing written"
+
+# Signed by other means (sign-file by hand, as DKMS does; no signer in the manifest): the
+# preflight matches through the firmware's copy of the certificate, or by name only.
+rm -rf "$work/hand-out" && cp -r "$pout" "$work/hand-out" && chmod -R u+w "$work/hand-out"
+for ko in "$work/hand-out"/modules/*.ko; do
+	"$signfile" sha256 "$work/mok.key" "$work/mok.der" "$ko" || fail "sign-file $ko"
+done
+python3 - "$work/hand-out" <<'PY'
 import hashlib, json, sys
 d = sys.argv[1]
 m = json.load(open(d + "/manifest.json"))
@@ -30,8 +96,9 @@ for name in m["files"]:
     m["files"][name] = hashlib.sha256(open(d + "/" + name, "rb").read()).hexdigest()
 json.dump(m, open(d + "/manifest.json", "w"), indent=2, sort_keys=True)
 PY
-sb=$work/signed.tar.zst
-run 0 "pack the signed modules" "$bin" payload pack "$work/signed-out" --output "$sb" && sign a "$sb"
+hb=$work/hand.tar.zst
+run 0 "pack the hand-signed modules" "$bin" payload pack "$work/hand-out" --output "$hb" && sign a "$hb" &&
+	said "signer not recorded \(the modules were not signed with payload/sign\)" && ok "pack: a hand-signed bundle says so"
 
 # The host: Secure Boot on, lockdown integrity (what Debian's kernel does under it), the four keyrings.
 efi=$root/sys/firmware/efi/efivars
@@ -73,16 +140,23 @@ rows = [c for c in json.load(open(sys.argv[1]))["preflight"]["checks"] if c["che
 assert len(rows) == 2, rows
 for c in rows:
     assert c["passed"] and c["actual"] == "trusted: .machine", c
-    assert "matched by issuer and serial" in c["why"], c
+    assert "matched by the key identifier of the bundle's signer certificate" in c["why"], c
 PY
 fi
 run 0 "key in .machine, text" st payload install "$sb" --dry-run --state-dir "$state" &&
 	said "ok +trust +scsi_mod: trusted: \.machine; signed by 'scsitune trust test' \(key id $sig_key\)" &&
 	ok "key in .machine: the text row names the signer and modinfo's sig_key"
-# Without the certificate (MokListRT not readable): trusted by name only, said so.
+run 0 "hand-signed, key in .machine" st payload install "$hb" --dry-run --state-dir "$state" &&
+	said "ok +trust +scsi_mod: trusted: \.machine; .*matched by issuer and serial through the firmware's certificate" &&
+	ok "hand-signed: matched through MokListRT's certificate"
+# Without the certificate (MokListRT not readable): the bundle's signer still matches exactly
+# (its SKID); a hand-signed bundle is trusted by name only, said so.
 rm "$efi/MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab"
 run 0 "key in .machine, no MokListRT" st payload install "$sb" --dry-run --state-dir "$state" &&
-	said "trusted-by-name: \.machine; .*by name only" && ok "no certificate: by name only"
+	said "ok +trust +scsi_mod: trusted: \.machine; .*key identifier of the bundle's signer certificate" &&
+	ok "no certificate in the firmware: the bundle's signer matches by SKID"
+run 0 "hand-signed, no MokListRT" st payload install "$hb" --dry-run --state-dir "$state" &&
+	said "trusted-by-name: \.machine; .*by name only" && ok "hand-signed, no certificate: by name only"
 # The key only in .platform (UEFI db): refused, naming why.
 keys platform
 refused "key only in .platform" "refused: trust scsi_mod: scsi_mod\.ko is signed by 'scsitune trust test' \(key id $sig_key\) and its key is in \.platform only, which the kernel does not use for modules .*Key was rejected by service" \
@@ -113,3 +187,37 @@ rm -f "$root/proc/keys"
 echo N >"$root/sys/module/module/parameters/sig_enforce"
 rm -rf "$root/sys/firmware" "$root/scsitune-capture"
 echo '[none] integrity confidentiality' >"$root/sys/kernel/security/lockdown"
+
+# verify, the signed payload installed and booted (Secure Boot on, the key in .machine): the
+# loaded.signer row names the keyring; a signed module tainted E, or the key in no keyring, is drift.
+fresh_root
+mkdir -p "$efi"
+printf '\x06\x00\x00\x00\x01' >"$efi/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+echo 'none [integrity] confidentiality' >"$root/sys/kernel/security/lockdown"
+keys machine
+if run 0 "install the signed bundle" st payload install "$sb" --state-dir "$state"; then
+	boot_payload
+	for m in scsi_mod target_core_mod; do echo O >"$root/sys/module/$m/taint"; done
+	if run 0 "verify: signed, booted" st -o json payload verify "$sb"; then
+		[ "$(link_state loaded.signer scsi_mod)" = ok ] && [ "$(link_state loaded.taint scsi_mod)" = ok ] &&
+			python3 - "$work/out" <<'PY' && ok "verify: loaded.signer ok, trusted: .machine" || fail "verify: loaded.signer $(head -c 1500 "$work/out")"
+import json, sys
+rows = [l for l in json.load(open(sys.argv[1]))["links"] if l["link"] == "loaded.signer"]
+assert len(rows) == 2 and all(r["state"] == "ok" and r["actual"] == "trusted: .machine" for r in rows), rows
+assert "'scsitune trust test' (serial" in rows[0]["note"] and "in .machine" in rows[0]["note"], rows
+PY
+	fi
+	for m in scsi_mod target_core_mod; do echo OE >"$root/sys/module/$m/taint"; done
+	run 2 "verify: signed, tainted E" st -o json payload verify "$sb" &&
+		[ "$(link_state loaded.taint scsi_mod)" = drift ] && [ "$(jget verdict)" != loaded ] &&
+		ok "verify: a signed module tainted E is drift" || fail "verify: tainted E: $(head -c 800 "$work/out")"
+	for m in scsi_mod target_core_mod; do echo O >"$root/sys/module/$m/taint"; done
+	keys ""
+	run 2 "verify: the key in no keyring" st -o json payload verify "$sb" &&
+		[ "$(link_state loaded.signer target_core_mod)" = drift ] &&
+		ok "verify: the signer in no keyring is drift" || fail "verify: key absent: $(head -c 800 "$work/out")"
+	run 2 "verify: the key in no keyring, text" st payload verify "$sb" &&
+		said "signer .*'scsitune trust test' \(serial [0-9a-f]+\) is in no keyring the kernel holds" &&
+		ok "verify text: the signer row says why"
+	unboot
+fi

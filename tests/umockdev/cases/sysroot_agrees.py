@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """sysroot-agrees: the testbed of a live session copied into a --sysroot tree,
 each device's udev properties made into run/udev/data files; `detect -o json
---sysroot` of it equals the live (libudev) run's JSON apart from `source` and
-numa.policy_available.
+--sysroot` of it equals the live (libudev) run's JSON apart from `source`,
+numa.policy_available and kernel.module_trust.membership_error (both unknown:
+the testbed's proc/keys is not this kernel's; the tree has no capture).
 """
 import os
 import shutil
@@ -76,8 +77,21 @@ def run(scsitune, workdir, guards):
     for doc in (live, sysroot):
         del doc["source"]
         doc["numa"].pop("policy_available")
+    # Nor is keyring membership: live, it is KEYCTL_READ of this kernel's
+    # keyrings, which the testbed's proc/keys (another machine's serials) does
+    # not name, so detect must leave it unknown and say so (not read this
+    # machine's keyrings); the tree has no scsitune-capture/keyrings.
+    lt, st = live["kernel"]["module_trust"], sysroot["kernel"]["module_trust"]
+    check(lt["membership"] is None and "proc/keys is not this kernel's" in (lt["membership_error"] or ""),
+          "live: membership unknown, proc/keys not this kernel's (%r)" % lt["membership_error"])
+    check(st["membership"] is None and "scsitune-capture/keyrings: not in the tree" in (st["membership_error"] or ""),
+          "sysroot: membership unknown, no capture in the tree (%r)" % st["membership_error"])
+    check(len(lt["keys"]) == 8 and lt["secure_boot"] is True,
+          "live: the testbed's proc/keys (8 keys) and SecureBoot read (%d keys, secure_boot %r)"
+          % (len(lt["keys"]), lt["secure_boot"]))
+    del lt["membership_error"], st["membership_error"]
     check(sysroot["numa"] is not None and live["summary"]["disk_count"] == 2, "both runs see the fake host")
     diffs = diff_json(live, sysroot)
     for d in diffs:
         log("       differs: " + d)
-    check(not diffs, "JSON identical apart from source and numa.policy_available")
+    check(not diffs, "JSON identical apart from source, numa.policy_available and membership_error")

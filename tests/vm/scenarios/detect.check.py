@@ -217,6 +217,9 @@ def strip(doc):
     doc = json.loads(json.dumps(doc))
     doc.pop("source")
     doc["numa"].pop("policy_available")
+    # Where keyring membership came from: KEYCTL_READ live, the capture's
+    # keyrings file in the replay (checked below); what it says must agree.
+    doc["kernel"]["module_trust"].pop("membership")
     for hba in doc["hbas"]:
         for i in hba["irqs"]:
             i.pop("count")
@@ -255,6 +258,12 @@ with tempfile.TemporaryDirectory() as tmp:
     replay = json.loads(r.stdout)
 validate(replay, "--sysroot replay JSON")
 check(replay["source"] == {"sysroot": True, "udev": "udev-db"}, f"replay source {replay['source']}")
+lt, rt = live["kernel"]["module_trust"], replay["kernel"]["module_trust"]
+check(lt["membership"] == "keyctl" and rt["membership"] == "capture",
+      f"keyring membership: live from keyctl ({lt['membership']!r}: {lt['membership_error']!r}), "
+      f"the replay from capture-host.sh's keyctl rlist ({rt['membership']!r}: {rt['membership_error']!r})")
+check(any(k["name"] == ".builtin_trusted_keys" and k["present"] and k["trusted_for_modules"] is True for k in lt["keyrings"]),
+      "live: Debian's kernel has .builtin_trusted_keys, trusted for modules")
 d1 = diff(strip(live), strip(replay))
 for line in d1:
     print(f"      live vs replay {line}")

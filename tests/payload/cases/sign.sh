@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# payload/sysroot/sign (sourced by test-payload.sh): payload/sign's refusals,
+# each one line naming the file, its exit status, and the directory it was
+# to sign left as it was; an encrypted key with and without KBUILD_SIGN_PIN;
+# payload/build --sign-key's checks before anything is downloaded.
+section "sign"
+signfile=/usr/lib/linux-kbuild-6.1/scripts/sign-file
+if [ ! -x "$signfile" ]; then
+	fail "no $signfile (Debian's linux-kbuild-6.1: scripts/install-deps --test)"
+	return
+fi
+ps=$src/payload/sign
+d=$work/to-sign
+rm -rf "$d" && cp -r "$pout" "$d" && chmod -R u+w "$d"
+newkey() { # NAME [openssl req options]: $work/NAME.key (mode 600) and $work/NAME.der
+	local n=$1
+	shift
+	openssl req -new -x509 -nodes -days 1 -subj "/CN=sign test $n" -keyout "$work/$n.key" -outform DER \
+		-out "$work/$n.der" "$@" >/dev/null 2>&1 || fail "openssl req: $n"
+	chmod 600 "$work/$n.key"
+}
+newkey good -newkey rsa:2048
+newkey other -newkey rsa:2048
+newkey small -newkey rsa:1024
+newkey ec -newkey ec -pkeyopt ec_paramgen_curve:prime256v1
+# refused_sign LABEL STATUS PATTERN ARGS...: that status, one stderr line matching, $d unchanged.
+refused_sign() {
+	local label=$1 want=$2 pat=$3 before
+	shift 3
+	before=$(stamp "$d")
+	if run "$want" "$label" timeout 60 "$ps" --sign-file "$signfile" "$@"; then
+		err_has "$label" "$pat" && one_line "$label" && ok "$label"
+	fi
+	[ "$(stamp "$d")" = "$before" ] || fail "$label: $d changed"
+	! ls -A "$work" | grep -q '^\.to-sign\.' || fail "$label: a temporary directory was left beside $d"
+}
+refused_sign "usage: no directory" 64 "^usage: payload/sign" --key "$work/good.key" --cert "$work/good.der"
+refused_sign "usage: no key" 64 "^usage: payload/sign" --cert "$work/good.der" "$d"
+cp "$work/good.key" "$work/open.key" && chmod 644 "$work/open.key"
+refused_sign "a key others can read" 69 "^payload/sign: --key $work/open\.key: mode 644 lets group or others read it \(chmod 600" \
+	--key "$work/open.key" --cert "$work/good.der" "$d"
+mkfifo "$work/fifo.key"
+refused_sign "a key that is a FIFO" 69 "^payload/sign: --key $work/fifo\.key: not a regular file" --key "$work/fifo.key" --cert "$work/good.der" "$d"
+refused_sign "no such key" 69 "^payload/sign: --key $work/none\.key: no such file" --key "$work/none.key" --cert "$work/good.der" "$d"
+head -c 1000 /dev/urandom >"$work/junk.der"
+refused_sign "a certificate that is not one" 69 "^payload/sign: --cert $work/junk\.der: not an X\.509 certificate" \
+	--key "$work/good.key" --cert "$work/junk.der" "$d"
+refused_sign "another key's certificate" 69 "^payload/sign: --cert $work/other\.der: its public key is not --key $work/good\.key's" \
+	--key "$work/good.key" --cert "$work/other.der" "$d"
+refused_sign "an EC key" 69 "^payload/sign: --cert $work/ec\.der: not an RSA key \(id-ecPublicKey\)" --key "$work/ec.key" --cert "$work/ec.der" "$d"
+refused_sign "RSA 1024" 69 "^payload/sign: --cert $work/small\.der: an RSA key of 1024 bits, under 2048" \
+	--key "$work/small.key" --cert "$work/small.der" "$d"
+refused_sign "not a payload/build output" 65 "^payload/sign: $work/tree-none: not a directory" \
+	--key "$work/good.key" --cert "$work/good.der" "$work/tree-none"
+openssl pkey -in "$work/good.key" -aes256 -passout pass:fleet -out "$work/enc.key" 2>/dev/null && chmod 600 "$work/enc.key" ||
+	fail "openssl pkey -aes256"
+refused_sign "an encrypted key without KBUILD_SIGN_PIN" 69 "^payload/sign: --key $work/enc\.key: not a private key openssl can read \(an encrypted key needs KBUILD_SIGN_PIN\)" \
+	--key "$work/enc.key" --cert "$work/good.der" "$d"
+if run 0 "an encrypted key with KBUILD_SIGN_PIN" env KBUILD_SIGN_PIN=fleet "$ps" --sign-file "$signfile" --key "$work/enc.key" --cert "$work/good.der" "$d"; then
+	[ "$(modinfo -F signer "$d/modules/scsi_mod.ko")" = "sign test good" ] && ok "KBUILD_SIGN_PIN: signed" ||
+		fail "KBUILD_SIGN_PIN: modinfo signer $(modinfo -F signer "$d/modules/scsi_mod.ko")"
+fi
+refused_sign "signed already" 65 "^payload/sign: $d/manifest\.json: already has a signer" --key "$work/good.key" --cert "$work/good.der" "$d"
+# A module signed by hand, the manifest without a signer: refused too.
+rm -rf "$d" && cp -r "$pout" "$d" && chmod -R u+w "$d" && "$signfile" sha256 "$work/good.key" "$work/good.der" "$d/modules/scsi_mod.ko"
+refused_sign "a module signed already" 65 "^payload/sign: $d/modules/scsi_mod\.ko: already signed \(by 'sign test good'\)" \
+	--key "$work/good.key" --cert "$work/good.der" "$d"
+# payload/build --sign-key: the key and certificate checked before any download; usage.
+pb=$src/payload/build
+run 69 "payload/build --sign-key readable by others" timeout 60 "$pb" --sign-key "$work/open.key" --sign-cert "$work/good.der" --out "$work/pb-out" &&
+	err_has "payload/build: the key" "^payload/sign: --key $work/open\.key: mode 644" && one_line "payload/build --sign-key" &&
+	[ ! -e "$work/pb-out" ] && ok "payload/build --sign-key: refused before building"
+run 64 "payload/build --sign-key alone" "$pb" --sign-key "$work/good.key" --out "$work/pb-out" &&
+	err_has "payload/build --sign-key alone" "--sign-key and --sign-cert go together" && ok "payload/build --sign-key alone"
+run 64 "payload/build --sign-key --kernel" "$pb" --kernel --sign-key "$work/good.key" --sign-cert "$work/good.der" --out "$work/pb-out" &&
+	err_has "payload/build --sign-key --kernel" "signing the kernel image is not built yet" && ok "payload/build --sign-key --kernel"
