@@ -38,6 +38,8 @@ FOREIGN = {
     "--pack": "mkfixture.py", "--update": "the test scripts", "--output-on-failure": "ctest",
     "--test-dir": "ctest", "--version": "umockdev-run", "--import": "mokutil", "--out": "payload/build",
     "--kernel": "payload/build", "--stock-kernel": "payload/build", "--kconfig": "payload/build",
+    "--sign-key": "payload/build", "--sign-cert": "payload/build", "--key": "payload/sign",
+    "--cert": "payload/sign", "--sign-file": "payload/sign",
     "--prof": "scsitune(8) DIAGNOSTICS: the example of an abbreviation that is refused",
     "--check": "ansible-playbook (check mode)", "--syntax-check": "ansible-playbook",
     "--exit-on-error": "run-parts (the kernel packages' hooks)",
