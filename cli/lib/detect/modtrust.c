@@ -205,7 +205,7 @@ int stune_cert_from_der(const unsigned char *der, size_t len, bool whole, struct
 	/* crypto/asymmetric_keys/x509_cert_parser.c, x509_fabricate_name */
 	if (c->subject_cn && o)
 		c->kernel_name = !strncmp(c->subject_cn, o, strlen(o)) ? strdup(c->subject_cn)
-									: stune_strdupf("%s: %s", o, c->subject_cn);
+								       : stune_strdupf("%s: %s", o, c->subject_cn);
 	else if (c->subject_cn || o)
 		c->kernel_name = strdup(c->subject_cn ? c->subject_cn : o);
 	if ((c->subject_cn || o) && !c->kernel_name)

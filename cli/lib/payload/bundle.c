@@ -270,8 +270,9 @@ static int parse_signer(json_object *o, struct stune_payload_signer *sg, char **
 	int r;
 	if ((r = optional_str(o, "issuer_cn", valid_text, &sg->issuer_cn)) < 0 ||
 	    (r = optional_str(o, "skid", valid_hexstr, &sg->skid)) < 0)
-		return r == -ENOMEM ? r
-				    : stune_errf(err, -EBADMSG, "manifest.json: signer: invalid \"issuer_cn\" or \"skid\"");
+		return r == -ENOMEM
+			   ? r
+			   : stune_errf(err, -EBADMSG, "manifest.json: signer: invalid \"issuer_cn\" or \"skid\"");
 	return 0;
 }
 
@@ -480,7 +481,8 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 		if ((r = parse_signer(v, m->signer, err)) < 0)
 			return r;
 		if (!stune_manifest_file(m, m->signer->certificate))
-			return stune_errf(err, -EBADMSG, "manifest.json: signer: its certificate %s is not in \"files\"",
+			return stune_errf(err, -EBADMSG,
+					  "manifest.json: signer: its certificate %s is not in \"files\"",
 					  m->signer->certificate);
 		for (size_t i = 0; i < m->n_modules; i++)
 			if (!m->modules[i].is_signed)
@@ -513,12 +515,13 @@ static int signature_names(const struct stune_cert *c, const char *file, const u
 		stune_modsig_clear(&s);
 		return r;
 	}
-	bool ok = s.present && (s.skid ? same(s.skid, c->skid) : same(s.signer, c->issuer_cn) && same(s.serial, c->serial));
+	bool ok =
+	    s.present && (s.skid ? same(s.skid, c->skid) : same(s.signer, c->issuer_cn) && same(s.serial, c->serial));
 	if (!ok)
 		r = stune_errf(err, -EBADMSG, "%s: %s%s%s (key id %s), not by the signer's certificate (%s, serial %s)",
-			       file, s.present ? "signed by '" : "not signed", s.present ? (s.signer ? s.signer : "key identifier") : "",
-			       s.present ? "'" : "", s.key_id ? s.key_id : "none", c->kernel_name ? c->kernel_name : "no name",
-			       c->serial);
+			       file, s.present ? "signed by '" : "not signed",
+			       s.present ? (s.signer ? s.signer : "key identifier") : "", s.present ? "'" : "",
+			       s.key_id ? s.key_id : "none", c->kernel_name ? c->kernel_name : "no name", c->serial);
 	stune_modsig_clear(&s);
 	return r;
 }
@@ -533,14 +536,14 @@ static int signer_cert(const struct stune_payload_signer *sg, const uint8_t *der
 	if (r < 0)
 		return stune_errf(err, r, "%s: not one DER X.509 certificate", sg->certificate);
 	const char *what = !same(c->kernel_name, sg->kernel_name) ? "kernel_name"
-			   : !same(c->issuer_cn, sg->issuer_cn)	   ? "issuer_cn"
-			   : !same(c->serial, sg->serial)	   ? "serial"
-			   : !same(c->skid, sg->skid)		   ? "skid"
-								   : NULL;
+			   : !same(c->issuer_cn, sg->issuer_cn)	  ? "issuer_cn"
+			   : !same(c->serial, sg->serial)	  ? "serial"
+			   : !same(c->skid, sg->skid)		  ? "skid"
+								  : NULL;
 	if (what) {
 		stune_cert_clear(c);
-		return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest's signer says", sg->certificate,
-				  what);
+		return stune_errf(err, -EBADMSG, "%s: its %s differs from what the manifest's signer says",
+				  sg->certificate, what);
 	}
 	return 0;
 }
@@ -1136,7 +1139,8 @@ static int pack_signer(struct pack *pk, json_object *bsigner, json_object **ret,
 		goto out;
 	}
 	if (!cf) {
-		r = stune_errf(err, -EBADMSG, "%s: signer: its certificate %s is not in files", pk->bpath, sg.certificate);
+		r = stune_errf(err, -EBADMSG, "%s: signer: its certificate %s is not in files", pk->bpath,
+			       sg.certificate);
 		goto out;
 	}
 	if ((r = signer_cert(&sg, cf->data, cf->len, &c, err)) < 0)

@@ -140,7 +140,7 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 #define MOK_HINT                                                                                                     \
 	"enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import CERT.der (a "        \
 	"bundle signed by payload/sign carries it: signer.der), reboot and confirm it at the console (MokManager); " \
-	"or sign the modules with a key the kernel trusts (payload/sign), then pack and sign the bundle again "     \
+	"or sign the modules with a key the kernel trusts (payload/sign), then pack and sign the bundle again "      \
 	"(scsitune-payload(8), SECURE BOOT)"
 
 /* Why the trust of a signer is not known (a note). */

@@ -236,8 +236,8 @@ static int link_signer(struct stune_payload_status *st, const struct stune_manif
 	stune_modsig_trust(h->trust, &s, &v);
 	stune_modsig_clear(&s);
 	const char *name = m->signer->kernel_name, *kr = v.keyring ? v.keyring->name : "no keyring known";
-	_cleanup_free_ char *got = stune_strdupf("%s%s%s", stune_sig_trust_name(v.trust), v.keyring ? ": " : "",
-						 v.keyring ? kr : "");
+	_cleanup_free_ char *got =
+	    stune_strdupf("%s%s%s", stune_sig_trust_name(v.trust), v.keyring ? ": " : "", v.keyring ? kr : "");
 	if (!got)
 		return -ENOMEM;
 	switch (v.trust) {
@@ -249,8 +249,8 @@ static int link_signer(struct stune_payload_status *st, const struct stune_manif
 			   "a key named '%s' in %s, which the module verifier searches (by name only)", name, kr);
 	case STUNE_SIG_UNKNOWN:
 		return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_SKIPPED, "'%s': not known: %s", name,
-			   !h->trust ? "the keyrings were not read"
-			   : h->trust->keys_error ? h->trust->keys_error
+			   !h->trust		     ? "the keyrings were not read"
+			   : h->trust->keys_error    ? h->trust->keys_error
 			   : h->trust->members_error ? h->trust->members_error
 						     : "which keyring holds the key is not known");
 	case STUNE_SIG_UNTRUSTED:
@@ -316,11 +316,11 @@ static int link_loaded(struct stune_ctx *ctx, struct stune_payload_status *st, c
 		     : ours ? STUNE_LINK_DRIFT
 			    : bad.state,
 		     "%s",
-		     tok			     ? "out-of-tree module loaded"
+		     tok			      ? "out-of-tree module loaded"
 		     : ours && pm->is_signed && has_e ? "ours is loaded, tainted E: the kernel did not verify its "
 							"signature (its key is not one the kernel trusts)"
-		     : ours			     ? "ours is loaded but the taint letters differ"
-						     : "no O: an in-tree module is loaded")) < 0)
+		     : ours			      ? "ours is loaded but the taint letters differ"
+						      : "no O: an in-tree module is loaded")) < 0)
 		return r;
 	if (pm->is_signed && ours && (r = link_signer(st, m, pm, h)) < 0)
 		return r;
