@@ -42,7 +42,9 @@
 #                 a payload/build output, signed already; an encrypted key
 #                 without KBUILD_SIGN_PIN): one line, the exit status, the
 #                 directory unchanged; with KBUILD_SIGN_PIN it signs;
-#                 payload/build --sign-key refused before it downloads
+#                 payload/build --sign-key refused before it downloads; the
+#                 key's kernel name ("O: CN", or CN) the same from payload/sign
+#                 and pack; a manifest signer its certificate belies refused
 #   round-trip    install, verify, remove -> the same tree, with depmod -b:
 #                 without and with an admin's `search` line in depmod.d; verify
 #                 before and after a simulated boot of the payload (exit 2,

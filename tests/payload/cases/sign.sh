@@ -75,3 +75,27 @@ run 64 "payload/build --sign-key alone" "$pb" --sign-key "$work/good.key" --out 
 	err_has "payload/build --sign-key alone" "--sign-key and --sign-cert go together" && ok "payload/build --sign-key alone"
 run 64 "payload/build --sign-key --kernel" "$pb" --kernel --sign-key "$work/good.key" --sign-cert "$work/good.der" --out "$work/pb-out" &&
 	err_has "payload/build --sign-key --kernel" "signing the kernel image is not built yet" && ok "payload/build --sign-key --kernel"
+# The name the kernel will give the key in /proc/keys: "O: CN", or CN alone when it begins with
+# O (x509_fabricate_name). payload/sign writes it, pack derives it from the certificate with
+# libcrypto and refuses a manifest that says otherwise: both must agree.
+for pair in "Fleet Org|module signing|Fleet Org: module signing" "Fleet Org|Fleet Org module signing|Fleet Org module signing"; do
+	IFS='|' read -r o cn want <<<"$pair"
+	openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/O=$o/CN=$cn" -keyout "$work/named.key" \
+		-out "$work/named.pem" >/dev/null 2>&1 && chmod 600 "$work/named.key" || fail "openssl req: $o / $cn"
+	rm -rf "$d" && cp -r "$pout" "$d" && chmod -R u+w "$d"
+	if run 0 "sign, O=$o CN=$cn" "$ps" --sign-file "$signfile" --key "$work/named.key" --cert "$work/named.pem" "$d" &&
+		run 0 "pack, O=$o CN=$cn" "$bin" -o json payload pack "$d" --output "$work/named.tar.zst"; then
+		[ "$(jget signer.kernel_name)" = "$want" ] && [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["signer"]["kernel_name"])' "$d/manifest.json")" = "$want" ] &&
+			ok "the key's name: $want" || fail "O=$o CN=$cn: pack says '$(jget signer.kernel_name)', want '$want'"
+	fi
+done
+# A manifest whose signer says another name than its certificate: pack refuses.
+python3 - "$d/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["signer"]["kernel_name"] = "someone else"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+run 1 "pack: a signer that is not its certificate" "$bin" payload pack "$d" --output "$work/lie.tar.zst" &&
+	err_has "pack: a lying signer" "signer\.der: its kernel_name differs from what the manifest's signer says" &&
+	[ ! -e "$work/lie.tar.zst" ] && ok "pack: a signer the certificate does not bear out is refused"
