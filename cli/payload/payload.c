@@ -133,6 +133,47 @@ void help_payload(FILE *f)
 
 /* --- pack ------------------------------------------------------------------------ */
 
+/* pack's account of what it packed: each module's facts, the signer, the kernel package. */
+static void pack_render_contents(struct out *o, const struct stune_manifest *m)
+{
+	out_arr_begin(o, "modules");
+	for (size_t i = 0; i < m->n_modules; i++) {
+		const struct stune_payload_module *pm = &m->modules[i];
+		out_obj_begin(o, NULL);
+		out_str(o, "name", "  %-16s", pm->name);
+		out_str(o, "version", " version %s", pm->version);
+		out_str(o, "srcversion", " srcversion %s", pm->srcversion);
+		out_str(o, "build_id", " build-id %.12s...", pm->build_id);
+		out_bool(o, "signed", pm->is_signed ? " signed" : " unsigned", pm->is_signed ? STUNE_YES : STUNE_NO);
+		out_int(o, "exports", ", %s exported CRCs\n", (long long)pm->n_exports);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	if (m->signer) {
+		out_obj_begin(o, "signer");
+		out_str(o, "kernel_name", "  signer %s", m->signer->kernel_name);
+		out_str(o, "serial", " (serial %s", m->signer->serial);
+		out_str(o, "skid", m->signer->skid ? ", SKID %s" : NULL, m->signer->skid);
+		out_str(o, "issuer_cn", NULL, m->signer->issuer_cn);
+		out_str(o, "certificate", "); certificate %s in the bundle\n", m->signer->certificate);
+		out_obj_end(o);
+	} else {
+		out_str(o, "signer", NULL, NULL);
+		out_text(o, m->n_modules && m->modules[0].is_signed
+				? "  signer not recorded (the modules were not signed with payload/sign)\n"
+				: "  unsigned: refused where module signatures are enforced (payload/sign)\n");
+	}
+	if (m->kernel) {
+		out_obj_begin(o, "kernel");
+		out_str(o, "package", "  kernel %s", m->kernel->package);
+		out_str(o, "version", " %s", m->kernel->version);
+		out_str(o, "release", " (%s)", m->kernel->release);
+		out_str(o, "build_id", " build-id %.12s...\n", m->kernel->build_id);
+		out_obj_end(o);
+	} else
+		out_str(o, "kernel", NULL, NULL);
+}
+
 static int payload_pack(struct global_opts *g, const char *dir, const char *output)
 {
 	long long created = (long long)time(NULL);
@@ -192,42 +233,7 @@ static int payload_pack(struct global_opts *g, const char *dir, const char *outp
 	out_str(o, "debian_package", " (%s", m->debian_package);
 	out_str(o, "debian_version", " %s)\n", m->debian_version);
 	out_str(o, "vermagic", "  vermagic %s\n", m->vermagic);
-	out_arr_begin(o, "modules");
-	for (size_t i = 0; i < m->n_modules; i++) {
-		const struct stune_payload_module *pm = &m->modules[i];
-		out_obj_begin(o, NULL);
-		out_str(o, "name", "  %-16s", pm->name);
-		out_str(o, "version", " version %s", pm->version);
-		out_str(o, "srcversion", " srcversion %s", pm->srcversion);
-		out_str(o, "build_id", " build-id %.12s...", pm->build_id);
-		out_bool(o, "signed", pm->is_signed ? " signed" : " unsigned", pm->is_signed ? STUNE_YES : STUNE_NO);
-		out_int(o, "exports", ", %s exported CRCs\n", (long long)pm->n_exports);
-		out_obj_end(o);
-	}
-	out_arr_end(o);
-	if (m->signer) {
-		out_obj_begin(o, "signer");
-		out_str(o, "kernel_name", "  signer %s", m->signer->kernel_name);
-		out_str(o, "serial", " (serial %s", m->signer->serial);
-		out_str(o, "skid", m->signer->skid ? ", SKID %s" : NULL, m->signer->skid);
-		out_str(o, "issuer_cn", NULL, m->signer->issuer_cn);
-		out_str(o, "certificate", "); certificate %s in the bundle\n", m->signer->certificate);
-		out_obj_end(o);
-	} else {
-		out_str(o, "signer", NULL, NULL);
-		out_text(o, m->n_modules && m->modules[0].is_signed
-				? "  signer not recorded (the modules were not signed with payload/sign)\n"
-				: "  unsigned: refused where module signatures are enforced (payload/sign)\n");
-	}
-	if (m->kernel) {
-		out_obj_begin(o, "kernel");
-		out_str(o, "package", "  kernel %s", m->kernel->package);
-		out_str(o, "version", " %s", m->kernel->version);
-		out_str(o, "release", " (%s)", m->kernel->release);
-		out_str(o, "build_id", " build-id %.12s...\n", m->kernel->build_id);
-		out_obj_end(o);
-	} else
-		out_str(o, "kernel", NULL, NULL);
+	pack_render_contents(o, m);
 	out_int(o, "files", "  %s files (manifest.json first)\n", (long long)m->n_files + 1);
 	out_text(o, "Sign it offline: minisign -S -s KEY -m %s\n", output);
 	out_obj_end(o);
