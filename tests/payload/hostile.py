@@ -132,6 +132,22 @@ def main():
         if listed:
             m["files"].append(debentry)
         write(outdir, name, with_manifest(m, regs[1:] + ([reg(deb, debdata)] if listed else [])))
+    # A signer (payload/sign) the bundle does not bear out. On an unsigned bundle: a signer
+    # named for unsigned modules. On a signed one (the trust case passes one): its serial
+    # changed, and its certificate not among the files.
+    if "signer" not in manifest:
+        m = json.loads(members[0][1])
+        m["signer"] = {"certificate": "modules/scsi_mod.ko", "kernel_name": "forged", "issuer_cn": "forged",
+                       "serial": "01", "skid": None}
+        write(outdir, "signer-unsigned", with_manifest(m, regs[1:]))
+    else:
+        m = json.loads(members[0][1])
+        m["signer"]["serial"] = "7e57"
+        write(outdir, "signer-serial", with_manifest(m, regs[1:]))
+        m = json.loads(members[0][1])
+        m["files"] = [f for f in m["files"] if f["name"] != m["signer"]["certificate"]]
+        write(outdir, "signer-not-in-files",
+              with_manifest(m, [r for r in regs[1:] if r[0].name != m["signer"]["certificate"]]))
     # Truncated: the good bundle cut in half (zstd frame incomplete).
     with open(good, "rb") as f:
         data = f.read()

@@ -29,6 +29,7 @@ declare -A want=(
 	[kernel-package]="manifest\.json: kernel: \"package\" is not linux-image-6\.1\.0-98-scsitune"
 	[kernel-same-release]="manifest\.json: kernel: release .* is the modules' release"
 	[kernel-version-option]="manifest\.json: kernel: missing or invalid \"version\""
+	[signer-unsigned]="manifest\.json: scsi_mod is not signed, but the manifest names a signer"
 	[truncated]="damaged or truncated"
 	[not-an-archive]="not a zstd-compressed tar archive"
 )

@@ -86,6 +86,18 @@ run 1 "pack: a module signed by another key" "$bin" payload pack "$work/mixed" -
 	err_has "pack: another key" "modules/target_core_mod\.ko: signed by 'another key' \(key id [0-9A-F:]+\), not by the signer's certificate \(scsitune trust test, serial [0-9a-f]+\)" &&
 	[ ! -e "$work/mixed.tar.zst" ] && ok "pack: a module signed by another key is refused, nothing written"
 
+# The signed bundle made hostile (hostile.py, signed by a trusted key): a manifest signer whose
+# serial its certificate belies, a signer whose certificate is not in the bundle: install refuses
+# each in one line before anything is written.
+python3 "$(dirname "$0")/hostile.py" "$sb" "$work/hostile-signer" signer-serial signer-not-in-files >/dev/null ||
+	fail "hostile.py on the signed bundle"
+sign a "$work/hostile-signer/signer-serial.tar.zst"
+sign a "$work/hostile-signer/signer-not-in-files.tar.zst"
+refused "hostile: a signer serial the certificate belies" "signer\.der: its serial differs from what the manifest's signer says" \
+	st payload install "$work/hostile-signer/signer-serial.tar.zst" --state-dir "$state"
+refused "hostile: the signer's certificate not in the bundle" "manifest\.json: signer: its certificate signer\.der is not in \"files\"" \
+	st payload install "$work/hostile-signer/signer-not-in-files.tar.zst" --state-dir "$state"
+
 # Signed by other means (sign-file by hand, as DKMS does; no signer in the manifest): the
 # preflight matches through the firmware's copy of the certificate, or by name only.
 rm -rf "$work/hand-out" && cp -r "$pout" "$work/hand-out" && chmod -R u+w "$work/hand-out"
