@@ -481,11 +481,11 @@ CASE(signer_trust, "the signer against the keyrings: in .machine with its certif
 
 	signer_line(line, sizeof(line), "25e1c3a8", &a, "stor-fleet test");
 	keys_tree(line, LINKS(" 25e1c3a8", ""));
-	put_siglist(EFIVARS "MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab", la, 1);
+	put_siglist(EFIVARS "MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23", la, 1);
 	CHECK(verdict(m, len, &v) == STUNE_SIG_TRUSTED && v.by_cert && !strcmp(v.keyring, ".machine"));
 
 	char p[512];
-	path_in(p, sizeof(p), EFIVARS "MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab");
+	path_in(p, sizeof(p), EFIVARS "MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23");
 	unlink(p);
 	CHECK(verdict(m, len, &v) == STUNE_SIG_TRUSTED_BY_NAME && !v.by_cert);
 
@@ -498,7 +498,7 @@ CASE(signer_trust, "the signer against the keyrings: in .machine with its certif
 
 	signer_line(line, sizeof(line), "25e1c3a8", &b, "stor-fleet test");
 	keys_tree(line, LINKS(" 25e1c3a8", ""));
-	put_siglist(EFIVARS "MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab", lb, 1);
+	put_siglist(EFIVARS "MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23", lb, 1);
 	CHECK(verdict(m, len, &v) == STUNE_SIG_ABSENT && !strcmp(v.other, "stor-fleet test"));
 
 	keys_tree(line, NULL); /* membership unknown: the key of that name cannot be placed */

@@ -20,7 +20,7 @@
 #include "core/userfile.h"
 
 #define EFI_GLOBAL_GUID "8be4df61-93ca-11d2-aa0d-00e098032b8c"
-#define EFI_SHIM_GUID	"605dab50-e046-4293-a645-bc4e9f1a37ab"
+#define EFI_SHIM_GUID	"605dab50-e046-4300-abb6-3dd810dd8b23"
 #define EFI_DB_GUID	"d719b2cb-3d3a-4596-a3bc-dad00e67656f"
 #define EFIVARS		"sys/firmware/efi/efivars"
 #define EFI_LIST_MAX	(1u << 20) /* a MOK list or db: a few certificates */

@@ -142,7 +142,7 @@ keys() {
 }
 # Secure Boot + lockdown + the key in .machine (MOK) with its certificate in MokListRT: trusted.
 keys machine
-python3 - "$work/mok.der" "$efi/MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab" <<'PY'
+python3 - "$work/mok.der" "$efi/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23" <<'PY'
 import struct, sys
 der = open(sys.argv[1], "rb").read()
 x509 = bytes.fromhex("a159c0a5e494a74a87b5ab155c2bf072")  # EFI_CERT_X509_GUID as it lies in memory
@@ -167,7 +167,7 @@ run 0 "hand-signed, key in .machine" st payload install "$hb" --dry-run --state-
 	ok "hand-signed: matched through MokListRT's certificate"
 # Without the certificate (MokListRT not readable): the bundle's signer still matches exactly
 # (its SKID); a hand-signed bundle is trusted by name only, said so.
-rm "$efi/MokListRT-605dab50-e046-4293-a645-bc4e9f1a37ab"
+rm "$efi/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23"
 run 0 "key in .machine, no MokListRT" st payload install "$sb" --dry-run --state-dir "$state" &&
 	said "ok +trust +scsi_mod: trusted: \.machine; .*key identifier of the bundle's signer certificate" &&
 	ok "no certificate in the firmware: the bundle's signer matches by SKID"
