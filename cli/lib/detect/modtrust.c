@@ -51,6 +51,10 @@ void stune_module_trust_free(struct stune_module_trust *t)
 	for (size_t i = 0; i < t->n_certs; i++)
 		stune_cert_clear(&t->certs[i]);
 	free(t->certs);
+	for (size_t i = 0; i < t->n_pending; i++)
+		stune_cert_clear(&t->pending[i]);
+	free(t->pending);
+	free(t->pending_error);
 	free(t);
 }
 
@@ -230,21 +234,27 @@ out:
 	return r;
 }
 
-static int add_cert(struct stune_module_trust *t, const unsigned char *der, size_t len, const char *source)
+/* A list of certificates: the firmware's (certs) or shim's pending one (pending). */
+struct cert_list {
+	struct stune_cert **v;
+	size_t *n;
+};
+
+static int add_cert(struct cert_list l, const unsigned char *der, size_t len, const char *source)
 {
-	if (t->n_certs >= CERTS_MAX)
+	if (*l.n >= CERTS_MAX)
 		return -EBADMSG; /* more than a firmware list holds */
 	struct stune_cert c = {.source = source};
 	int r = stune_cert_from_der(der, len, false, &c);
 	if (r < 0)
 		return r;
-	struct stune_cert *n = realloc(t->certs, (t->n_certs + 1) * sizeof(*n));
+	struct stune_cert *n = realloc(*l.v, (*l.n + 1) * sizeof(*n));
 	if (!n) {
 		stune_cert_clear(&c);
 		return -ENOMEM;
 	}
-	t->certs = n;
-	n[t->n_certs++] = c;
+	*l.v = n;
+	n[(*l.n)++] = c;
 	return 0;
 }
 
@@ -254,7 +264,7 @@ static uint32_t le32(const unsigned char *p)
 }
 
 /* EFI_SIGNATURE_LISTs back to back (UEFI 2.10, 32.4.1): the X.509 ones' certificates added. -EBADMSG: malformed. */
-static int parse_siglists(struct stune_module_trust *t, const unsigned char *p, size_t n, const char *source)
+static int parse_siglists(struct cert_list l, const unsigned char *p, size_t n, const char *source)
 {
 	/* EFI_CERT_X509_GUID a5c059a1-94e4-4aa7-87b5-ab155c2bf072, as it lies in memory */
 	static const unsigned char x509_guid[16] = {0xa1, 0x59, 0xc0, 0xa5, 0xe4, 0x94, 0xa7, 0x4a,
@@ -267,7 +277,7 @@ static int parse_siglists(struct stune_module_trust *t, const unsigned char *p, 
 			return -EBADMSG;
 		if (!memcmp(p, x509_guid, 16))
 			for (size_t off = 28 + hdr; off < list; off += size) {
-				int r = add_cert(t, p + off + 16, size - 16, source);
+				int r = add_cert(l, p + off + 16, size - 16, source);
 				if (r < 0)
 					return r;
 			}
@@ -277,9 +287,10 @@ static int parse_siglists(struct stune_module_trust *t, const unsigned char *p, 
 	return 0;
 }
 
-/* One firmware list: skip bytes of attributes first (efivars: 4). Absent: nothing. */
-static int read_certs(struct stune_ctx *ctx, struct stune_module_trust *t, const char *path, size_t skip,
-		      const char *source)
+/* One firmware list into l: skip bytes of attributes first (efivars: 4). Absent: nothing. A malformed one: *error
+ * (the first). */
+static int read_list(struct stune_ctx *ctx, struct cert_list l, char **error, const char *path, size_t skip,
+		     const char *source)
 {
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
@@ -289,14 +300,20 @@ static int read_certs(struct stune_ctx *ctx, struct stune_module_trust *t, const
 	if (r == 0 && len < skip)
 		r = -EBADMSG;
 	if (r == 0)
-		r = parse_siglists(t, (const unsigned char *)data + skip, len - skip, source);
+		r = parse_siglists(l, (const unsigned char *)data + skip, len - skip, source);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0 && !t->certs_error)
-		t->certs_error = stune_strdupf("/%s: %s", path,
-					       r == -EBADMSG ? "not a list of EFI signature lists"
-							     : stune_user_file_strerror(r, EFI_LIST_MAX));
+	if (r < 0 && !*error)
+		*error = stune_strdupf("/%s: %s", path,
+				       r == -EBADMSG ? "not a list of EFI signature lists"
+						     : stune_user_file_strerror(r, EFI_LIST_MAX));
 	return 0;
+}
+
+static int read_certs(struct stune_ctx *ctx, struct stune_module_trust *t, const char *path, size_t skip,
+		      const char *source)
+{
+	return read_list(ctx, (struct cert_list){&t->certs, &t->n_certs}, &t->certs_error, path, skip, source);
 }
 
 static int read_firmware_certs(struct stune_ctx *ctx, struct stune_module_trust *t)
@@ -310,6 +327,12 @@ static int read_firmware_certs(struct stune_ctx *ctx, struct stune_module_trust 
 	if (r == -ENOMEM)
 		return r;
 	r = read_certs(ctx, t, EFIVARS "/db-" EFI_DB_GUID, 4, "db");
+	if (r == -ENOMEM)
+		return r;
+	/* What mokutil --import staged for shim's MokManager at the next boot: MokNew (with MokAuth, the password's
+	 * hash). Only listed, never trusted. */
+	r = read_list(ctx, (struct cert_list){&t->pending, &t->n_pending}, &t->pending_error,
+		      EFIVARS "/MokNew-" EFI_SHIM_GUID, 4, "MokNew");
 	return r == -ENOMEM ? r : 0;
 }
 

@@ -30,6 +30,10 @@
  *     in a keyring reachable from there, as the graph read says, not as a
  *     table of names says. .platform (UEFI db) is reachable only for kexec.
  *
+ *   - the certificates staged for enrolment: efivars MokNew, the same
+ *     EFI_SIGNATURE_LIST form, which mokutil --import writes and shim's
+ *     MokManager consumes at the next boot (listed, never trusted).
+ *
  *   - the certificates behind MOK and db keys: the firmware's lists
  *     (sys/firmware/efi/mok-variables/MokListRT, else efivars MokListRT, and
  *     efivars db), EFI_SIGNATURE_LISTs of X.509 certificates read with
@@ -116,6 +120,11 @@ struct stune_module_trust {
 	size_t n_keys;
 	struct stune_cert *certs;
 	size_t n_certs;
+	/* Staged for enrolment (efivars MokNew, what mokutil --import writes): shim's MokManager asks at the next boot.
+	 * Never trusted. pending_error: a MokNew that did not parse. */
+	struct stune_cert *pending;
+	size_t n_pending;
+	char *pending_error;
 };
 
 void stune_module_trust_free(struct stune_module_trust *t);
