@@ -28,6 +28,7 @@
 #include "payload-install.h"
 #include "cli.h"
 #include "commands.h"
+#include "enroll.h"
 #include "modes.h"
 #include "statedir.h"
 #include "wrap.h"
@@ -44,21 +45,24 @@ enum {
 	OPT_STATE_DIR,
 	OPT_NO_KERNEL,
 	OPT_SET_DEFAULT,
+	OPT_PASSWORD_FILE,
+	OPT_STATUS,
 };
 /* The subcommands, and which options go with which (modes.h): the refusals, getopt's table and
  * --help's "Options by mode" come from here. */
-enum { M_PACK, M_INSTALL, M_VERIFY, M_REMOVE, N_MODES };
+enum { M_PACK, M_INSTALL, M_VERIFY, M_REMOVE, M_ENROLL, N_MODES };
 static const struct mode_def payload_modes[N_MODES] = {
     [M_PACK] = {"payload pack", 1, 1, "payload pack: give the payload/build output directory and --output FILE"},
     [M_INSTALL] = {"payload install", 1, 1, "payload install: give one bundle FILE"},
     [M_VERIFY] = {"payload verify", 0, 1, "payload verify: at most one bundle FILE"},
     [M_REMOVE] = {"payload remove", 0, 0, "payload remove: takes no argument"},
+    [M_ENROLL] = {"payload enroll", 1, 1, "payload enroll: give one bundle FILE"},
 };
 /* --output FILE is pack's; for the other subcommands --output (and -o) is the global output format. */
 static const struct mode_opt payload_opts_table[] = {
     {"output", required_argument, OPT_OUTPUT, MODE(M_PACK)},
-    {"signature", required_argument, OPT_SIGNATURE, MODE(M_INSTALL) | MODE(M_VERIFY)},
-    {"trusted-key", required_argument, OPT_TRUSTED_KEY, MODE(M_INSTALL) | MODE(M_VERIFY)},
+    {"signature", required_argument, OPT_SIGNATURE, MODE(M_INSTALL) | MODE(M_VERIFY) | MODE(M_ENROLL)},
+    {"trusted-key", required_argument, OPT_TRUSTED_KEY, MODE(M_INSTALL) | MODE(M_VERIFY) | MODE(M_ENROLL)},
     {"dry-run", no_argument, OPT_DRY_RUN, MODE(M_INSTALL)},
     {"no-initramfs", no_argument, OPT_NO_INITRAMFS, MODE(M_INSTALL) | MODE(M_REMOVE)},
     {"reload", no_argument, OPT_RELOAD, MODE(M_INSTALL)},
@@ -67,6 +71,8 @@ static const struct mode_opt payload_opts_table[] = {
     {"release", required_argument, OPT_RELEASE, MODE(M_VERIFY)},
     {"force", no_argument, OPT_FORCE, MODE(M_REMOVE)},
     {"state-dir", required_argument, OPT_STATE_DIR, MODE(M_INSTALL) | MODE(M_REMOVE)},
+    {"password-file", required_argument, OPT_PASSWORD_FILE, MODE(M_ENROLL)},
+    {"status", no_argument, OPT_STATUS, MODE(M_ENROLL)},
 };
 static const struct mode_table payload_table = {"payload", payload_modes, N_MODES, payload_opts_table,
 						ELEMENTSOF(payload_opts_table)};
@@ -79,6 +85,7 @@ void help_payload(FILE *f)
 	      "                                     [--no-kernel | --set-default]\n"
 	      "       scsitune payload verify [FILE] [--signature SIG]\n"
 	      "       scsitune payload remove [--force] [--no-initramfs]\n"
+	      "       scsitune payload enroll FILE --password-file PW | --status\n"
 	      "\nThe patched scsi_mod.ko and target_core_mod.ko as one signed bundle.\n"
 	      "  pack     payload/build's output directory DIR -> FILE (tar + zstd:\n"
 	      "           manifest.json first, then the modules and the patch series). Sign\n"
@@ -100,6 +107,9 @@ void help_payload(FILE *f)
 	      "  remove   delete what install wrote (by SHA-256), run depmod, put back the\n"
 	      "           initrd; purge the kernel package install put there (not while it\n"
 	      "           runs).\n"
+	      "  enroll   Secure Boot: stage FILE's signer certificate for shim's MOK list\n"
+	      "           (mokutil --import; confirmed at the console in MokManager at the\n"
+	      "           next boot), or show where the host stands with it (--status).\n"
 	      "\nOptions:\n"
 	      "      --output FILE        pack: the bundle to write\n"
 	      "      --signature SIG      the minisign signature (default FILE.minisig)\n"
@@ -117,6 +127,9 @@ void help_payload(FILE *f)
 	      "      --release R          verify: the kernel release (default: the running one)\n"
 	      "      --force              remove: also remove files that changed since install,\n"
 	      "                           and purge the payload's kernel even while it runs\n"
+	      "      --password-file PW   enroll: the one-time password MokManager asks for,\n"
+	      "                           one line in a file of root's, mode 0600\n"
+	      "      --status             enroll: trusted (0), staged (3) or neither (2)\n"
 	      "      --state-dir DIR      where the journal is (default " STUNE_STATE_DIR ",\n"
 	      "                           inside the --sysroot tree when one is given)\n\n",
 	      f);
@@ -124,7 +137,8 @@ void help_payload(FILE *f)
 	fputc('\n', f);
 	print_global_options(f);
 	fputs("\nExit status: 0 success (verify: the loaded modules are the bundle's), 1 error\n"
-	      "or refusal, 2 verify: drift, not installed or reboot pending, 64 usage.\n"
+	      "or refusal, 2 verify: drift, not installed or reboot pending; enroll --status:\n"
+	      "not trusted and not staged, 3 enroll --status: staged, 64 usage.\n"
 	      "See scsitune-payload(8).\n",
 	      f);
 }
@@ -480,8 +494,8 @@ static int payload_remove(struct global_opts *g, const char *state_opt, bool for
 
 /* payload's options, for every subcommand (the table below says which go with which). */
 struct payload_opts {
-	const char *output, *sig, *key, *release, *state_opt;
-	bool help, dry_run, no_initramfs, reload, force, no_kernel, set_default;
+	const char *output, *sig, *key, *release, *state_opt, *pwfile;
+	bool help, dry_run, no_initramfs, reload, force, no_kernel, set_default, status;
 };
 
 /* One option of payload's own into *po: CLI_GO_ON, or CLI_NOT_MINE for a global one. */
@@ -506,11 +520,15 @@ static int payload_opt(struct payload_opts *po, const char *sub, int c, const ch
 	case OPT_SET_DEFAULT:
 		po->set_default = true;
 		return CLI_GO_ON;
+	case OPT_STATUS:
+		po->status = true;
+		return CLI_GO_ON;
 	case OPT_OUTPUT:
 	case OPT_SIGNATURE:
 	case OPT_TRUSTED_KEY:
 	case OPT_RELEASE:
 	case OPT_STATE_DIR:
+	case OPT_PASSWORD_FILE:
 		if (!*arg) {
 			usage_error("payload", "payload %s: empty argument", sub);
 			return EXIT_USAGE;
@@ -519,7 +537,8 @@ static int payload_opt(struct payload_opts *po, const char *sub, int c, const ch
 		  : c == OPT_SIGNATURE	 ? &po->sig
 		  : c == OPT_TRUSTED_KEY ? &po->key
 		  : c == OPT_RELEASE	 ? &po->release
-					 : &po->state_opt) = arg;
+		  : c == OPT_STATE_DIR	 ? &po->state_opt
+					 : &po->pwfile) = arg;
 		return CLI_GO_ON;
 	}
 	return CLI_NOT_MINE;
@@ -566,14 +585,15 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 			help_payload(stdout);
 			return EXIT_OK;
 		}
-		usage_error("payload", "payload: which one? pack, install, verify or remove");
+		usage_error("payload", "payload: which one? pack, install, verify, remove or enroll");
 		return EXIT_USAGE;
 	}
 	size_t mode = 0;
 	while (mode < N_MODES && strcmp(argv[1], payload_modes[mode].name + strlen("payload ")))
 		mode++;
 	if (mode == N_MODES) {
-		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove)", argv[1]);
+		usage_error("payload", "payload: unknown subcommand '%s' (pack, install, verify, remove, enroll)",
+			    argv[1]);
 		return EXIT_USAGE;
 	}
 	argc--;
@@ -615,6 +635,14 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return payload_verify(g, npos ? argv[optind] : NULL, po.sig, po.key, po.release);
+	}
+	if (mode == M_ENROLL) {
+		if (!po.pwfile == !po.status) {
+			usage_error("payload",
+				    "payload enroll: give --password-file FILE (stage the signer) or --status");
+			return EXIT_USAGE;
+		}
+		return payload_enroll(g, argv[optind], po.sig, po.key, po.pwfile);
 	}
 	return payload_remove(g, po.state_opt, po.force, po.no_initramfs);
 }
