@@ -4,7 +4,8 @@
 # sources this machine uses), systemd as init, udev, linux-image-amd64 with
 # its own initramfs made by initramfs-tools inside the image, GRUB in the
 # image's MBR, fio, irqbalance, python3, openssh-server (started only by
-# the fleet-host scenario) and scsitune's runtime libraries.
+# the fleet-host scenario), mokutil and keyutils (the secure-boot scenario)
+# and scsitune's runtime libraries.
 # The root file system is the first partition of a raw disk that run.sh
 # attaches through virtio-scsi: the root disk is a SCSI disk, so scsi_mod,
 # virtio_scsi and sd_mod load from Debian's initramfs. Nothing is mounted
@@ -182,6 +183,9 @@ tree=$work/root
 #                                    it; dbus, as on a Debian host (systemd
 #                                    Recommends it): shutdown -r, which
 #                                    Ansible's reboot runs, asks logind over it
+#   mokutil keyutils                 the secure-boot scenario: payload enroll
+#                                    stages the key with mokutil; keyctl
+#                                    shows the .machine keyring
 #   libnuma1 libjson-c5 libudev1 libinih1 libssl3 libcurl4
 #   libarchive13 libsodium23 libelf1 scsitune's libraries (ldd, plus libnuma
 #                                    and libcurl, which it dlopen()s; libkmod2
@@ -189,6 +193,7 @@ tree=$work/root
 # Recommends are not installed (mmdebstrap's default); man pages, docs and
 # locales are not unpacked. eatmydata: dpkg does not fsync (a throwaway tree).
 pkgs=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,zstd,grub-pc-bin,e2fsprogs,fio,irqbalance,python3,openssh-server,dbus
+pkgs=$pkgs,mokutil,keyutils
 pkgs=$pkgs,libnuma1,libjson-c5,libudev1,libinih1,libssl3,libcurl4,libarchive13,libsodium23,libelf1
 log "mmdebstrap bookworm ($pkgs) from $sources"
 # mmdebstrap's sync-in/sync-out hooks run under dash, which cannot name a
