@@ -5,6 +5,12 @@
 # next_boot: ask vm-stage for another boot once this stage exits 0.
 next_boot() { echo reboot >"$VM_OUT/next"; }
 
+# next_boot_mokmanager: another boot, and before it one in which shim's
+# MokManager runs (a key staged with mokutil --import) and run.sh enrols the
+# key there with the password it was staged with (SCSITUNE_VM_FIRMWARE=
+# secureboot; mokmanager.py, SCSITUNE_VM_MOK_PASSWORD_FILE).
+next_boot_mokmanager() { echo mokmanager >"$VM_OUT/next-firmware" && next_boot; }
+
 # up LABEL: the uptime at LABEL, appended to $VM_OUT/boot-$VM_BOOT.times.
 up() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" >>"$VM_OUT/boot-$VM_BOOT.times"; }
 

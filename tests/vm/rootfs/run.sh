@@ -36,6 +36,26 @@
 # TCG per boot on this loaded machine) are skipped. SCSITUNE_VM_BOOT=grub
 # boots through the image's GRUB instead.
 #
+# SCSITUNE_VM_FIRMWARE=secureboot: UEFI with Secure Boot instead of SeaBIOS
+# (tests/vm/README.md, "Scenario `secure-boot`"). A q35 machine with SMM,
+# OVMF's Secure Boot build (OVMF_CODE_4M.secboot.fd, read-only) and this
+# run's own copy of OVMF_VARS_4M.ms.fd (Microsoft's keys enrolled, Secure
+# Boot on) as OUTDIR/vars.fd, kept across the run's boots as NVRAM is: what
+# mokutil stages there (MokNew) shim finds at the next boot. Each boot
+# starts from an EFI system partition made for it by esp.sh on its own disk
+# (OUTDIR/kernel-N/esp.img, scsi-id 2, first in the boot order): Debian's
+# signed shim, MokManager and GRUB, and the kernel, initrd and command line
+# of that boot (the image's, then what the guest handed over, as above), so
+# what the guest installed is what boots; shim verifies GRUB, GRUB has shim
+# verify Debian's signed kernel, and the kernel locks down. The virtio-scsi
+# HBA is on the root bus (no expander: the firmware's NUMA layout is not what
+# this tests). A stage that asks for MokManager (lib.sh
+# next_boot_mokmanager) gets, before its next boot, a boot in which
+# mokmanager.py drives MokManager over the serial console with the password
+# in SCSITUNE_VM_MOK_PASSWORD_FILE (OUTDIR/console-N-mokmanager.log,
+# OUTDIR/mokmanager-N.log: each screen seen, each key sent).
+# SCSITUNE_VM_OVMF_CODE and SCSITUNE_VM_OVMF_VARS name other firmware files.
+#
 # in/ holds: scsitune (the binary given), profiles/ (profiles/* and
 # tests/vm/profiles/*), lib.sh (tests/vm/rootfs/lib.sh: helpers for stage
 # scripts), stage.sh, and files/ with whatever SCSITUNE_VM_FILES names
@@ -76,7 +96,9 @@
 # default tcg,thread=single: one host thread runs the four vCPUs in turn;
 # on a busy machine multi-threaded TCG spent 60 % more CPU on the same boot,
 # tests/vm/README.md "CPU per test"),
-# QEMU (default qemu-system-x86_64).
+# SCSITUNE_VM_FIRMWARE (bios, the default, or secureboot; above),
+# QEMU (default qemu-system-x86_64). Each QEMU runs under /usr/bin/time
+# (when there): OUTDIR/qemu-time-N.txt "WALL USER SYS", in timing.txt.
 # Exit status: 0 passed, 1 failed (also when QEMU or the image cannot be had:
 # a tier that cannot run fails and says why), 64 usage.
 set -euo pipefail
@@ -106,6 +128,19 @@ qemu=${QEMU:-qemu-system-x86_64}
 for p in "$qemu" qemu-img; do
 	command -v "$p" >/dev/null || { echo "run.sh: FAIL: $p not found (apt-get install qemu-system-x86 qemu-utils; scripts/install-deps --test does)" >&2; exit 1; }
 done
+firmware=${SCSITUNE_VM_FIRMWARE:-bios}
+ovmf_code=${SCSITUNE_VM_OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
+ovmf_vars=${SCSITUNE_VM_OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.ms.fd}
+case $firmware in
+bios) ;;
+secureboot)
+	[ "${SCSITUNE_VM_BOOT:-direct}" = direct ] ||
+		{ echo "run.sh: SCSITUNE_VM_BOOT=grub boots SeaBIOS's GRUB: not with SCSITUNE_VM_FIRMWARE=secureboot" >&2; exit 64; }
+	for f in "$ovmf_code" "$ovmf_vars"; do
+		[ -s "$f" ] || { echo "run.sh: FAIL: $f not found (apt-get install ovmf; scripts/install-deps --test does)" >&2; exit 1; }
+	done ;;
+*) echo "run.sh: SCSITUNE_VM_FIRMWARE=$firmware: bios or secureboot" >&2; exit 64 ;;
+esac
 now() { date +%s.%N; }
 t0=$(now)
 
@@ -167,40 +202,64 @@ truncate -s 64M "$out/data0.img"
 # With -kernel QEMU's linuxboot ROM boots (it takes bootindex 0); for GRUB the root disk.
 bootindex=
 [ "${SCSITUNE_VM_BOOT:-direct}" = grub ] && bootindex=,bootindex=0
+# The machine, its firmware and where the HBA sits: SeaBIOS's pc with the
+# node-1 expander, or (secureboot) q35 with SMM and OVMF, the HBA on the root bus.
 # shellcheck disable=SC2054 # commas are inside QEMU option values
+if [ "$firmware" = bios ]; then
+	bus=pci.0
+	machine=(-machine pc,i8042=off,smbus=off)
+	hba=(-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1 -device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4)
+else
+	bus=pcie.0
+	cp "$ovmf_vars" "$out/vars.fd"
+	machine=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on -global ICH9-LPC.disable_s3=1
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code"
+		-drive if=pflash,format=raw,unit=1,file="$out/vars.fd")
+	hba=(-device virtio-scsi-pci,id=vscsi0,bus=pcie.0,num_queues=4)
+fi
+# shellcheck disable=SC2054
 args=(
-	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-qemu64}" -machine pc,i8042=off,smbus=off -m 1024 -smp 4,sockets=2,cores=2,threads=1
+	-accel "${SCSITUNE_VM_ACCEL:-tcg,thread=single}" -cpu "${SCSITUNE_VM_CPU:-qemu64}" "${machine[@]}" -m 1024 -smp 4,sockets=2,cores=2,threads=1
 	-object memory-backend-ram,id=mem0,size=512M
 	-object memory-backend-ram,id=mem1,size=512M
 	-numa node,nodeid=0,cpus=0-1,memdev=mem0
 	-numa node,nodeid=1,cpus=2-3,memdev=mem1
 	-nodefaults -display none -no-reboot
-	-device pxb,id=pxb1,bus=pci.0,bus_nr=32,numa_node=1
-	-device virtio-scsi-pci,id=vscsi0,bus=pxb1,addr=2,num_queues=4
+	"${hba[@]}"
 	-drive if=none,id=root0,file="$out/root.qcow2",format=qcow2,cache=unsafe
 	-device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=root0,serial=vmroot"$bootindex"
 	-drive if=none,id=data0,file="$out/data0.img",format=raw,cache=unsafe
 	-device scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=data0,serial=vmdata0,rotation_rate=1
 	-fsdev local,id=fs0,path="$out/share",security_model=none
-	-device virtio-9p-pci,fsdev=fs0,mount_tag=vm,bus=pci.0
+	-device "virtio-9p-pci,fsdev=fs0,mount_tag=vm,bus=$bus"
 )
 # --serve: the NIC on QEMU's user network, the guest's sshd on a loopback port here.
 [ -n "$serve" ] && args+=(
 	-netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$SCSITUNE_VM_SSH_PORT-:22"
-	-device virtio-net-pci,netdev=net0,bus=pci.0
+	-device "virtio-net-pci,netdev=net0,bus=$bus"
 )
 
 # The kernel, initrd and command line of boot N (direct boot): the image's
-# for boot 1, then what the guest handed over.
+# for boot 1, then what the guest handed over. QEMU loads them itself, or
+# (secureboot) they go on a fresh EFI system partition that shim boots.
+# boot_from KDIR: sets kernel=(...), the QEMU arguments that boot KDIR's files.
+boot_from() {
+	case $firmware/${SCSITUNE_VM_BOOT:-direct} in
+	bios/direct) kernel=(-kernel "$1/vmlinuz" -initrd "$1/initrd.img" -append "$(cat "$1/cmdline")") ;;
+	bios/grub) kernel=() ;;
+	secureboot/direct)
+		"$here/esp.sh" "$1" "$1/esp.img" || return 1
+		# shellcheck disable=SC2054 # commas are inside QEMU option values
+		kernel=(-drive if=none,id=esp0,file="$1/esp.img",format=raw,cache=unsafe
+			-device scsi-hd,bus=vscsi0.0,scsi-id=2,lun=0,drive=esp0,serial=vmesp,bootindex=0) ;;
+	*) echo "run.sh: SCSITUNE_VM_BOOT=$SCSITUNE_VM_BOOT: direct or grub" >&2; exit 64 ;;
+	esac
+}
 kernel=()
 kdir=$out/kernel-1
 mkdir -p "$kdir"
 cp "$image/vmlinuz" "$image/initrd.img" "$image/cmdline" "$kdir/"
-case ${SCSITUNE_VM_BOOT:-direct} in
-direct) kernel=(-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" -append "$(cat "$kdir/cmdline")") ;;
-grub) ;;
-*) echo "run.sh: SCSITUNE_VM_BOOT=$SCSITUNE_VM_BOOT: direct or grub" >&2; exit 64 ;;
-esac
+boot_from "$kdir" || { echo "run.sh: $scenario: FAIL: boot 1: no EFI system partition (esp.sh's reason above)" >&2; exit 1; }
 printf '%q ' "$qemu" "${args[@]}" "${kernel[@]}" >"$out/qemu.cmd"
 echo >>"$out/qemu.cmd"
 if [ -n "$shell" ]; then
@@ -223,6 +282,27 @@ fail() {
 	[ -s "$out/qemu.log" ] && { echo "---- $out/qemu.log" >&2; cat "$out/qemu.log" >&2; }
 	exit 1
 }
+# firmware_boot: the boot a stage asked for before its next one
+# (next-firmware; run.sh's header): MokManager driven over the console.
+firmware_boot() {
+	local what
+	what=$(cat "$res/next-firmware")
+	rm -f "$res/next-firmware"
+	[ "$firmware/$what" = secureboot/mokmanager ] ||
+		fail "boot $boot: the stage asked for a '$what' boot before the next: only mokmanager, under SCSITUNE_VM_FIRMWARE=secureboot"
+	[ -s "${SCSITUNE_VM_MOK_PASSWORD_FILE:-}" ] ||
+		fail "boot $boot: the stage asked for MokManager: SCSITUNE_VM_MOK_PASSWORD_FILE must name the password it gave mokutil"
+	local tb rc=0
+	tb=$(now)
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" python3 "$here/mokmanager.py" --password-file "$SCSITUNE_VM_MOK_PASSWORD_FILE" \
+		--console "$out/console-$boot-mokmanager.log" --log "$out/mokmanager-$boot.log" --qemu-log "$out/qemu.log" \
+		--time "$out/qemu-time-$boot-mokmanager.txt" -- "$qemu" "${args[@]}" "${kernel[@]}" </dev/null || rc=$?
+	echo "$boot-mokmanager $tb $(now)" >>"$out/firmware-boots.txt"
+	if [ "$rc" -ne 0 ]; then
+		tail -n 30 "$out/mokmanager-$boot.log" >&2
+		fail "MokManager's boot after boot $boot: mokmanager.py exited with $rc (its reason above; the console in $out/console-$boot-mokmanager.log)"
+	fi
+}
 # One QEMU per boot, as long as the guest's stages ask for the next one.
 boot=0
 : >"$out/qemu.log"
@@ -231,7 +311,10 @@ while :; do
 	[ "$boot" -le 9 ] || fail "more than 9 boots"
 	tb=$(now)
 	rc=0
-	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "$qemu" "${args[@]}" "${kernel[@]}" \
+	# QEMU's own CPU time (/usr/bin/time, when there: "WALL USER SYS")
+	cputime=()
+	[ -x /usr/bin/time ] && cputime=(/usr/bin/time -f '%e %U %S' -o "$out/qemu-time-$boot.txt")
+	timeout -k 10 "${SCSITUNE_VM_TIMEOUT:-600}" "${cputime[@]}" "$qemu" "${args[@]}" "${kernel[@]}" \
 		-serial file:"$out/console-$boot.log" </dev/null >>"$out/qemu.log" 2>&1 || rc=$?
 	echo "$boot $tb $(now)" >>"$out/boots.txt"
 	if [ "$rc" -ne 0 ] && [ -n "$serve" ] && grep -qi 'could not set up host forwarding rule' "$out/qemu.log"; then
@@ -252,8 +335,9 @@ while :; do
 		rm -rf "$kdir"
 		mv "$res/next-boot" "$kdir" 2>/dev/null && [ -s "$kdir/vmlinuz" ] && [ -s "$kdir/initrd.img" ] && [ -s "$kdir/cmdline" ] ||
 			fail "boot $boot: the guest handed over no kernel, initrd and command line (next-boot/)"
-		kernel=(-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" -append "$(cat "$kdir/cmdline")")
+		boot_from "$kdir" || fail "boot $((boot + 1)): no EFI system partition (esp.sh's reason above)"
 	fi
+	[ ! -e "$res/next-firmware" ] || firmware_boot
 done
 t2=$(now)
 read -r last lrc <"$res/finished"
@@ -267,12 +351,17 @@ t3=$(now)
 {
 	awk -v s="$scenario" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v n="$last" 'BEGIN {
 		printf "run.sh: %s: image %.1f s, %d boots + stages %.1f s, check %.1f s, total %.1f s\n", s, b - a, n, c - b, d - c, d - a }'
+	# qcpu N: QEMU's user + system CPU of boot N (qemu-time-N.txt's last line)
+	qcpu() { tail -1 "$out/qemu-time-$1.txt" 2>/dev/null | awk 'NF == 3 { printf ", QEMU CPU %.1f s", $2 + $3 }'; }
 	while read -r n a b; do
-		printf '  boot %s: %.1f s wall; %s; stage at %s-%s s uptime\n' "$n" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" \
-			"$(head -1 "$res/boot-$n.analyze" 2>/dev/null | sed 's/^Startup finished in //')" \
+		printf '  boot %s: %.1f s wall%s; %s; stage at %s-%s s uptime\n' "$n" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" \
+			"$(qcpu "$n")" "$(head -1 "$res/boot-$n.analyze" 2>/dev/null | sed 's/^Startup finished in //')" \
 			"$(awk '$1 == "ready" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)" \
 			"$(awk '$1 == "done" { print $2 }' "$res/boot-$n.uptime" 2>/dev/null)"
 	done <"$out/boots.txt"
+	[ ! -f "$out/firmware-boots.txt" ] || while read -r n a b; do
+		printf '  %s: %.1f s wall%s (firmware only)\n' "$n" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" "$(qcpu "$n")"
+	done <"$out/firmware-boots.txt"
 } | tee "$out/timing.txt"
 [ "$check" -eq 0 ] || fail "host-side check failed"
 echo "run.sh: $scenario: passed"
