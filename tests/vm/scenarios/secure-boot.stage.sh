@@ -99,7 +99,7 @@ case $1 in
 	enroll enroll-1b "$S"
 	enroll status-1b "$S" --status
 	mokutil --list-new >"$R/mok-new-1.txt" 2>&1
-	ls "$EV" | grep -i -e '^Mok' >"$R/mok-vars-1.txt"
+	(cd "$EV" && ls -d Mok*) >"$R/mok-vars-1.txt" 2>&1
 	next_boot_mokmanager
 	;;
 2)
