@@ -154,9 +154,9 @@ def step(name, pattern, keys, deadline, redraw=True):
         settle(0.5, 5)
 
 
-# The screens of shim 15.8's MokManager (Debian's shim-signed 1.51 ships shim
-# 16.1, with the same MokManager menus), in order. The first comes with a
-# 10 s countdown, after which shim boots on without it: the key goes at once.
+# The screens of the MokManager of Debian's shim-signed 1.51 (shim 16.1), in
+# order. The first comes with a 10 s countdown, after which shim boots on
+# without it: the key goes at once.
 step("prompt", r"Press any key to perform MOK management", [(ENTER, "Enter")], a.deadline, redraw=False)
 step("main menu", r"Enroll MOK", [(DOWN, "Down"), (ENTER, "Enter (Enroll MOK)")], 60)
 step("Enroll MOK", r"View key 0(.|\n)*Continue", [(DOWN, "Down"), (ENTER, "Enter (Continue)")], 60)
