@@ -18,6 +18,10 @@
 # run-vm.sh repeats that reason on its FAIL line (never only "failed");
 # rootfs/run.sh repeats build-image.sh's (a missing SCSITUNE_VM_SOURCES
 # file, or "needs root" when not root).
+# Secure Boot's helpers: run.sh refuses a SCSITUNE_VM_FIRMWARE it does not
+# know (64) and says which package a missing OVMF file comes from; esp.sh
+# names a missing initrd and a missing shim; mokmanager.py names the screen
+# it did not see, whether QEMU exited first or the deadline passed.
 # Two build-env.sh at once on one fresh cache (what vm/kernel-b does) both
 # succeed, each into its own environment, the package unpacked once (one
 # "unpacking" line between them), no temporary directory left; a partial
@@ -195,6 +199,39 @@ if [ "$(id -u)" = 0 ]; then
 else
 	expect rootfs 1 '^run.sh: persist: FAIL: build-image.sh exited with 1: needs root' "$T/rootfs.err"
 fi
+
+echo "== Secure Boot: run.sh's firmware checks, esp.sh and mokmanager.py say why"
+# (before the image: no build-image.sh runs in these)
+PATH="$T/qemuimg:$PATH" QEMU=true SCSITUNE_VM_FIRMWARE=uefi \
+	"$here/rootfs/run.sh" "$scsitune" persist "$T/fw.vm" >"$T/fw-name.out" 2>"$T/fw-name.err"
+echo $? >"$T/fw-name.rc"
+expect fw-name 64 '^run.sh: SCSITUNE_VM_FIRMWARE=uefi: bios or secureboot$' "$T/fw-name.err"
+PATH="$T/qemuimg:$PATH" QEMU=true SCSITUNE_VM_FIRMWARE=secureboot SCSITUNE_VM_OVMF_CODE=$T/no-such.fd \
+	"$here/rootfs/run.sh" "$scsitune" persist "$T/fw.vm" >"$T/fw-ovmf.out" 2>"$T/fw-ovmf.err"
+echo $? >"$T/fw-ovmf.rc"
+expect fw-ovmf 1 "^run.sh: FAIL: $T/no-such.fd not found \(apt-get install ovmf" "$T/fw-ovmf.err"
+mkdir -p "$T/kdir"
+echo 'root=UUID=x ro' >"$T/kdir/cmdline" && echo k >"$T/kdir/vmlinuz"
+"$here/rootfs/esp.sh" "$T/kdir" "$T/esp.img" >"$T/esp-noinitrd.out" 2>"$T/esp-noinitrd.err"
+echo $? >"$T/esp-noinitrd.rc"
+expect esp-noinitrd 1 "^esp.sh: $T/kdir/initrd.img: missing or empty" "$T/esp-noinitrd.err"
+echo i >"$T/kdir/initrd.img"
+SCSITUNE_VM_SHIM=$T/no-shim.efi "$here/rootfs/esp.sh" "$T/kdir" "$T/esp.img" >"$T/esp-noshim.out" 2>"$T/esp-noshim.err"
+echo $? >"$T/esp-noshim.rc"
+expect esp-noshim 1 "^esp.sh: $T/no-shim.efi not found \(apt-get install shim-signed" "$T/esp-noshim.err"
+echo pw >"$T/mok.pw"
+mm() { # NAME DEADLINE COMMAND...: mokmanager.py driving COMMAND (it appends -serial stdio)
+	local name=$1 dl=$2
+	shift 2
+	python3 "$here/rootfs/mokmanager.py" --password-file "$T/mok.pw" --console "$T/$name.console" --log "$T/$name.log" \
+		--qemu-log "$T/$name.qemu" --time "$T/$name.time" --deadline "$dl" -- "$@" >"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+}
+mm mm-exit 60 sh -c 'echo BdsDxe: booting'
+expect mm-exit 1 "^mokmanager.py: FAIL: QEMU exited \(status 0\) before MokManager's prompt screen" "$T/mm-exit.err"
+mm mm-late 2 sh -c 'echo BdsDxe: booting; exec sleep 60'
+expect mm-late 1 "^mokmanager.py: FAIL: MokManager's prompt screen .* not seen within 2 s" "$T/mm-late.err"
+grep -q 'BdsDxe: booting' "$T/mm-late.log" && ok "mm-late: the console's last text in its log" || bad "mm-late: no console text in $T/mm-late.log"
 
 echo "== two build-env.sh at once on one fresh cache"
 c=$T/shared.cache
