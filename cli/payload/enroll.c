@@ -27,8 +27,9 @@ static int bundle_signer(const struct stune_loaded_bundle *b, struct stune_cert 
 	const struct stune_manifest *m = b->m;
 	if (!m->signer) {
 		error_msg("%s: its modules are unsigned (the manifest names no signer): nothing to enroll", b->file);
-		hint_msg("sign them with payload/sign --key KEY --cert CERT DIR before pack (scsitune-payload(8), SECURE "
-			 "BOOT)");
+		hint_msg(
+		    "sign them with payload/sign --key KEY --cert CERT DIR before pack (scsitune-payload(8), SECURE "
+		    "BOOT)");
 		return EXIT_ERROR;
 	}
 	*der = stune_manifest_file(m, m->signer->certificate);
@@ -44,26 +45,36 @@ static void render_standing(struct out *o, const struct stune_module_trust *t, c
 			    const struct stune_mok_standing *s)
 {
 	out_obj_begin(o, "signer");
-	out_str(o, "name", "Signer %s", c->kernel_name ? c->kernel_name : c->subject_cn);
-	out_str(o, "skid", " (key identifier " WRAP_HANG "%s", c->skid);
-	out_str(o, "serial", ", serial %s)\n", c->serial);
+	out_str(o, "name", "Signer %s\n", c->kernel_name ? c->kernel_name : c->subject_cn);
+	out_str(o, "skid", "  key identifier %s\n", c->skid);
+	out_str(o, "serial", "  serial         %s\n", c->serial);
 	out_obj_end(o);
 	out_str_shown(o, "boot", "  boot:          %s\n", stune_boot_name(t->boot),
-		      t->boot == STUNE_BOOT_UEFI ? "UEFI" : t->boot == STUNE_BOOT_BIOS ? "BIOS" : "unknown");
+		      t->boot == STUNE_BOOT_UEFI   ? "UEFI"
+		      : t->boot == STUNE_BOOT_BIOS ? "BIOS"
+						   : "unknown");
 	out_bool(o, "secure_boot", "  Secure Boot:   %s", t->secure_boot);
 	out_text(o, " (" WRAP_HANG "%s)\n", t->secure_boot_source ? t->secure_boot_source : "?");
 	out_str(o, "state", "  standing:      %s\n", stune_mok_state_name(s->state));
 	out_bool(o, "enrolled", "  in MokListRT:  %s\n", s->enrolled ? STUNE_YES : STUNE_NO);
-	out_bool(o, "pending", "  in MokNew:     %s (staged for MokManager at the next boot)\n",
+	out_bool(o, "pending",
+		 s->pending ? "  in MokNew:     %s (staged: MokManager asks at the next boot)\n"
+			    : "  in MokNew:     %s\n",
 		 s->pending ? STUNE_YES : STUNE_NO);
 	const char *kr = s->key && s->keyring ? s->keyring->name : NULL;
 	out_str(o, "keyring", NULL, kr);
 	out_text(o, "  kernel key in: %s\n",
-		 kr ? kr : s->key ? "a keyring not known" : t->keys_read && t->members_source ? "none" : "none known");
-	if (t->keys_error || t->members_error)
-		out_text(o, "  (keyrings: " WRAP_HANG "%s)\n", t->keys_error ? t->keys_error : t->members_error);
-	out_str(o, "keyrings_error", NULL, t->keys_error ? t->keys_error : t->members_error);
-	out_str(o, "pending_error", "  MokNew: %s\n", t->pending_error);
+		 kr				     ? kr
+		 : s->key			     ? "a keyring not known"
+		 : t->keys_read && t->members_source ? "none"
+						     : "none known");
+	const char *kerr = t->keys_error ? t->keys_error : t->members_error;
+	out_str(o, "keyrings_error", NULL, kerr);
+	if (kerr)
+		out_text(o, "  (keyrings: " WRAP_HANG "%s)\n", kerr);
+	out_str(o, "pending_error", NULL, t->pending_error);
+	if (t->pending_error)
+		out_text(o, "  (MokNew: " WRAP_HANG "%s)\n", t->pending_error);
 }
 
 /* What the next step is, by standing. */
@@ -74,8 +85,9 @@ static void render_next(struct out *o, const char *file, enum stune_mok_state st
 		out_text(o, "The kernel trusts this signer for modules: scsitune payload install %s\n", file);
 		break;
 	case STUNE_MOK_PENDING:
-		out_text(o, "Next: reboot; at the console, shim's MokManager asks: Enroll MOK, Continue, Yes, the "
-			    "password from the password file, Reboot. Then: scsitune payload enroll %s --status\n",
+		out_text(o,
+			 "Next: reboot; at the console, shim's MokManager asks: Enroll MOK, Continue, Yes, the "
+			 "password from the password file, Reboot. Then: scsitune payload enroll %s --status\n",
 			 file);
 		break;
 	case STUNE_MOK_ENROLLED:
@@ -124,7 +136,10 @@ static int stage(const struct stune_module_trust *t, const struct stune_mok_stan
 	if (r != 0) {
 		_cleanup_free_ char *last = stune_last_line(output);
 		error_msg("payload enroll: mokutil --import failed (%s%d): %s", r < 0 ? "errno " : "exit ",
-			  r < 0 ? -r : r, last ? last : r < 0 ? strerror(-r) : "no output");
+			  r < 0 ? -r : r,
+			  last	  ? last
+			  : r < 0 ? strerror(-r)
+				  : "no output");
 		return EXIT_ERROR;
 	}
 	*staged = true;
@@ -165,9 +180,10 @@ int payload_enroll(struct global_opts *g, const char *file, const char *sig, con
 			error_msg("payload enroll: %s", strerror(-r));
 			ec = EXIT_ERROR;
 		} else if (stune_mok_standing(t, &c, &s), s.state != STUNE_MOK_PENDING) {
-			error_msg("payload enroll: mokutil --import succeeded, but /sys/firmware/efi/efivars/MokNew does "
-				  "not list the signer (%s)",
-				  t->pending_error ? t->pending_error : "not there");
+			error_msg(
+			    "payload enroll: mokutil --import succeeded, but /sys/firmware/efi/efivars/MokNew does "
+			    "not list the signer (%s)",
+			    t->pending_error ? t->pending_error : "not there");
 			ec = EXIT_ERROR;
 		}
 	}
@@ -189,7 +205,7 @@ int payload_enroll(struct global_opts *g, const char *file, const char *sig, con
 	out_bool(o, "staged", NULL, staged ? STUNE_YES : STUNE_NO);
 	if (pwfile)
 		out_text(o, "%s\n",
-			 staged ? "Staged now with mokutil --import."
+			 staged				? "Staged now with mokutil --import."
 			 : s.state == STUNE_MOK_TRUSTED ? "Nothing staged: the kernel trusts it already."
 							: "Nothing staged: it is staged already (MokNew lists it).");
 	render_next(o, file, s.state);
@@ -201,7 +217,7 @@ int payload_enroll(struct global_opts *g, const char *file, const char *sig, con
 	}
 	if (pwfile)
 		return EXIT_OK;
-	return s.state == STUNE_MOK_TRUSTED ? EXIT_OK
+	return s.state == STUNE_MOK_TRUSTED   ? EXIT_OK
 	       : s.state == STUNE_MOK_PENDING ? EXIT_PENDING
 	       : s.state == STUNE_MOK_UNKNOWN ? EXIT_ERROR
 					      : EXIT_DRIFT;

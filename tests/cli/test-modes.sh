@@ -30,6 +30,7 @@ declare -A value=(
 	[gate]='kiops>=+5%' [confidence]=95 [query-timeout]=5 [runs]=2 [device]=/dev/null [rw]=randread [bs]=4k
 	[iodepth]=1 [numjobs]=1 [runtime]=1 [job-file]=$T/job.fio [node]=0 [fio]=/bin/true
 	[output]=$T/b.bundle [signature]=$T/b.minisig [trusted-key]=$T/k.pub [release]=6.1.0-28-amd64
+	[password-file]=$T/pw
 )
 
 # How each mode is written, and a right and a wrong number of arguments for it.
@@ -37,14 +38,15 @@ declare -A words=(
 	["report FILE..."]="report" ["report --run"]="report --run" ["report --flush"]="report --flush"
 	["report --query"]="report --query http://127.0.0.1:9"
 	["payload pack"]="payload pack" ["payload install"]="payload install"
-	["payload verify"]="payload verify" ["payload remove"]="payload remove"
+	["payload verify"]="payload verify" ["payload remove"]="payload remove" ["payload enroll"]="payload enroll"
 )
 declare -A good_args=(
 	["report FILE..."]="$T/x.json" ["payload pack"]="$T/dir" ["payload install"]="$T/b.bundle"
+	["payload enroll"]="$T/b.bundle"
 )
 declare -A bad_args=(
 	["report --run"]="$T/x.json" ["report --flush"]="$T/x.json" ["report --query"]="$T/x.json"
-	["payload verify"]="$T/a $T/b" ["payload remove"]="$T/x"
+	["payload verify"]="$T/a $T/b" ["payload remove"]="$T/x" ["payload enroll"]="$T/a $T/b"
 )
 
 # run ARGS...: the binary under the temp root; sets rc, err (stderr), out (stdout).

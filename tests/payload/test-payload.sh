@@ -94,7 +94,7 @@
 set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
-cases=(pack signatures hostile preflight trust sign round-trip changed-file apply kill-install kill-remove kill-remove-install
+cases=(pack signatures hostile preflight trust sign enroll round-trip changed-file apply kill-install kill-remove kill-remove-install
 	kill-depmod kill-initramfs hook kernel isolation escape valgrind schema)
 only=
 while [ $# -gt 0 ]; do

@@ -130,7 +130,8 @@ CASE(hash, "the hash is SHA-512 crypt with a fresh salt, and crypt() of the pass
 	free(b);
 }
 
-CASE(standing, "trusted (a key in a searched keyring) beats pending beats enrolled; absent only when the keyrings were read")
+CASE(standing,
+     "trusted (a key in a searched keyring) beats pending beats enrolled; absent only when the keyrings were read")
 {
 	struct stune_cert c = {.skid = (char *)"aabb", .serial = (char *)"1f", .issuer_cn = (char *)"fleet"};
 	struct stune_cert other = {.skid = (char *)"ccdd", .serial = (char *)"20", .issuer_cn = (char *)"other"};

@@ -109,10 +109,11 @@ int stune_mok_password_load(const char *path, char **pw, char **err)
 					      : stune_user_file_strerror(r, STUNE_MOK_PASSWORD_MAX + 2));
 	if (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
-	const char *bad = len == 0			       ? "empty: one line, the password"
-			  : len > STUNE_MOK_PASSWORD_MAX       ? "longer than a password MokManager takes (at most 256 characters)"
-			  : strchr(buf, '\n')		       ? "more than one line: one line, the password"
-							       : NULL;
+	const char *bad = len == 0 ? "empty: one line, the password"
+			  : len > STUNE_MOK_PASSWORD_MAX
+			      ? "longer than a password MokManager takes (at most 256 characters)"
+			  : strchr(buf, '\n') ? "more than one line: one line, the password"
+					      : NULL;
 	for (size_t i = 0; !bad && i < len; i++)
 		if (buf[i] < 0x20 || buf[i] > 0x7e)
 			bad = "a character that is not printable ASCII (the password is typed at MokManager's console)";

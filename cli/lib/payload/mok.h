@@ -29,7 +29,13 @@
 
 #define STUNE_MOK_PASSWORD_MAX 256
 
-enum stune_mok_state { STUNE_MOK_UNKNOWN = 0, STUNE_MOK_ABSENT, STUNE_MOK_PENDING, STUNE_MOK_ENROLLED, STUNE_MOK_TRUSTED };
+enum stune_mok_state {
+	STUNE_MOK_UNKNOWN = 0,
+	STUNE_MOK_ABSENT,
+	STUNE_MOK_PENDING,
+	STUNE_MOK_ENROLLED,
+	STUNE_MOK_TRUSTED
+};
 
 struct stune_mok_standing {
 	enum stune_mok_state state;

@@ -123,9 +123,9 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 		    p, "signatures", NULL, state, actual, false,
 		    "%s and %s %s unsigned: the kernel would refuse to load %s (\"Key was rejected by service\" "
 		    "or \"Lockdown: unsigned module loading is restricted\"). The way out: sign the modules with a "
-		    "key enrolled as a Machine Owner Key (/usr/lib/linux-kbuild-6.1/scripts/sign-file sha256 "
-		    "MOK.priv MOK.der M.ko for each module of payload/build's output; mokutil --import MOK.der "
-		    "and a reboot to enroll it once per host), then pack and sign the bundle again",
+		    "key enrolled as a Machine Owner Key (payload/sign --key MOK.priv --cert MOK.der over "
+		    "payload/build's output), pack and sign the bundle again, then enrol its signer once per host "
+		    "(scsitune payload enroll BUNDLE --password-file FILE, the confirmation at the console, a reboot)",
 		    by, unsigned_list, n_unsigned > 1 ? "are" : "is", n_unsigned > 1 ? "them" : "it");
 	}
 	if (enforcing)
@@ -137,11 +137,11 @@ static int check_signatures(struct stune_preflight *p, const struct stune_manife
 		   h->running ? "" : " (the running kernel's settings; the target kernel is not running)");
 }
 
-#define MOK_HINT                                                                                                     \
-	"enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import CERT.der (a "        \
-	"bundle signed by payload/sign carries it: signer.der), reboot and confirm it at the console (MokManager); " \
-	"or sign the modules with a key the kernel trusts (payload/sign), then pack and sign the bundle again "      \
-	"(scsitune-payload(8), SECURE BOOT)"
+#define MOK_HINT                                                                                                \
+	"enrol the certificate that signed the modules as a Machine Owner Key: scsitune payload enroll BUNDLE " \
+	"--password-file FILE (a bundle signed by payload/sign carries it; else mokutil --import CERT.der), "   \
+	"reboot and confirm it at the console (MokManager); or sign the modules with a key the kernel trusts "  \
+	"(payload/sign), then pack and sign the bundle again (scsitune-payload(8), SECURE BOOT)"
 
 /* Why the trust of a signer is not known (a note). */
 static const char *unknown_why(const struct stune_module_trust *t)

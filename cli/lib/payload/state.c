@@ -258,8 +258,8 @@ static int link_signer(struct stune_payload_status *st, const struct stune_manif
 		break;
 	}
 	return add(st, "loaded.signer", pm->name, want, got, STUNE_LINK_DRIFT,
-		   "'%s' (serial %s) is %s: the kernel did not verify the module's signature; enrol signer.der as a "
-		   "Machine Owner Key (mokutil --import)",
+		   "'%s' (serial %s) is %s: the kernel did not verify the module's signature; enrol the signer as a "
+		   "Machine Owner Key (scsitune payload enroll BUNDLE --password-file FILE)",
 		   name, m->signer->serial,
 		   v.trust == STUNE_SIG_UNTRUSTED ? "only in a keyring the kernel does not use for modules"
 						  : "in no keyring the kernel holds");

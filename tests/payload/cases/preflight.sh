@@ -22,7 +22,7 @@ refused "CRC mismatch" "refused: kabi scsi_mod: [0-9]+ of [0-9]+ symbol CRCs dif
 	st payload install "$kb" --state-dir "$state"
 # Signature enforcement, lockdown, Secure Boot: unsigned modules refused, the way out named.
 echo Y >"$root/sys/module/module/parameters/sig_enforce"
-refused "sig_enforce" "module\.sig_enforce is on and scsi_mod\.ko, target_core_mod\.ko are unsigned.*Machine Owner Key.*mokutil --import" \
+refused "sig_enforce" "module\.sig_enforce is on and scsi_mod\.ko, target_core_mod\.ko are unsigned.*Machine Owner Key.*scsitune payload enroll BUNDLE --password-file FILE" \
 	st payload install "$b" --state-dir "$state"
 echo N >"$root/sys/module/module/parameters/sig_enforce"
 echo 'none [integrity] confidentiality' >"$root/sys/kernel/security/lockdown"

@@ -15,7 +15,7 @@ docs=("$work"/schema-*.json)
 check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/payload.schema.json")
 "${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/apply.schema.json" "$work/apply-payload.json" >"$work/schema.log" 2>&1 ||
 	{ fail "apply --payload's document does not validate against schema/apply.schema.json"; tail -5 "$work/schema.log"; }
-if "${check[@]}" --keys "$src/cli/payload/payload.c" "$src/cli/shared/payload-install.c" >"$work/schema.log" 2>&1 && "${check[@]}" "${docs[@]}" >>"$work/schema.log" 2>&1 &&
+if "${check[@]}" --keys "$src/cli/payload/payload.c" "$src/cli/payload/enroll.c" "$src/cli/shared/payload-install.c" >"$work/schema.log" 2>&1 && "${check[@]}" "${docs[@]}" >>"$work/schema.log" 2>&1 &&
 	"${check[@]}" --mutants "${docs[@]}" >>"$work/schema.log" 2>&1; then
 	ok "JSON schema (${#docs[@]} documents)"
 else

@@ -177,7 +177,7 @@ run 0 "hand-signed, no MokListRT" st payload install "$hb" --dry-run --state-dir
 keys platform
 refused "key only in .platform" "refused: trust scsi_mod: scsi_mod\.ko is signed by 'scsitune trust test' \(key id $sig_key\) and its key is in \.platform only, which the kernel does not use for modules .*Key was rejected by service" \
 	st payload install "$sb" --state-dir "$state"
-err_has "key only in .platform: the next step" "^scsitune: hint: enrol the certificate that signed the modules as a Machine Owner Key: mokutil --import"
+err_has "key only in .platform: the next step" "^scsitune: hint: enrol the certificate that signed the modules as a Machine Owner Key: scsitune payload enroll BUNDLE --password-file FILE"
 [ "$(grep -c '^scsitune: hint:' "$work/err")" -eq 1 ] || fail "key only in .platform: one hint line, not $(grep -c '^scsitune: hint:' "$work/err")"
 # The key in no keyring: refused.
 keys ""

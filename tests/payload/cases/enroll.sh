@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# payload/sysroot/enroll (sourced by test-payload.sh): scsitune payload enroll
+# --status on trees whose proc/keys, keyring membership and EFI variables
+# (MokNew: staged; MokListRT: enrolled) put the bundle's signer in each
+# standing: absent (2), pending (3), enrolled but in no searched keyring (2),
+# trusted (0), not known (1); an unsigned bundle refused (nothing to enroll);
+# staging refused under --sysroot (it writes this machine's firmware
+# variables), and the usage errors. Staging itself (mokutil --import, the
+# confirmation in MokManager, the reboot) runs in the vm tier's
+# vm/secure-boot, under OVMF with Secure Boot on; the password file's checks
+# in unit/mok.
+section "enroll"
+signfile=/usr/lib/linux-kbuild-6.1/scripts/sign-file
+if [ ! -x "$signfile" ]; then
+	fail "no $signfile (Debian's linux-kbuild-6.1: scripts/install-deps --test)"
+	return
+fi
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=scsitune enroll test" \
+	-addext subjectKeyIdentifier=hash -keyout "$work/mok.key" -outform DER -out "$work/mok.der" >/dev/null 2>&1 ||
+	fail "openssl req: the throwaway key"
+chmod 600 "$work/mok.key"
+skid=$(openssl x509 -inform DER -in "$work/mok.der" -noout -ext subjectKeyIdentifier | tail -1 | tr -d ' :' | tr A-F a-f)
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=another key" -addext subjectKeyIdentifier=hash \
+	-keyout "$work/other.key" -outform DER -out "$work/other.der" >/dev/null 2>&1 || fail "openssl req: another key"
+rm -rf "$work/signed-out" && cp -r "$pout" "$work/signed-out" && chmod -R u+w "$work/signed-out"
+sb=$work/signed.tar.zst
+run 0 "payload/sign" "$src/payload/sign" --key "$work/mok.key" --cert "$work/mok.der" --sign-file "$signfile" "$work/signed-out" &&
+	run 0 "pack the signed modules" "$bin" payload pack "$work/signed-out" --output "$sb" && sign a "$sb"
+
+efi=$root/sys/firmware/efi/efivars
+mkdir -p "$efi"
+printf '\x06\x00\x00\x00\x01' >"$efi/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+echo 'none [integrity] confidentiality' >"$root/sys/kernel/security/lockdown"
+shim=605dab50-e046-4300-abb6-3dd810dd8b23
+# efilist VAR CERT.der...: an efivars file of EFI_SIGNATURE_LISTs holding those certificates (none: removed)
+efilist() {
+	local v=$1
+	shift
+	rm -f "$efi/$v-$shim"
+	[ $# -gt 0 ] || return 0
+	python3 - "$efi/$v-$shim" "$@" <<'PY'
+import struct, sys
+x509 = bytes.fromhex("a159c0a5e494a74a87b5ab155c2bf072")  # EFI_CERT_X509_GUID as it lies in memory
+out = b"\x07\0\0\0"
+for f in sys.argv[2:]:
+    sig = b"\x50\xab\x5d\x60\x46\xe0\x00\x43\xab\xb6\x3d\xd8\x10\xdd\x8b\x23" + open(f, "rb").read()
+    out += x509 + struct.pack("<III", 28 + len(sig), 0, len(sig)) + sig
+open(sys.argv[1], "wb").write(out)
+PY
+}
+# keys KEYRING: proc/keys and the membership, the signer's key in that keyring ("": in none)
+keys() {
+	{
+		echo "0b3e7a0d I------     1 perm 1f0b0000     0     0 keyring   .builtin_trusted_keys: 1"
+		echo "1c2d0e4f I------     1 perm 1f0f0000     0     0 keyring   .secondary_trusted_keys: 2"
+		echo "2f0a1b7c I------     1 perm 1f0b0000     0     0 keyring   .machine: 1"
+		echo "3a9d4e21 I------     1 perm 1f0b0000     0     0 keyring   .platform: 1"
+		echo "0f4b6c11 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot CA: 6ccece7e4c6c0d1f6149f3dd27dfcc5cbb419ea1: X509.rsa bb419ea1 []"
+		[ -z "$1" ] || echo "25e1c3a8 I------     1 perm 1f030000     0     0 asymmetri scsitune enroll test: $skid: X509.rsa ${skid: -8} []"
+	} >"$root/proc/keys"
+	mkdir -p "$root/scsitune-capture"
+	printf '# keyctl rlist\n0b3e7a0d: 0f4b6c11\n1c2d0e4f: 0b3e7a0d 2f0a1b7c\n2f0a1b7c:%s\n3a9d4e21:%s\n' \
+		"$([ "$1" = machine ] && echo " 25e1c3a8")" "$([ "$1" = platform ] && echo " 25e1c3a8")" \
+		>"$root/scsitune-capture/keyrings"
+}
+# status WANT-EXIT WANT-STATE LABEL: enroll --status, JSON then text (left in $work/out), the tree unchanged
+status() {
+	local before
+	before=$(stamp)
+	run "$1" "$3 (JSON)" st -o json payload enroll "$sb" --status &&
+		[ "$(jget state)" = "$2" ] && [ "$(jget signer.skid)" = "$skid" ] && [ "$(jget staged)" = False ] &&
+		[ "$(jget command)" = enroll ] && [ "$(jget secure_boot)" = True ] && ok "$3" ||
+		fail "$3: JSON $(head -c 900 "$work/out")"
+	cp "$work/out" "$work/enroll-$2-$1.json"
+	run "$1" "$3" st payload enroll "$sb" --status &&
+		said "standing: $2" && said "Signer scsitune enroll test key identifier $skid serial [0-9a-f]+ boot: UEFI" && ok "$3: the text" ||
+		fail "$3: the text: $(head -c 900 "$work/out")"
+	[ "$(stamp)" = "$before" ] || fail "$3: the tree changed"
+}
+
+keys ""
+status 2 absent "no key, nothing staged"
+said "To stage it: scsitune payload enroll .*--password-file FILE" || fail "absent: the next step"
+efilist MokNew "$work/other.der"
+status 2 absent "another certificate staged"
+efilist MokNew "$work/other.der" "$work/mok.der"
+status 3 pending "staged (MokNew lists it)"
+said "in MokNew: yes" && said "Next: reboot; at the console, shim's MokManager asks: Enroll MOK" ||
+	fail "pending: the next step $(head -c 900 "$work/out")"
+efilist MokNew
+efilist MokListRT "$work/mok.der"
+keys platform
+status 2 enrolled "in MokListRT, the key in .platform only"
+said "kernel key in: \.platform" && said "MokListTrusted off" || fail "enrolled: the keyring and why: $(head -c 900 "$work/out")"
+keys machine
+status 0 trusted "the key in .machine"
+said "kernel key in: \.machine" && said "The kernel trusts this signer for modules: scsitune payload install" ||
+	fail "trusted: the text"
+# The keyrings not known (no proc/keys): exit 1, said why; nothing firmware says puts it elsewhere.
+efilist MokListRT
+rm "$root/proc/keys"
+run 1 "the keyrings not known" st payload enroll "$sb" --status && said "standing: unknown" &&
+	said "keyrings: /proc/keys" && ok "the keyrings not known: unknown, exit 1" || fail "unknown: $(head -c 900 "$work/out")"
+# A MokNew that is not a list: said, not taken for a staged key.
+printf '\x07\x00\x00\x00garbage' >"$efi/MokNew-$shim"
+keys ""
+run 2 "MokNew garbage" st payload enroll "$sb" --status && said "\(MokNew: /sys/firmware/efi/efivars/MokNew-$shim: not a list of EFI signature lists\)" &&
+	said "standing: absent" && ok "MokNew garbage: said, absent" || fail "MokNew garbage: $(head -c 900 "$work/out")"
+efilist MokNew
+
+# What is refused: an unsigned bundle (nothing to enroll), staging under --sysroot, usage.
+refused "unsigned bundle" "payload\.tar\.zst: its modules are unsigned \(the manifest names no signer\): nothing to enroll" \
+	st payload enroll "$b" --status
+err_has "unsigned: the next step" "^scsitune: hint: sign them with payload/sign"
+printf 'secret\n' >"$work/pw" && chmod 600 "$work/pw"
+before=$(stamp)
+run 64 "--password-file under --sysroot" st payload enroll "$sb" --password-file "$work/pw" &&
+	err_has "--sysroot" "payload enroll: --password-file stages the key in this machine's firmware variables: not under --sysroot" &&
+	ok "staging under --sysroot: a usage error"
+[ "$(stamp)" = "$before" ] || fail "--sysroot staging: the tree changed"
+run 64 "neither option" st payload enroll "$sb" && err_has "neither" "give --password-file FILE \(stage the signer\) or --status" && ok "neither option"
+run 64 "both options" st payload enroll "$sb" --status --password-file "$work/pw" && ok "both options"
+run 64 "no bundle" st payload enroll --status && err_has "no bundle" "payload enroll: give one bundle FILE" && ok "no bundle"
+run 64 "--dry-run is install's" st payload enroll "$sb" --status --dry-run && ok "an option of another subcommand"
+run 1 "a bundle signed by no trusted key" st payload enroll "$sb" --status --signature /nonexistent.minisig && ok "no signature"
+
+# The documents against schema/payload.schema.json, and the schema not too lax for them.
+check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/payload.schema.json")
+if "${check[@]}" "$work"/enroll-*.json >"$work/schema.log" 2>&1 && "${check[@]}" --mutants "$work"/enroll-*.json >>"$work/schema.log" 2>&1; then
+	ok "enroll -o json: schema/payload.schema.json ($(ls "$work"/enroll-*.json | wc -l) documents)"
+else
+	fail "enroll -o json against the schema: $(tail -5 "$work/schema.log")"
+fi
+
+# valgrind: --status (staged, text and JSON) and a refusal leak nothing (memcheck's rules:
+# payload/sysroot/valgrind; an ASan build cannot run under valgrind, and fails here).
+if ldd "$bin" 2>/dev/null | grep -q libasan; then
+	fail "valgrind: $bin is an ASan build (this check is for a build without -DSCSITUNE_SANITIZE=ON)"
+else
+	efilist MokNew "$work/mok.der"
+	vg() { # WANT ARGS...
+		local want=$1 rc=0
+		shift
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "$bin" --sysroot "$root" "$@" \
+			>/dev/null 2>"$work/vg.err" || rc=$?
+		[ "$rc" -eq "$want" ] && ok "valgrind: $*" || { fail "valgrind $*: exit $rc, want $want"; head -20 "$work/vg.err"; }
+	}
+	vg 3 payload enroll "$sb" --status
+	vg 3 -o json payload enroll "$sb" --status
+	vg 1 payload enroll "$b" --status
+fi
