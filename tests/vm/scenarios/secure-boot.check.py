@@ -29,8 +29,9 @@ Asserts:
           without bit 13 (E), with bit 12 (O); the kernel logged no "module
           verification failed"; modprobe target_core_mod loads ours, verify
           still 0; remove 0;
-  boot 4  verify 2, not installed; scsi_mod stock (no version file); the
-          tree hashes as in boot 1; the key still trusted (--status 0).
+  boot 4  verify 2, not installed; scsi_mod stock (no version file, boot 1's
+          srcversion, iocounterbits 32); the tree hashes as in boot 1; the
+          key still trusted (--status 0).
 """
 import re
 
@@ -89,8 +90,13 @@ for b in range(1, 5):
     check(any("Kernel is locked down from EFI Secure Boot" in l for l in f.get("dmesg", [])),
           f"boot {b}: the kernel locked down because of Secure Boot")
 
+def iobits(f):
+    return {x.split()[0]: x.split()[-1] for x in f.get("iocounterbits", [])}
+
+
 # --- boot 1 ------------------------------------------------------------------------------
 f1 = facts("facts-1.txt")
+check(len(iobits(f1)) >= 2 and set(iobits(f1).values()) == {"32"}, f"boot 1: stock iocounterbits 32 on every SCSI disk ({iobits(f1)})")
 check(not any(FLEET in l for l in f1.get("keyctl", [])), "boot 1: the fleet key is in no keyring yet")
 t = trust(doc("detect-1"))
 check(rc("detect-1") == "0" and t.get("secure_boot") is True and t.get("boot") == "uefi",
@@ -118,7 +124,7 @@ check(read("state-1c.txt") == s1, "boot 1: the other key's refusal changed nothi
 new1 = read("mok-new-1.txt")
 check("CN=" + FLEET in new1 and OTHER not in new1, "boot 1: MokNew holds the fleet certificate, not the other one")
 check(rc("enroll-unsigned") == "1" and "unsigned" in read("enroll-unsigned.err"),
-      f"boot 1: enroll of the unsigned bundle refused, exit 1 ({rc('enroll-unsigned')}: {read('enroll-unsigned.err')[:160]})")
+      f"boot 1: enroll of the unsigned bundle refused, exit 1 ({rc('enroll-unsigned')}: {(read('enroll-unsigned.err').splitlines() or [''])[0][:160]})")
 e = doc("status-1a")
 check(rc("status-1a") == "2" and e and e.get("state") == "absent",
       f"boot 1: enroll --status before staging: 2, absent ({rc('status-1a')}, {e and e.get('state')})")
@@ -179,6 +185,7 @@ check(tt and tt[0].get("actual") == tt[0].get("expected") == "O",
 f3 = facts("facts-3.txt")
 check(one(f3, "scsi_mod").startswith("version scsitune-"), f"boot 3: /sys/module/scsi_mod/version ({one(f3, 'scsi_mod')})")
 check("taint O" in f3.get("scsi_mod", []), f"boot 3: scsi_mod's taint is O ({f3.get('scsi_mod')})")
+check(len(iobits(f3)) >= 2 and set(iobits(f3).values()) == {"64"}, f"boot 3: iocounterbits 64 on every SCSI disk, the root disk's too ({iobits(f3)})")
 tainted = one(f3, "tainted")
 check(tainted.isdigit() and not int(tainted) & (1 << 13) and int(tainted) & (1 << 12),
       f"boot 3: /proc/sys/kernel/tainted {tainted}: bit 13 (E, unsigned module) clear, bit 12 (O) set")
@@ -202,6 +209,10 @@ v = doc("verify-4")
 check(rc("verify-4") == "2" and v and v["verdict"] == "not-installed", f"boot 4: verify: 2, not-installed ({rc('verify-4')}, {v and v['verdict']})")
 f4 = facts("facts-4.txt")
 check(one(f4, "scsi_mod") == "version -", f"boot 4: stock scsi_mod (no version file: {one(f4, 'scsi_mod')})")
+sv = [dict(x.split(" ", 1) for x in f.get("scsi_mod", []) if " " in x).get("srcversion") for f in (f1, f3, f4)]
+check(sv[0] is not None and sv[2] == sv[0] and sv[1] not in (None, "-") and sv[2] != sv[1],
+      f"boot 4: scsi_mod's srcversion as in boot 1 ({sv[2]}), not the payload's ({sv[1]})")
+check(len(iobits(f4)) >= 2 and set(iobits(f4).values()) == {"32"}, f"boot 4: iocounterbits 32 again ({iobits(f4)})")
 check(read("state-4.txt") == s1, "boot 4: /lib/modules, /boot and /etc/depmod.d as in boot 1")
 check(rc("status-4") == "0", f"boot 4: the key still enrolled (enroll --status {rc('status-4')})")
 

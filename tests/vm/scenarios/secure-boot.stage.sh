@@ -28,7 +28,8 @@
 #         tainted without bit 13 (E), no "module verification failed";
 #         modprobe target_core_mod loads ours (signed, verified); remove;
 #         reboot
-# boot 4  Debian's modules again: verify not installed (exit 2), the tree
+# boot 4  Debian's modules again: verify not installed (exit 2), scsi_mod's
+#         srcversion and iocounterbits (facts-4.txt) as in boot 1, the tree
 #         as in boot 1, the key still enrolled (--status 0)
 . "$VM_IN/lib.sh"
 R=$VM_OUT
@@ -59,6 +60,9 @@ facts() { # FILE: Secure Boot, lockdown, enforcement, taint, the keyrings, our m
 			echo "$m version $(cat /sys/module/$m/version 2>/dev/null || echo -)"
 			echo "$m srcversion $(cat /sys/module/$m/srcversion 2>/dev/null || echo -)"
 			echo "$m taint $(cat /sys/module/$m/taint 2>/dev/null || echo -)"
+		done
+		for d in /sys/bus/scsi/devices/*:*; do
+			[ -f "$d/iocounterbits" ] && echo "iocounterbits ${d##*/} $(cat "$d/iocounterbits")"
 		done
 		for k in .builtin_trusted_keys .secondary_trusted_keys .machine .platform; do
 			keyctl show "%:$k" 2>&1 | sed "s/^/keyctl $k /"
