@@ -48,8 +48,8 @@
 # of that boot (the image's, then what the guest handed over, as above), so
 # what the guest installed is what boots; shim verifies GRUB, GRUB has shim
 # verify Debian's signed kernel, and the kernel locks down. The virtio-scsi
-# HBA is on the root bus (no expander: the firmware's NUMA layout is not what
-# this tests). A stage that asks for MokManager (lib.sh
+# HBA is on the root bus (no expander: NUMA locality is not what this
+# scenario tests). A stage that asks for MokManager (lib.sh
 # next_boot_mokmanager) gets, before its next boot, a boot in which
 # mokmanager.py drives MokManager over the serial console with the password
 # in SCSITUNE_VM_MOK_PASSWORD_FILE (OUTDIR/console-N-mokmanager.log,
