@@ -42,9 +42,9 @@ hook=$(find "$work/dest" -path '*/kernel/postinst.d/scsitune-payload' -type f -p
 [ -n "$hook" ] && cmp -s "$hook" "$src/payload/postinst.d/scsitune-payload" ||
 	fail "the kernel hook is not installed executable in kernel/postinst.d/"
 # The fleet's files (the Debian package scsitune-fleet): the rollout with its
-# role beside it, the alert rules and their tests, every JSON schema.
+# role beside it (and the enrolment play), the alert rules and their tests, every JSON schema.
 share=$work/dest$prefix/share/scsitune
-for f in ansible/rollout.yml ansible/roles/scsitune_rollout/tasks/main.yml alerts/scsitune.rules.yml; do
+for f in ansible/rollout.yml ansible/enroll.yml ansible/roles/scsitune_rollout/tasks/main.yml ansible/roles/scsitune_rollout/tasks/enroll.yml alerts/scsitune.rules.yml; do
 	cmp -s "$share/$f" "$src/fleet/$f" || fail "$prefix/share/scsitune/$f is not fleet/$f"
 done
 [ ! -e "$share/ansible/.ansible-lint" ] || fail "the lint settings .ansible-lint are installed"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# fleet/lint: fleet/ansible/rollout.yml and its role through Debian's
+# fleet/lint: fleet/ansible/rollout.yml, enroll.yml and their role through Debian's
 # ansible-playbook --syntax-check and ansible-lint (fleet/ansible/.ansible-lint,
 # offline). Ansible's files stay in a temp dir. Fails (never skips) when either
 # is not installed.
@@ -19,12 +19,14 @@ trap 'rm -rf "$T"' EXIT
 export HOME=$T ANSIBLE_HOME=$T/ansible-home ANSIBLE_LOCAL_TEMP=$T/tmp NO_COLOR=1 ANSIBLE_NOCOLOR=1
 fails=0
 cd "$src/fleet/ansible" || exit 1
-if ansible-playbook --syntax-check -i localhost, rollout.yml >"$T/syntax.log" 2>&1; then
-	echo "ok   ansible-playbook --syntax-check rollout.yml"
-else
-	echo "FAIL ansible-playbook --syntax-check rollout.yml:"; sed 's/^/  /' "$T/syntax.log"; fails=$((fails + 1))
-fi
-if ansible-lint -p rollout.yml >"$T/lint.log" 2>&1; then
+for pb in rollout.yml enroll.yml; do
+	if ansible-playbook --syntax-check -i localhost, "$pb" >"$T/syntax.log" 2>&1; then
+		echo "ok   ansible-playbook --syntax-check $pb"
+	else
+		echo "FAIL ansible-playbook --syntax-check $pb:"; sed 's/^/  /' "$T/syntax.log"; fails=$((fails + 1))
+	fi
+done
+if ansible-lint -p rollout.yml enroll.yml >"$T/lint.log" 2>&1; then
 	echo "ok   ansible-lint: $(grep -E '^(Passed|Failed)' "$T/lint.log" | tail -1)"
 else
 	echo "FAIL ansible-lint:"; sed 's/^/  /' "$T/lint.log"; fails=$((fails + 1))
