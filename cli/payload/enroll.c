@@ -101,13 +101,21 @@ static void render_next(struct out *o, const char *file, enum stune_mok_state st
 	}
 }
 
-/* Stage c (der) unless the host already trusts it or has it pending; *staged. EXIT_OK or EXIT_ERROR. */
+/* Stage c (der) unless the host already trusts it or has it pending; *staged. dry_run: every check, the password's
+ * hash made, no mokutil (*staged stays false). EXIT_OK or EXIT_ERROR. */
 static int stage(const struct stune_module_trust *t, const struct stune_mok_standing *s,
-		 const struct stune_payload_file *der, const char *pwfile, bool *staged)
+		 const struct stune_payload_file *der, const char *pwfile, bool dry_run, bool *staged)
 {
 	*staged = false;
 	if (s->state == STUNE_MOK_TRUSTED || s->state == STUNE_MOK_PENDING)
 		return EXIT_OK;
+	if (s->enrolled) { /* mokutil would skip it ("already enrolled"): another request changes nothing */
+		error_msg(
+		    "payload enroll: the signer is in the MOK list already (MokListRT), but in no keyring the module "
+		    "verifier searches: nothing to stage; let the kernel trust MOK keys (mokutil --trust-mok, "
+		    "reboot) or boot a kernel with INTEGRITY_MACHINE_KEYRING");
+		return EXIT_ERROR;
+	}
 	if (t->boot != STUNE_BOOT_UEFI) {
 		error_msg("payload enroll: this host did not boot through UEFI (%s): a MOK is enrolled by shim, "
 			  "which only a UEFI boot runs",
@@ -126,6 +134,10 @@ static int stage(const struct stune_module_trust *t, const struct stune_mok_stan
 	if (r < 0) {
 		error_msg("payload enroll: the password's hash: %s", r == -EIO ? "libcrypt refused it" : strerror(-r));
 		return EXIT_ERROR;
+	}
+	if (dry_run) {
+		explicit_bzero(hash, strlen(hash));
+		return EXIT_OK;
 	}
 	r = stune_mok_stage(der->data, der->size, hash, getenv("TMPDIR"), &output);
 	explicit_bzero(hash, strlen(hash));
@@ -146,14 +158,15 @@ static int stage(const struct stune_module_trust *t, const struct stune_mok_stan
 	return EXIT_OK;
 }
 
-int payload_enroll(struct global_opts *g, const char *file, const char *sig, const char *key, const char *pwfile)
+int payload_enroll(struct global_opts *g, const char *file, const char *sig, const char *key, const char *pwfile,
+		   bool dry_run)
 {
 	_cleanup_(stune_ctx_freep) struct stune_ctx *ctx = cli_ctx_open(g);
 	if (!ctx)
 		return EXIT_ERROR;
-	if (pwfile && !stune_root_is_live(ctx->root)) {
+	if (pwfile && !dry_run && !stune_root_is_live(ctx->root)) {
 		usage_error("payload", "payload enroll: --password-file stages the key in this machine's firmware "
-				       "variables: not under --sysroot (--status reads a tree)");
+				       "variables: not under --sysroot (--status and --dry-run read a tree)");
 		return EXIT_USAGE;
 	}
 	_cleanup_(stune_loaded_bundle_clear) struct stune_loaded_bundle b = {0};
@@ -171,7 +184,7 @@ int payload_enroll(struct global_opts *g, const char *file, const char *sig, con
 		error_msg("payload enroll: %s", strerror(-r));
 	else {
 		stune_mok_standing(t, &c, &s);
-		ec = pwfile ? stage(t, &s, der, pwfile, &staged) : EXIT_OK;
+		ec = pwfile ? stage(t, &s, der, pwfile, dry_run, &staged) : EXIT_OK;
 	}
 	if (ec == EXIT_OK && staged) { /* what the firmware says now, not what mokutil said */
 		stune_module_trust_free(t);
@@ -203,9 +216,12 @@ int payload_enroll(struct global_opts *g, const char *file, const char *sig, con
 	payload_render_bundle(o, &b);
 	render_standing(o, t, &c, &s);
 	out_bool(o, "staged", NULL, staged ? STUNE_YES : STUNE_NO);
+	out_bool(o, "dry_run", NULL, dry_run ? STUNE_YES : STUNE_NO);
+	bool would = dry_run && s.state != STUNE_MOK_TRUSTED && s.state != STUNE_MOK_PENDING;
 	if (pwfile)
 		out_text(o, "%s\n",
-			 staged				? "Staged now with mokutil --import."
+			 staged	 ? "Staged now with mokutil --import."
+			 : would ? "Would stage it with mokutil --import (--dry-run: nothing written)."
 			 : s.state == STUNE_MOK_TRUSTED ? "Nothing staged: the kernel trusts it already."
 							: "Nothing staged: it is staged already (MokNew lists it).");
 	render_next(o, file, s.state);

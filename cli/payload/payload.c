@@ -63,7 +63,7 @@ static const struct mode_opt payload_opts_table[] = {
     {"output", required_argument, OPT_OUTPUT, MODE(M_PACK)},
     {"signature", required_argument, OPT_SIGNATURE, MODE(M_INSTALL) | MODE(M_VERIFY) | MODE(M_ENROLL)},
     {"trusted-key", required_argument, OPT_TRUSTED_KEY, MODE(M_INSTALL) | MODE(M_VERIFY) | MODE(M_ENROLL)},
-    {"dry-run", no_argument, OPT_DRY_RUN, MODE(M_INSTALL)},
+    {"dry-run", no_argument, OPT_DRY_RUN, MODE(M_INSTALL) | MODE(M_ENROLL)},
     {"no-initramfs", no_argument, OPT_NO_INITRAMFS, MODE(M_INSTALL) | MODE(M_REMOVE)},
     {"reload", no_argument, OPT_RELOAD, MODE(M_INSTALL)},
     {"no-kernel", no_argument, OPT_NO_KERNEL, MODE(M_INSTALL)},
@@ -85,7 +85,7 @@ void help_payload(FILE *f)
 	      "                                     [--no-kernel | --set-default]\n"
 	      "       scsitune payload verify [FILE] [--signature SIG]\n"
 	      "       scsitune payload remove [--force] [--no-initramfs]\n"
-	      "       scsitune payload enroll FILE --password-file PW | --status\n"
+	      "       scsitune payload enroll FILE --password-file PW [--dry-run] | --status\n"
 	      "\nThe patched scsi_mod.ko and target_core_mod.ko as one signed bundle.\n"
 	      "  pack     payload/build's output directory DIR -> FILE (tar + zstd:\n"
 	      "           manifest.json first, then the modules and the patch series). Sign\n"
@@ -116,7 +116,8 @@ void help_payload(FILE *f)
 	      "      --trusted-key FILE   trust this minisign public key as well as\n"
 	      "                           /etc/scsitune/trusted-keys/*.pub\n"
 	      "      --dry-run            install: check the signature, the bundle and the\n"
-	      "                           preflight; change nothing\n"
+	      "                           preflight; enroll: every check, no mokutil; change\n"
+	      "                           nothing\n"
 	      "      --no-initramfs       install/remove: leave the initrd alone (the next boot\n"
 	      "                           then loads the modules the initrd has)\n"
 	      "      --reload             install: reload modules that are loaded and not in\n"
@@ -642,7 +643,11 @@ int cmd_payload(struct global_opts *g, int argc, char **argv)
 				    "payload enroll: give --password-file FILE (stage the signer) or --status");
 			return EXIT_USAGE;
 		}
-		return payload_enroll(g, argv[optind], po.sig, po.key, po.pwfile);
+		if (po.dry_run && !po.pwfile) {
+			usage_error("payload", "payload enroll: --dry-run goes with --password-file");
+			return EXIT_USAGE;
+		}
+		return payload_enroll(g, argv[optind], po.sig, po.key, po.pwfile, po.dry_run);
 	}
 	return payload_remove(g, po.state_opt, po.force, po.no_initramfs);
 }

@@ -122,7 +122,46 @@ run 64 "--password-file under --sysroot" st payload enroll "$sb" --password-file
 run 64 "neither option" st payload enroll "$sb" && err_has "neither" "give --password-file FILE \(stage the signer\) or --status" && ok "neither option"
 run 64 "both options" st payload enroll "$sb" --status --password-file "$work/pw" && ok "both options"
 run 64 "no bundle" st payload enroll --status && err_has "no bundle" "payload enroll: give one bundle FILE" && ok "no bundle"
-run 64 "--dry-run is install's" st payload enroll "$sb" --status --dry-run && ok "an option of another subcommand"
+run 64 "--dry-run without --password-file" st payload enroll "$sb" --status --dry-run &&
+	err_has "--dry-run alone" "payload enroll: --dry-run goes with --password-file" && ok "--dry-run without --password-file"
+run 64 "--reload is install's" st payload enroll "$sb" --status --reload && ok "an option of another subcommand"
+
+# --dry-run with --password-file (allowed under --sysroot): every check of staging, nothing written.
+# dry STATUS LABEL PATTERN [PWFILE]: exit STATUS, stdout (0) or stderr (1) matches, the tree unchanged
+dry() {
+	local before
+	before=$(stamp)
+	run "$1" "$2" st payload enroll "$sb" --password-file "${4:-$work/pw}" --dry-run &&
+		{ if [ "$1" = 0 ]; then said "$3"; else err_has "$2" "$3"; fi; } && ok "$2" ||
+		fail "$2: $(head -c 600 "$work/out") $(head -c 300 "$work/err")"
+	[ "$(stamp)" = "$before" ] || fail "$2: the tree changed"
+}
+keys ""
+dry 0 "dry-run, absent: would stage" "Would stage it with mokutil --import \(--dry-run: nothing written\)"
+run 0 "dry-run JSON" st -o json payload enroll "$sb" --password-file "$work/pw" --dry-run &&
+	[ "$(jget dry_run)" = True ] && [ "$(jget staged)" = False ] && [ "$(jget state)" = absent ] &&
+	cp "$work/out" "$work/enroll-dry-run.json" && ok "dry-run JSON: dry_run, not staged" || fail "dry-run JSON: $(head -c 600 "$work/out")"
+chmod 0640 "$work/pw"
+dry 1 "dry-run, a password file the group may read" "^scsitune: --password-file $work/pw: mode 0640: a password file is for its owner only: chmod 0600 it$"
+chmod 0600 "$work/pw"
+printf 'two\nlines\n' >"$work/pw2" && chmod 600 "$work/pw2"
+dry 1 "dry-run, two lines" "^scsitune: --password-file $work/pw2: more than one line" "$work/pw2"
+mkfifo "$work/pw.fifo"
+dry 1 "dry-run, a FIFO" "^scsitune: --password-file $work/pw.fifo: not a regular file" "$work/pw.fifo"
+dry 1 "dry-run, missing" "^scsitune: --password-file $work/none: No such file" "$work/none"
+efilist MokNew "$work/mok.der"
+dry 0 "dry-run, pending" "Nothing staged: it is staged already \(MokNew lists it\)"
+efilist MokNew
+efilist MokListRT "$work/mok.der"
+keys platform
+dry 1 "dry-run, in MokListRT, untrusted" "the signer is in the MOK list already \(MokListRT\), but in no keyring the module verifier searches: nothing to stage"
+keys machine
+dry 0 "dry-run, trusted" "Nothing staged: the kernel trusts it already"
+efilist MokListRT
+keys ""
+mv "$efi" "$work/efivars.kept" && rmdir "$root/sys/firmware/efi" && mkdir -p "$root/sys/firmware/acpi"
+dry 1 "dry-run, a BIOS boot" "this host did not boot through UEFI \(no /sys/firmware/efi\)"
+mkdir -p "$root/sys/firmware/efi" && mv "$work/efivars.kept" "$efi"
 run 1 "a bundle signed by no trusted key" st payload enroll "$sb" --status --signature /nonexistent.minisig && ok "no signature"
 
 # The documents against schema/payload.schema.json, and the schema not too lax for them.
