@@ -32,6 +32,8 @@ expect() {
 	last=$(tail -n 1 "$t/stderr")
 	if [ "$rc" -ne "$want" ]; then
 		echo "FAIL $name: exit $rc, expected $want; stderr: $last" >&2
+		# (the lines before it: payload/build prints a failed build's first errors there)
+		tail -n 12 "$t/stderr" | sed 's/^/    /' >&2
 		fails=$((fails + 1))
 	elif ! grep -qE -- "$pat" <<<"$last"; then
 		echo "FAIL $name: last stderr line '$last' does not match /$pat/" >&2
