@@ -22,7 +22,7 @@ static const struct command commands[] = {
     {"apply", cmd_apply, "apply a tuning profile, old values journaled, or print its plan", help_apply},
     {"detect", cmd_detect, "show HBAs, NUMA topology, IRQs, disks and kernel/payload state", help_detect},
     {"metrics", cmd_metrics, "the host's state as Prometheus metrics, for node_exporter", help_metrics},
-    {"payload", cmd_payload, "patched kernel modules: pack, install, verify, remove a bundle", help_payload},
+    {"payload", cmd_payload, "patched kernel modules: pack, install, verify, remove, enroll", help_payload},
     {"profile", cmd_profile, "the tuning profiles there are, and the one the last apply used", help_profile},
     {"report", cmd_report, "fio results: per-run IOPS and latency, spread across runs, compare", help_report},
     {"revert", cmd_revert, "put back the values the last apply changed, from its journal", help_revert},
