@@ -87,34 +87,10 @@ sb=$T/payload.tar.zst
 	minisign -S -s "$T/fleet.key" -m "$sb" >/dev/null 2>&1 || { echo "FAIL: the signed bundle:"; tail -5 "$T/sign.log"; exit 1; }
 rm -f "$T/mok.key" "$T/fleet.key"
 
-shim=605dab50-e046-4300-abb6-3dd810dd8b23
-efilist() { # TREE VAR [CERT.der...]: an efivars file of EFI_SIGNATURE_LISTs (none: removed)
-	local f=$1/sys/firmware/efi/efivars/$2-$shim
-	shift 2
-	rm -f "$f"
-	[ $# -gt 0 ] || return 0
-	"$py" - "$f" "$@" <<'PY'
-import struct, sys
-x509 = bytes.fromhex("a159c0a5e494a74a87b5ab155c2bf072")  # EFI_CERT_X509_GUID as it lies in memory
-out = b"\x07\0\0\0"
-for f in sys.argv[2:]:
-    sig = b"\x50\xab\x5d\x60\x46\xe0\x00\x43\xab\xb6\x3d\xd8\x10\xdd\x8b\x23" + open(f, "rb").read()
-    out += x509 + struct.pack("<III", 28 + len(sig), 0, len(sig)) + sig
-open(sys.argv[1], "wb").write(out)
-PY
-}
-keys() { # TREE KEYRING: proc/keys and the membership, the signer's key in that keyring ("": in none)
-	{
-		echo "0b3e7a0d I------     1 perm 1f0b0000     0     0 keyring   .builtin_trusted_keys: 1"
-		echo "1c2d0e4f I------     1 perm 1f0f0000     0     0 keyring   .secondary_trusted_keys: 2"
-		echo "2f0a1b7c I------     1 perm 1f0b0000     0     0 keyring   .machine: 1"
-		echo "3a9d4e21 I------     1 perm 1f0b0000     0     0 keyring   .platform: 1"
-		echo "0f4b6c11 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot CA: 6ccece7e4c6c0d1f6149f3dd27dfcc5cbb419ea1: X509.rsa bb419ea1 []"
-		[ -z "$2" ] || echo "25e1c3a8 I------     1 perm 1f030000     0     0 asymmetri scsitune fleet enroll test: $skid: X509.rsa ${skid: -8} []"
-	} >"$1/proc/keys"
-	printf '# keyctl rlist\n0b3e7a0d: 0f4b6c11\n1c2d0e4f: 0b3e7a0d 2f0a1b7c\n2f0a1b7c:%s\n3a9d4e21:\n' \
-		"$([ "$2" = machine ] && echo " 25e1c3a8")" >"$1/scsitune-capture/keyrings"
-}
+# shellcheck source=tests/lib/sb-tree.sh
+. "$src/tests/lib/sb-tree.sh"
+efilist() { PYTHON3=$py sb_efilist "$@"; }                                # TREE VAR [CERT.der...]
+keys() { sb_keys "$1" "$2" "scsitune fleet enroll test" "$skid"; } # TREE KEYRING
 standing() { # HOST trusted|pending|absent: what a person and a reboot leave in its tree
 	local r=$T/$1/root
 	case $2 in

@@ -32,38 +32,12 @@ efi=$root/sys/firmware/efi/efivars
 mkdir -p "$efi"
 printf '\x06\x00\x00\x00\x01' >"$efi/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 echo 'none [integrity] confidentiality' >"$root/sys/kernel/security/lockdown"
-shim=605dab50-e046-4300-abb6-3dd810dd8b23
-# efilist VAR CERT.der...: an efivars file of EFI_SIGNATURE_LISTs holding those certificates (none: removed)
-efilist() {
-	local v=$1
-	shift
-	rm -f "$efi/$v-$shim"
-	[ $# -gt 0 ] || return 0
-	python3 - "$efi/$v-$shim" "$@" <<'PY'
-import struct, sys
-x509 = bytes.fromhex("a159c0a5e494a74a87b5ab155c2bf072")  # EFI_CERT_X509_GUID as it lies in memory
-out = b"\x07\0\0\0"
-for f in sys.argv[2:]:
-    sig = b"\x50\xab\x5d\x60\x46\xe0\x00\x43\xab\xb6\x3d\xd8\x10\xdd\x8b\x23" + open(f, "rb").read()
-    out += x509 + struct.pack("<III", 28 + len(sig), 0, len(sig)) + sig
-open(sys.argv[1], "wb").write(out)
-PY
-}
-# keys KEYRING: proc/keys and the membership, the signer's key in that keyring ("": in none)
-keys() {
-	{
-		echo "0b3e7a0d I------     1 perm 1f0b0000     0     0 keyring   .builtin_trusted_keys: 1"
-		echo "1c2d0e4f I------     1 perm 1f0f0000     0     0 keyring   .secondary_trusted_keys: 2"
-		echo "2f0a1b7c I------     1 perm 1f0b0000     0     0 keyring   .machine: 1"
-		echo "3a9d4e21 I------     1 perm 1f0b0000     0     0 keyring   .platform: 1"
-		echo "0f4b6c11 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot CA: 6ccece7e4c6c0d1f6149f3dd27dfcc5cbb419ea1: X509.rsa bb419ea1 []"
-		[ -z "$1" ] || echo "25e1c3a8 I------     1 perm 1f030000     0     0 asymmetri scsitune enroll test: $skid: X509.rsa ${skid: -8} []"
-	} >"$root/proc/keys"
-	mkdir -p "$root/scsitune-capture"
-	printf '# keyctl rlist\n0b3e7a0d: 0f4b6c11\n1c2d0e4f: 0b3e7a0d 2f0a1b7c\n2f0a1b7c:%s\n3a9d4e21:%s\n' \
-		"$([ "$1" = machine ] && echo " 25e1c3a8")" "$([ "$1" = platform ] && echo " 25e1c3a8")" \
-		>"$root/scsitune-capture/keyrings"
-}
+# shellcheck source=tests/lib/sb-tree.sh
+. "$src/tests/lib/sb-tree.sh"
+shim=$sb_shim_guid
+efilist() { sb_efilist "$root" "$@"; }             # VAR CERT.der...
+keys() { sb_keys "$root" "$1" "scsitune enroll test" "$skid"; } # KEYRING
+
 # status WANT-EXIT WANT-STATE LABEL: enroll --status, JSON then text (left in $work/out), the tree unchanged
 status() {
 	local before

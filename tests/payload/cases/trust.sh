@@ -121,34 +121,12 @@ efi=$root/sys/firmware/efi/efivars
 mkdir -p "$efi"
 printf '\x06\x00\x00\x00\x01' >"$efi/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 echo 'none [integrity] confidentiality' >"$root/sys/kernel/security/lockdown"
-# keys KEYRING-OF-OUR-KEY: proc/keys and the membership, our key (if any) in that keyring
-keys() {
-	{
-		echo "0b3e7a0d I------     1 perm 1f0b0000     0     0 keyring   .builtin_trusted_keys: 1"
-		echo "1c2d0e4f I------     1 perm 1f0f0000     0     0 keyring   .secondary_trusted_keys: 2"
-		echo "2f0a1b7c I------     1 perm 1f0b0000     0     0 keyring   .machine: 1"
-		echo "3a9d4e21 I------     1 perm 1f0b0000     0     0 keyring   .platform: 1"
-		echo "0f4b6c11 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot CA: 6ccece7e4c6c0d1f6149f3dd27dfcc5cbb419ea1: X509.rsa bb419ea1 []"
-		[ -z "$1" ] || echo "25e1c3a8 I------     1 perm 1f030000     0     0 asymmetri scsitune trust test: $skid: X509.rsa ${skid: -8} []"
-	} >"$root/proc/keys"
-	mkdir -p "$root/scsitune-capture"
-	{
-		echo "# keyctl rlist"
-		echo "0b3e7a0d: 0f4b6c11"
-		echo "1c2d0e4f: 0b3e7a0d 2f0a1b7c"
-		echo "2f0a1b7c:$([ "$1" = machine ] && echo " 25e1c3a8")"
-		echo "3a9d4e21:$([ "$1" = platform ] && echo " 25e1c3a8")"
-	} >"$root/scsitune-capture/keyrings"
-}
+# shellcheck source=tests/lib/sb-tree.sh
+. "$src/tests/lib/sb-tree.sh"
+keys() { sb_keys "$root" "$1" "scsitune trust test" "$skid"; } # KEYRING-OF-OUR-KEY ("": none)
 # Secure Boot + lockdown + the key in .machine (MOK) with its certificate in MokListRT: trusted.
 keys machine
-python3 - "$work/mok.der" "$efi/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23" <<'PY'
-import struct, sys
-der = open(sys.argv[1], "rb").read()
-x509 = bytes.fromhex("a159c0a5e494a74a87b5ab155c2bf072")  # EFI_CERT_X509_GUID as it lies in memory
-sig = b"\x11" * 16 + der
-open(sys.argv[2], "wb").write(b"\x07\0\0\0" + x509 + struct.pack("<III", 28 + len(sig), 0, len(sig)) + sig)
-PY
+sb_efilist "$root" MokListRT "$work/mok.der"
 if run 0 "key in .machine" st -o json payload install "$sb" --dry-run --state-dir "$state"; then
 	python3 - "$work/out" <<'PY' && ok "key in .machine: trusted" || fail "key in .machine: $(cat "$work/out" | head -c 2000)"
 import json, sys
