@@ -184,6 +184,18 @@ static void pack_render_contents(struct out *o, const struct stune_manifest *m)
 		out_str(o, "version", " %s", m->kernel->version);
 		out_str(o, "release", " (%s)", m->kernel->release);
 		out_str(o, "build_id", " build-id %.12s...\n", m->kernel->build_id);
+		out_bool(o, "image_signed",
+			 m->kernel->image_signed ? "    image signed for shim (sbsign) by the signer"
+						 : "    image unsigned: shim refuses to boot it under "
+						   "Secure Boot (payload/sign)",
+			 m->kernel->image_signed ? STUNE_YES : STUNE_NO);
+		out_int(o, "signed_modules", m->kernel->image_signed ? ", %s of its modules signed\n" : "\n",
+			m->kernel->signed_modules);
+		out_str(o, "trusts_skid",
+			m->kernel->trusts_sha256 ? (m->kernel->trusts_skid ? "    built to trust the signer (SKID %s)\n"
+									   : "    built to trust the signer\n")
+						 : NULL,
+			m->kernel->trusts_skid);
 		out_obj_end(o);
 	} else
 		out_str(o, "kernel", NULL, NULL);

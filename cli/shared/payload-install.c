@@ -242,7 +242,8 @@ int payload_install_locked(struct global_opts *g, struct stune_ctx *ctx, struct 
 	(void)g;
 	*refused = false;
 	if ((r = stune_payload_host_read(ctx, m->release, &h)) < 0 || (r = stune_payload_host_read_trust(ctx, h)) < 0 ||
-	    (r = stune_payload_preflight(ctx, m, h, &p)) < 0) {
+	    (r = stune_payload_preflight(ctx, m, h, &p)) < 0 ||
+	    (!(flags & PAYLOAD_NO_KERNEL) && (r = stune_payload_preflight_boot(m, h, p)) < 0)) {
 		error_msg("preflight: %s", strerror(-r));
 		return EXIT_ERROR;
 	}

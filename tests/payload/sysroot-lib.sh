@@ -217,27 +217,44 @@ abort_hooks() {
 
 # kernel_bundle: $kbk, payload/build's output with a kernel package ($kpo,
 # $kdeb: a small real .deb for release $KR, build-id $KBID in the manifest)
-# packed and signed by key A.
-kernel_bundle() {
+# packed and signed by key A. kernel_out [IMAGE [MODULE [TRUSTS.der]]]: only
+# $kpo, as payload/build --kernel leaves it (IMAGE: boot/vmlinuz-$KR's
+# content, default a line of text; MODULE: a .ko put in lib/modules/$KR;
+# TRUSTS.der: the certificate its "trusts" names, as --sign-cert records it).
+kernel_out() {
 	KR=6.1.0-98-scsitune
 	kpo=$work/pout-kernel
+	rm -rf "$kpo" "$work/kpkg"
 	cp -a "$pout" "$kpo"
+	chmod -R u+w "$kpo"
 	mkdir -p "$work/kpkg/DEBIAN" "$work/kpkg/boot" "$kpo/kernel"
 	printf 'Package: linux-image-%s\nVersion: 1.0+test\nArchitecture: amd64\nMaintainer: scsitune tests <root@localhost>\nDescription: scsitune test kernel package\n' \
 		"$KR" >"$work/kpkg/DEBIAN/control"
-	echo "not a kernel" >"$work/kpkg/boot/vmlinuz-$KR"
+	if [ -n "${1:-}" ]; then cp "$1" "$work/kpkg/boot/vmlinuz-$KR"; else echo "not a kernel" >"$work/kpkg/boot/vmlinuz-$KR"; fi
+	if [ -n "${2:-}" ]; then
+		mkdir -p "$work/kpkg/lib/modules/$KR/kernel"
+		cp "$2" "$work/kpkg/lib/modules/$KR/kernel/test.ko"
+	fi
 	kdeb=kernel/linux-image-${KR}_1.0+test_amd64.deb
-	dpkg-deb -Zxz -b "$work/kpkg" "$kpo/$kdeb" >/dev/null || fail "dpkg-deb -b of the test kernel package"
+	dpkg-deb --root-owner-group -Zxz -b "$work/kpkg" "$kpo/$kdeb" >/dev/null || fail "dpkg-deb -b of the test kernel package"
 	KBID=0123456789abcdef0123456789abcdef01234567
-	python3 - "$kpo/manifest.json" "$kdeb" "$kpo/$kdeb" "$KR" "$KBID" <<-'PY' || fail "adding a kernel to the build manifest"
-		import hashlib, json, sys
-		p, name, path, rel, bid = sys.argv[1:6]
+	python3 - "$kpo/manifest.json" "$kdeb" "$kpo/$kdeb" "$KR" "$KBID" "${3:-}" <<-'PY' || fail "adding a kernel to the build manifest"
+		import hashlib, json, subprocess, sys
+		p, name, path, rel, bid, trusts = sys.argv[1:7]
 		m = json.load(open(p))
 		m["kernel"] = {"release": rel, "package": "linux-image-" + rel, "version": "1.0+test", "file": name,
 		               "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest(), "build_id": bid,
 		               "patches": ["A", "C", "D", "E", "B"], "config": "tinyconfig + vm.config"}
+		if trusts:
+		    skid = subprocess.run(["openssl", "x509", "-inform", "DER", "-in", trusts, "-noout", "-ext",
+		                           "subjectKeyIdentifier"], capture_output=True, text=True).stdout.split("\n")
+		    m["kernel"]["trusts"] = {"certificate_sha256": hashlib.sha256(open(trusts, "rb").read()).hexdigest(),
+		                             "subject": "test", "skid": skid[1].strip().replace(":", "").lower() if len(skid) > 1 and skid[1].strip() else None}
 		json.dump(m, open(p, "w"), indent=1)
 	PY
+}
+kernel_bundle() {
+	kernel_out
 	kbk=$work/payload-kernel.tar.zst
 	run 0 "pack with a kernel" env SOURCE_DATE_EPOCH=1700000000 "$bin" payload pack "$kpo" --output "$kbk" && sign a "$kbk"
 }

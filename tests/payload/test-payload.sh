@@ -44,7 +44,15 @@
 #                 directory unchanged; with KBUILD_SIGN_PIN it signs;
 #                 payload/build --sign-key refused before it downloads; the
 #                 key's kernel name ("O: CN", or CN) the same from payload/sign
-#                 and pack; a manifest signer its certificate belies refused
+#                 and pack; a manifest signer its certificate belies refused;
+#                 --sign-cert alone without --kernel, a certificate alone
+#                 (--check)
+#   kernel-sign   a --kernel build signed: refusals (no trusted certificate,
+#                 another, an image signed already); the image read back with
+#                 sbverify, the package's module, md5sums, owners, no private
+#                 key; pack's account; install's "boot" row on Secure Boot
+#                 trees (unsigned, signer absent, pending, enrolled;
+#                 --no-kernel and Secure Boot off: no row)
 #   round-trip    install, verify, remove -> the same tree, with depmod -b:
 #                 without and with an admin's `search` line in depmod.d; verify
 #                 before and after a simulated boot of the payload (exit 2,
@@ -94,7 +102,7 @@
 set -uo pipefail
 export LC_ALL=C
 casedir=$(dirname "$0")/cases
-cases=(pack signatures hostile preflight trust sign enroll round-trip changed-file apply kill-install kill-remove kill-remove-install
+cases=(pack signatures hostile preflight trust sign kernel-sign enroll round-trip changed-file apply kill-install kill-remove kill-remove-install
 	kill-depmod kill-initramfs hook kernel isolation escape valgrind schema)
 only=
 while [ $# -gt 0 ]; do

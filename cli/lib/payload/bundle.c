@@ -63,6 +63,8 @@ void stune_manifest_free(struct stune_manifest *m)
 		free(m->kernel->version);
 		free(m->kernel->file);
 		free(m->kernel->build_id);
+		free(m->kernel->trusts_sha256);
+		free(m->kernel->trusts_skid);
 		stune_strv_free(m->kernel->patches);
 		free(m->kernel);
 	}
@@ -212,6 +214,54 @@ static int symcrc_cmp(const void *a, const void *b)
 			return -ENOMEM;                                                                              \
 	} while (0)
 
+static bool same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static bool valid_sha256(const char *s)
+{
+	return strlen(s) == 64 && valid_hex(s, 64);
+}
+
+static bool valid_hexstr(const char *s);
+static int optional_str(json_object *o, const char *key, bool (*ok)(const char *), char **dst);
+
+/* The kernel's "signed" ({image: "boot/vmlinuz-RELEASE", image_signature: "sbsign", modules: N}) and
+ * "trusts" ({certificate_sha256, skid}), both optional. */
+static int parse_kernel_signing(json_object *o, struct stune_payload_kernel *k, char **err)
+{
+	json_object *v, *x;
+	if (json_object_object_get_ex(o, "signed", &v) && !json_object_is_type(v, json_type_null)) {
+		_cleanup_free_ char *img = stune_strdupf("boot/vmlinuz-%s", k->release);
+		if (!img)
+			return -ENOMEM;
+		if (!json_object_is_type(v, json_type_object) || !same_str(jstr(v, "image"), img) ||
+		    !same_str(jstr(v, "image_signature"), "sbsign") || !json_object_object_get_ex(v, "modules", &x) ||
+		    !json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
+		    json_object_get_int64(x) > 100000)
+			return stune_errf(err, -EBADMSG,
+					  "manifest.json: kernel: invalid \"signed\" (expected image %s, "
+					  "image_signature sbsign, modules: a count)",
+					  img);
+		k->image_signed = true;
+		k->signed_modules = (int)json_object_get_int64(x);
+	}
+	if (json_object_object_get_ex(o, "trusts", &v) && !json_object_is_type(v, json_type_null)) {
+		int r = -EBADMSG;
+		if (json_object_is_type(v, json_type_object) &&
+		    (r = optional_str(v, "certificate_sha256", valid_sha256, &k->trusts_sha256)) >= 0 &&
+		    (r = optional_str(v, "skid", valid_hexstr, &k->trusts_skid)) >= 0 && !k->trusts_sha256)
+			r = -EBADMSG;
+		if (r < 0)
+			return r == -ENOMEM
+				   ? r
+				   : stune_errf(err, -EBADMSG,
+						"manifest.json: kernel: invalid \"trusts\" (certificate_sha256, skid)");
+	}
+	return 0;
+}
+
 /* "kernel": the kernel image package (payload/build --kernel), optional. */
 static int parse_kernel(json_object *o, struct stune_payload_kernel *k, char **err)
 {
@@ -239,7 +289,7 @@ static int parse_kernel(json_object *o, struct stune_payload_kernel *k, char **e
 			if (r < 0)
 				return r;
 		}
-	return 0;
+	return parse_kernel_signing(o, k, err);
 }
 
 /* An optional string: absent or null gives NULL; else it must pass ok. */
@@ -410,6 +460,23 @@ static int parse_patches(json_object *v, struct stune_manifest *m, char **err)
 	return 0;
 }
 
+/* A signed kernel package names the bundle's signer, and the certificate its kernel trusts is that one. */
+static int check_kernel_signer(const struct stune_manifest *m, char **err)
+{
+	if (!m->kernel)
+		return 0;
+	if (m->kernel->image_signed && !m->signer)
+		return stune_errf(err, -EBADMSG, "manifest.json: kernel: \"signed\", but the manifest names no signer");
+	if (!m->signer || !m->kernel->trusts_sha256)
+		return 0;
+	const struct stune_payload_file *c = stune_manifest_file(m, m->signer->certificate);
+	if (!c || strcmp(c->sha256, m->kernel->trusts_sha256))
+		return stune_errf(err, -EBADMSG,
+				  "manifest.json: kernel: it trusts certificate %.16s..., not the signer's %s",
+				  m->kernel->trusts_sha256, m->signer->certificate);
+	return 0;
+}
+
 int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **out, char **err)
 {
 	_cleanup_(stune_manifest_freep) struct stune_manifest *m = calloc(1, sizeof(*m));
@@ -490,6 +557,8 @@ int stune_manifest_parse(const char *json, size_t len, struct stune_manifest **o
 						  "manifest.json: %s is not signed, but the manifest names a signer",
 						  m->modules[i].name);
 	}
+	if ((r = check_kernel_signer(m, err)) < 0)
+		return r;
 	if (json_object_object_get_ex(root, "patches", &v) && json_object_is_type(v, json_type_array) &&
 	    (r = parse_patches(v, m, err)) < 0)
 		return r;
@@ -1033,6 +1102,27 @@ static int pack_kernel(struct pack *pk, json_object *bkernel, char **err)
 	json_object *cfg = jstring(jstr(bkernel, "config"));
 	if (cfg)
 		json_object_object_add(pk->jkernel, "config", cfg);
+	/* payload/sign's "signed" and payload/build --sign-cert's "trusts": their known keys only (the bundle's
+	 * reader checks them, and the trusted certificate against the signer's). */
+	json_object *sg, *tr, *n;
+	if (json_object_object_get_ex(bkernel, "signed", &sg) && json_object_is_type(sg, json_type_object)) {
+		json_object *o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "image", jstring(jstr(sg, "image")));
+		json_object_object_add(o, "image_signature", jstring(jstr(sg, "image_signature")));
+		if (json_object_object_get_ex(sg, "modules", &n))
+			json_object_object_add(o, "modules", json_object_get(n));
+		json_object_object_add(pk->jkernel, "signed", o);
+	}
+	if (json_object_object_get_ex(bkernel, "trusts", &tr) && json_object_is_type(tr, json_type_object)) {
+		json_object *o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "certificate_sha256", jstring(jstr(tr, "certificate_sha256")));
+		json_object_object_add(o, "skid", jstring(jstr(tr, "skid")));
+		json_object_object_add(pk->jkernel, "trusts", o);
+	}
 	return 0;
 }
 

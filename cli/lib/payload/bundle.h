@@ -59,6 +59,14 @@ struct stune_payload_kernel {
 	char *file;	/* kernel/PACKAGE_VERSION_amd64.deb (one of files) */
 	char *build_id; /* vmlinux's GNU build-id (what /sys/kernel/notes shows) */
 	char **patches; /* ids, NULL-terminated */
+	/* payload/sign of a --kernel build ("signed"): its vmlinuz signed for shim (sbsign) with the bundle's
+	 * signer, and how many of its modules; false and 0 when the package is unsigned. */
+	bool image_signed;
+	int signed_modules;
+	/* payload/build --sign-cert ("trusts"): the certificate built into its .builtin_trusted_keys, by SHA-256 of
+	 * its DER and SKID; NULL when none was recorded. */
+	char *trusts_sha256;
+	char *trusts_skid;
 };
 
 /*

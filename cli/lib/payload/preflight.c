@@ -10,6 +10,7 @@
 #include "core/strv.h"
 #include "payload/ko.h"
 #include "payload/modsig.h"
+#include "payload/mok.h"
 #include "payload/sandbox.h"
 
 void stune_preflight_free(struct stune_preflight *p)
@@ -440,6 +441,77 @@ static int check_target(struct stune_ctx *ctx, struct stune_preflight *p, const 
 			   "--state-dir of the install that made it), then install again",
 			   dir_there ? dir : "etc/depmod.d/scsitune.conf");
 	return row(p, "target", NULL, "absent", "absent", true, NULL);
+}
+
+/* Whether shim boots an image c signed: c in MokListRT or db, or its key in .machine or .platform. */
+static bool shim_trusts(const struct stune_module_trust *t, const struct stune_cert *c)
+{
+	const char *id = c->skid ? c->skid : c->serial;
+	for (size_t i = 0; i < t->n_certs; i++) {
+		const struct stune_cert *f = &t->certs[i];
+		if (f->source && (!strcmp(f->source, "MokListRT") || !strcmp(f->source, "db")) &&
+		    (c->skid ? f->skid && !strcmp(f->skid, c->skid) : f->serial && !strcmp(f->serial, c->serial)))
+			return true;
+	}
+	for (size_t i = 0; id && i < t->n_keys; i++) {
+		const struct stune_kkey *k = &t->keys[i];
+		if (k->id && !strcmp(k->id, id) && k->id_is_serial == !c->skid &&
+		    (k->keyrings & (1u << STUNE_KEYRING_MACHINE | 1u << STUNE_KEYRING_PLATFORM)))
+			return true;
+	}
+	return false;
+}
+
+#define BOOT_EXPECTED "an image shim boots under Secure Boot"
+
+int stune_payload_preflight_boot(const struct stune_manifest *m, const struct stune_payload_host *h,
+				 struct stune_preflight *p)
+{
+	if (!m->kernel || h->secure_boot != STUNE_YES)
+		return 0;
+	const struct stune_payload_kernel *k = m->kernel;
+	const struct stune_payload_file *f = m->signer ? stune_manifest_file(m, m->signer->certificate) : NULL;
+	const char *hint = NULL;
+	int r;
+	if (!k->image_signed || !f || !f->data) {
+		r = row(p, "boot", k->package, BOOT_EXPECTED, "unsigned", false,
+			"%s's image is unsigned: Secure Boot is on, so shim would refuse to boot it, and Debian's GRUB "
+			"makes the newest kernel the default: the next boot would stop at \"bad shim signature\"",
+			k->package);
+		hint = "sign the --kernel build with payload/sign (payload/README.md, \"Secure Boot\"), pack and sign "
+		       "the bundle again; or install with --no-kernel";
+	} else {
+		struct stune_cert c = {0};
+		if ((r = stune_cert_from_der(f->data, f->size, true, &c)) < 0)
+			return r == -ENOMEM ? r
+					    : row(p, "boot", k->package, BOOT_EXPECTED, "unreadable signer", false,
+						  "the bundle's signer certificate %s cannot be read", f->name);
+		struct stune_mok_standing s;
+		stune_mok_standing(h->trust, &c, &s);
+		bool ok = h->trust && shim_trusts(h->trust, &c);
+		const char *name = c.kernel_name ? c.kernel_name : m->signer->kernel_name;
+		if (ok)
+			r = row(p, "boot", k->package, BOOT_EXPECTED, "signer enrolled", true,
+				"its image is signed by %s, which shim trusts (MOK list or db)", name);
+		else
+			r = row(p, "boot", k->package, BOOT_EXPECTED,
+				s.state == STUNE_MOK_PENDING ? "signer pending" : "signer not enrolled", false,
+				"%s's image is signed by %s, %s: shim would refuse to boot it, and Debian's GRUB makes "
+				"the newest kernel the default",
+				k->package, name,
+				s.state == STUNE_MOK_PENDING ? "whose enrolment waits for the console at the next boot"
+				: h->trust && h->trust->certs_error ? "and the firmware's lists could not be read"
+								    : "which is in neither shim's MOK list nor db");
+		hint = s.state == STUNE_MOK_PENDING
+			   ? "reboot and confirm the enrolment at the console (MokManager), then install"
+			   : MOK_HINT;
+		stune_cert_clear(&c);
+		if (ok)
+			hint = NULL;
+	}
+	if (r == 0 && hint && !(p->rows[p->n - 1].hint = strdup(hint)))
+		r = -ENOMEM;
+	return r;
 }
 
 int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,

@@ -54,3 +54,11 @@ DEFINE_CLEANUP_FUNC(struct stune_preflight, stune_preflight_free)
 /* Only -errno for failures to run it (out of memory); refusals are rows. */
 int stune_payload_preflight(struct stune_ctx *ctx, const struct stune_manifest *m, const struct stune_payload_host *h,
 			    struct stune_preflight **out);
+/*
+ * boot: with the bundle's kernel package to be installed on a Secure Boot host, its image must be one shim boots:
+ * signed (payload/sign) by a certificate in shim's MOK list (efivars MokListRT, or a key in .machine) or the
+ * firmware's db (or .platform). Else a row that refuses: Debian's GRUB would put the new kernel first and the next
+ * boot would stop at "bad shim signature". No row when Secure Boot is not on or m has no kernel. Only -ENOMEM.
+ */
+int stune_payload_preflight_boot(const struct stune_manifest *m, const struct stune_payload_host *h,
+				 struct stune_preflight *p);

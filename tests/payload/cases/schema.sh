@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # payload/sysroot/schema (sourced by test-payload.sh).
 # --- 8b. JSON schema ----------------------------------------------------------------------
-# The documents: those the pack, signatures, round-trip and apply cases write
+# The documents: those the pack, signatures, round-trip, apply and kernel-sign cases write
 # (schema-*.json, apply-payload.json), those cases run again here, in one
 # tree, one after the other (--mutants takes a key for optional only where one
 # of the documents given together lacks it: they are checked as one set).
@@ -10,6 +10,7 @@
 . "$casedir/signatures.sh"
 . "$casedir/round-trip.sh"
 . "$casedir/apply.sh"
+. "$casedir/kernel-sign.sh"
 section "8. JSON schema"
 docs=("$work"/schema-*.json)
 check=("${PYTHON3:-python3}" "$src/tests/docs/check-schema.py" "$src/schema/payload.schema.json")

@@ -72,9 +72,16 @@ run 69 "payload/build --sign-key readable by others" timeout 60 "$pb" --sign-key
 	err_has "payload/build: the key" "^payload/sign: --key $work/open\.key: mode 644" && one_line "payload/build --sign-key" &&
 	[ ! -e "$work/pb-out" ] && ok "payload/build --sign-key: refused before building"
 run 64 "payload/build --sign-key alone" "$pb" --sign-key "$work/good.key" --out "$work/pb-out" &&
-	err_has "payload/build --sign-key alone" "--sign-key and --sign-cert go together" && ok "payload/build --sign-key alone"
-run 64 "payload/build --sign-key --kernel" "$pb" --kernel --sign-key "$work/good.key" --sign-cert "$work/good.der" --out "$work/pb-out" &&
-	err_has "payload/build --sign-key --kernel" "signing the kernel image is not built yet" && ok "payload/build --sign-key --kernel"
+	err_has "payload/build --sign-key alone" "--sign-key needs --sign-cert" && ok "payload/build --sign-key alone"
+run 64 "payload/build --sign-cert alone" "$pb" --sign-cert "$work/good.der" --out "$work/pb-out" &&
+	err_has "payload/build --sign-cert alone" "--sign-cert without --sign-key builds a kernel that trusts it: it needs --kernel" &&
+	ok "payload/build --sign-cert alone, without --kernel"
+run 69 "payload/build --kernel --sign-cert junk" timeout 60 "$pb" --kernel --sign-cert "$work/junk.der" --out "$work/pb-out" &&
+	err_has "payload/build --kernel --sign-cert junk" "^payload/sign: --cert $work/junk\.der: not an X\.509 certificate" &&
+	[ ! -e "$work/pb-out" ] && ok "payload/build --kernel --sign-cert: the certificate checked before building"
+run 64 "payload/sign --check without --cert" "$ps" --key "$work/good.key" --check &&
+	err_has "payload/sign --check without --cert" "^usage: payload/sign" && ok "payload/sign --check needs --cert"
+run 0 "payload/sign --cert --check" "$ps" --cert "$work/good.der" --check && ok "payload/sign --cert --check: a certificate alone"
 # The name the kernel will give the key in /proc/keys: "O: CN", or CN alone when it begins with
 # O (x509_fabricate_name). payload/sign writes it, pack derives it from the certificate with
 # libcrypto and refuses a manifest that says otherwise: both must agree.
