@@ -1,19 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# secure-boot.sh SCSITUNE PAYLOAD_OUT BUNDLE_DIR OUTDIR -- CTest vm/secure-boot:
-# the payload's signed modules enrolled as a Machine Owner Key and loaded by
-# Debian's kernel under UEFI Secure Boot (tests/vm/README.md, "Scenario
-# `secure-boot`").
+# secure-boot.sh SCSITUNE PAYLOAD_OUT BUNDLE_DIR KERNEL_SIGNED OUTDIR -- CTest
+# vm/secure-boot: the payload's signed modules enrolled as a Machine Owner Key
+# and loaded by Debian's kernel under UEFI Secure Boot, then the payload's own
+# kernel, signed by the same key, booted through shim (tests/vm/README.md,
+# "Scenario `secure-boot`").
 #
-# On this side, per run, in OUTDIR/keys (mode 700; never in the guest's share):
-# the fleet's module signing key and certificate (openssl req, as the
-# payload/README.md's "Secure Boot" says: RSA 2048, digitalSignature,
-# codeSigning, a subject key identifier) and a second key of the same kind
-# that is never enrolled; a copy of payload/build's output (PAYLOAD_OUT, the
+# On this side, in OUTDIR/keys (mode 700; never in the guest's share): the
+# fleet's key and certificate, the published test key of tests/keys (copied
+# to a file of mode 600; made as payload/README.md's "Secure Boot" says: RSA
+# 2048, digitalSignature, codeSigning, a subject key identifier), which the
+# test kernels are built to trust; a second key of the same kind made per run
+# and never enrolled; a copy of payload/build's output (PAYLOAD_OUT, the
 # payload_modules fixture) signed by each with payload/sign, packed with
 # scsitune payload pack and signed with a minisign key made here. BUNDLE_DIR
 # is the payload_bundle fixture (tests/payload/make-bundle.sh): the same
-# modules unsigned. Then tests/vm/rootfs/run.sh boots the Debian image with
+# modules unsigned. KERNEL_SIGNED is payload/sign-kernel's output (the
+# payload_kernel_signed fixture: the --kernel build signed by the test key),
+# packed and minisigned here too. Then tests/vm/rootfs/run.sh boots the Debian image with
 # SCSITUNE_VM_FIRMWARE=secureboot (OVMF, shim, GRUB, Debian's signed kernel)
 # through the stage scenarios/secure-boot.stage.sh, MokManager driven over the
 # serial console by rootfs/mokmanager.py with the one-time password made here,
@@ -21,7 +25,8 @@
 # file of the share may hold a private key.
 #
 # The guest gets in /vm/in/files: unsigned.tar.zst + .minisig + unsigned.pub
-# (its minisign key), signed.tar.zst and other.tar.zst + .minisig, sb.pub
+# (its minisign key), signed.tar.zst, other.tar.zst and kernel.tar.zst +
+# .minisig, sb.pub
 # (their minisign key), fleet.der and other.der (the certificates, for the
 # checks), mok.pw (MokManager's one-time password, one line).
 # Exit 0 passed, 1 failed (one line saying which step and why), 64 usage.
@@ -30,15 +35,17 @@ export LC_ALL=C
 umask 022
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
-[ $# -eq 4 ] || { echo "usage: secure-boot.sh SCSITUNE PAYLOAD_OUT BUNDLE_DIR OUTDIR" >&2; exit 64; }
+[ $# -eq 5 ] || { echo "usage: secure-boot.sh SCSITUNE PAYLOAD_OUT BUNDLE_DIR KERNEL_SIGNED OUTDIR" >&2; exit 64; }
 bin=$(readlink -f -- "$1")
-pout=$2 ub=$3 out=$4
+pout=$2 ub=$3 kout=$4 out=$5
 die() { echo "secure-boot.sh: FAIL: $*" >&2; exit 1; }
 for p in openssl minisign python3 modinfo; do
 	command -v "$p" >/dev/null || die "$p not found (scripts/install-deps --test)"
 done
 [ -x "$bin" ] || die "$1 is not an executable"
 [ -f "$pout/manifest.json" ] || die "$pout: no manifest.json (payload/build's output: ctest -R '^payload/build$')"
+[ -f "$kout/manifest.json" ] && [ -d "$kout/kernel" ] ||
+	die "$kout: no signed --kernel build (ctest -R '^payload/sign-kernel$')"
 for f in payload.tar.zst payload.tar.zst.minisig fleet.pub; do
 	[ -s "$ub/$f" ] || die "$ub/$f: missing (the unsigned bundle: ctest -R '^payload/bundle$')"
 done
@@ -57,24 +64,41 @@ mkkey() {
 	chmod 600 "$keys/$1.key"
 	openssl x509 -in "$keys/$1.crt" -outform DER -out "$files/$1.der" # fleet.der, other.der
 }
-mkkey fleet "scsitune vm fleet key"
+install -m 600 "$repo/tests/keys/fleet-test.key" "$keys/fleet.key"
+cp "$repo/tests/keys/fleet-test.crt" "$keys/fleet.crt"
+openssl x509 -in "$keys/fleet.crt" -outform DER -out "$files/fleet.der"
 mkkey other "scsitune vm other key"
 minisign -G -W -p "$files/sb.pub" -s "$keys/sb.minisign.key" >/dev/null || die "minisign -G failed"
+# pack NAME DIR: DIR packed and minisigned as files/NAME.tar.zst.
+pack() {
+	SOURCE_DATE_EPOCH=1700000000 "$bin" payload pack "$2" --output "$files/$1.tar.zst" >"$out/pack-$1.log" 2>&1 ||
+		die "scsitune payload pack of the $1 bundle: $(tail -1 "$out/pack-$1.log")"
+	minisign -S -s "$keys/sb.minisign.key" -m "$files/$1.tar.zst" -t "scsitune vm/secure-boot $1 $(date -u +%FT%TZ)" >/dev/null ||
+		die "minisign -S of the $1 bundle"
+}
 # bundle NAME KEY: payload/build's output, copied, signed by KEY (payload/sign), packed and minisigned.
 bundle() {
 	local d=$keys/$1-out
 	rm -rf "$d" && cp -r "$pout" "$d" && chmod -R u+w "$d"
 	"$repo/payload/sign" --key "$keys/$2.key" --cert "$keys/$2.crt" "$d" 2>"$out/sign-$1.log" ||
 		die "payload/sign of the $1 bundle's modules: $(tail -1 "$out/sign-$1.log")"
-	SOURCE_DATE_EPOCH=1700000000 "$bin" payload pack "$d" --output "$files/$1.tar.zst" >"$out/pack-$1.log" 2>&1 ||
-		die "scsitune payload pack of the $1 bundle: $(tail -1 "$out/pack-$1.log")"
-	minisign -S -s "$keys/sb.minisign.key" -m "$files/$1.tar.zst" -t "scsitune vm/secure-boot $1 $(date -u +%FT%TZ)" >/dev/null ||
-		die "minisign -S of the $1 bundle"
+	pack "$1" "$d"
 	[ "$(modinfo -F signer "$d/modules/scsi_mod.ko")" = "$(openssl x509 -in "$keys/$2.crt" -noout -subject -nameopt multiline | sed -n 's/^ *commonName *= //p')" ] ||
 		die "the $1 bundle's scsi_mod.ko is not signed by the $2 key (modinfo -F signer: $(modinfo -F signer "$d/modules/scsi_mod.ko"))"
 }
 bundle signed fleet
 bundle other other
+# the --kernel build payload/sign-kernel signed with the same key: its image
+# for shim, its modules for the kernel built to trust that certificate
+python3 - "$kout/manifest.json" "$keys/fleet.crt" <<'PY' || die "$kout is not the --kernel build signed by the test key (above)"
+import hashlib, json, subprocess, sys
+m = json.load(open(sys.argv[1]))
+der = subprocess.run(["openssl", "x509", "-in", sys.argv[2], "-outform", "DER"], check=True, capture_output=True).stdout
+k = m["kernel"]
+assert k.get("signed", {}).get("image_signature") == "sbsign", k.get("signed")
+assert k.get("trusts", {}).get("certificate_sha256") == hashlib.sha256(der).hexdigest(), k.get("trusts")
+PY
+pack kernel "$kout"
 cp "$ub/payload.tar.zst" "$files/unsigned.tar.zst"
 cp "$ub/payload.tar.zst.minisig" "$files/unsigned.tar.zst.minisig"
 cp "$ub/fleet.pub" "$files/unsigned.pub"

@@ -31,13 +31,26 @@ Asserts:
           still 0; remove 0;
   boot 4  verify 2, not installed; scsi_mod stock (no version file, boot 1's
           srcversion, iocounterbits 32); the tree hashes as in boot 1; the
-          key still trusted (--status 0).
+          key still trusted (--status 0); the kernel bundle installed, its
+          "boot" row passed (signer enrolled), /vmlinuz at its kernel;
+  boot 5  the payload's kernel (uname -r the bundle's release) booted by
+          shim and GRUB under Secure Boot: the SecureBoot variable 1,
+          lockdown [integrity] because of Secure Boot; the fleet key in
+          .builtin_trusted_keys (built in: payload/build --sign-cert) and in
+          .machine (MokListRT); verify 0 with the running build-id the
+          bundle's; modprobe scsi_debug (signed by payload/sign) loads, no E
+          taint, no failed verification; remove refused while it runs (1),
+          --force 0, /vmlinuz back at Debian's kernel.
+Also in boot 1: the kernel bundle refused in its "boot" row (the image's
+signer not enrolled), the tree unchanged.
 """
 import re
 
 from vmcheck import check, doc, finish, rc, read
 
-FLEET, OTHER = "scsitune vm fleet key", "scsitune vm other key"
+# The fleet key: the published test key of tests/keys (its kernel name "O: CN"; MokNew shows its CN).
+FLEET, FLEET_CN = "scsitune TEST (published key): scsitune TEST fleet key", "scsitune TEST fleet key"
+OTHER = "scsitune vm other key"
 
 
 def facts(name):
@@ -121,8 +134,13 @@ check(tr and all(OTHER in (c["why"] or "") and "no keyring the kernel holds has 
 check(preflight(i, "signatures") and all(c["passed"] for c in preflight(i, "signatures")),
       "boot 1: the other bundle passed the signatures check (signed)")
 check(read("state-1c.txt") == s1, "boot 1: the other key's refusal changed nothing")
+i = doc("install-kernel-1")
+bt = preflight(i, "boot")
+check(rc("install-kernel-1") == "1" and bt and not bt[0]["passed"] and bt[0]["actual"] == "signer not enrolled",
+      f"boot 1: the kernel bundle refused in its boot row, the image's signer not enrolled ({rc('install-kernel-1')}, {bt})")
+check(read("state-1d.txt") == s1, "boot 1: the kernel bundle's refusal changed nothing")
 new1 = read("mok-new-1.txt")
-check("CN=" + FLEET in new1 and OTHER not in new1, "boot 1: MokNew holds the fleet certificate, not the other one")
+check("CN=" + FLEET_CN in new1 and OTHER not in new1, "boot 1: MokNew holds the fleet certificate, not the other one")
 check(rc("enroll-unsigned") == "1" and "unsigned" in read("enroll-unsigned.err"),
       f"boot 1: enroll of the unsigned bundle refused, exit 1 ({rc('enroll-unsigned')}: {(read('enroll-unsigned.err').splitlines() or [''])[0][:160]})")
 e = doc("status-1a")
@@ -215,6 +233,41 @@ check(sv[0] is not None and sv[2] == sv[0] and sv[1] not in (None, "-") and sv[2
 check(len(iobits(f4)) >= 2 and set(iobits(f4).values()) == {"32"}, f"boot 4: iocounterbits 32 again ({iobits(f4)})")
 check(read("state-4.txt") == s1, "boot 4: /lib/modules, /boot and /etc/depmod.d as in boot 1")
 check(rc("status-4") == "0", f"boot 4: the key still enrolled (enroll --status {rc('status-4')})")
+
+i = doc("install-kernel")
+bt = preflight(i, "boot")
+check(rc("install-kernel") == "0" and bt and bt[0]["passed"] and bt[0]["actual"] == "signer enrolled",
+      f"boot 4: the kernel bundle installed, its boot row passed ({rc('install-kernel')}, {bt}): {read('install-kernel.err')[:300]}")
+krel = read("uname-5.txt").strip()
+check(re.fullmatch(r"6\.1\.[0-9]+-scsitune", krel) and read("vmlinuz-4.txt").strip() == f"boot/vmlinuz-{krel}",
+      f"boot 4: /vmlinuz at the payload's kernel ({read('vmlinuz-4.txt').strip()}), which boot 5 runs ({krel})")
+
+# --- boot 5: the payload's kernel through shim -------------------------------------------
+check(read("boot-5.state").strip() == "running", f"boot 5: system running ({read('boot-5.state').strip()})")
+check(read("boot-5.failed").strip() == "", f"boot 5: no failed unit ({read('boot-5.failed').strip()})")
+check("BOOT_IMAGE=/vmlinuz" in read("boot-5.cmdline").split(), f"boot 5: booted by GRUB from the ESP ({read('boot-5.cmdline').strip()})")
+f5 = facts("facts-5.txt")
+check(one(f5, "secureboot-var").split()[-1:] == ["01"], f"boot 5: the SecureBoot variable is 1 ({one(f5, 'secureboot-var')})")
+check("[integrity]" in one(f5, "lockdown").split(), f"boot 5: lockdown {one(f5, 'lockdown')}")
+check(any("Kernel is locked down from EFI Secure Boot" in l for l in f5.get("dmesg", [])),
+      "boot 5: the payload's kernel locked down because of Secure Boot")
+for kr in (".builtin_trusted_keys", ".machine"):
+    check(any(re.search(r"^keyctl " + re.escape(kr) + r" .*asymmetric: " + re.escape(FLEET) + r": [0-9a-f]{40}$", "keyctl " + l)
+              for l in f5.get("keyctl", [])), f"boot 5: keyctl show %:{kr} lists the fleet key")
+v = doc("verify-5")
+check(rc("verify-5") == "0" and v and v.get("verdict") == "loaded" and state_of(v, "kernel.running") == "ok",
+      f"boot 5: verify 0, loaded, the running build-id the bundle's ({rc('verify-5')}, {state_of(v, 'kernel.running')}, {v and v.get('verdict')})")
+check(rc("modprobe-debug") == "0" and read("modules-5.txt").startswith("scsi_debug "),
+      f"boot 5: modprobe scsi_debug under lockdown ({rc('modprobe-debug')}: {read('modprobe-debug.err')[:200]})")
+f5b = facts("facts-5b.txt")
+t5 = one(f5b, "tainted")
+check(t5.isdigit() and not int(t5) & (1 << 13), f"boot 5: /proc/sys/kernel/tainted {t5}: no E after scsi_debug")
+check(not any("module verification failed" in l or "Key was rejected" in l for l in f5b.get("dmesg", [])),
+      "boot 5: the kernel logged no failed module verification")
+check(rc("remove-5a") == "1", f"boot 5: remove refused while the payload's kernel runs ({rc('remove-5a')}: {read('remove-5a.err')[:160]})")
+r = doc("remove-5b")
+check(rc("remove-5b") == "0" and r and r.get("complete"), f"boot 5: remove --force 0 ({read('remove-5b.err')[:200]})")
+check(read("vmlinuz-5.txt").strip().startswith("boot/vmlinuz-6.1.0-"), f"boot 5: /vmlinuz back at Debian's kernel ({read('vmlinuz-5.txt').strip()})")
 
 ms = {name: read(name + ".ms").strip() for name in ("install", "verify-3", "remove")}
 print("bench: payload under Secure Boot (TCG guest): " + ", ".join(

@@ -6,14 +6,18 @@
 # rootfs/run.sh boots OVMF -> shim -> GRUB -> Debian's signed kernel,
 # SCSITUNE_VM_FIRMWARE=secureboot). vm-stage runs it at every boot as
 # secure-boot.stage.sh BOOT OUT; /vm/in/files holds the bundles
-# (unsigned, signed by the fleet key, signed by another key), their minisign
-# keys, the two certificates (fleet.der, other.der) and mok.pw (MokManager's one-time password).
+# (unsigned, signed by the fleet key, signed by another key, and the
+# payload's kernel signed by the fleet key), their minisign keys, the two
+# certificates (fleet.der, other.der) and mok.pw (MokManager's one-time
+# password).
 #
 # boot 1  Secure Boot on (facts-1.txt: lockdown, the SecureBoot variable,
 #         sig_enforce, keyrings; detect-1.json); the tree's state
 #         (state-1.txt, as payload-reboot's); install of the unsigned bundle
 #         and of the bundle signed by the key never enrolled, each refused in
-#         preflight with the tree unchanged (state-1b, -1c); payload enroll:
+#         preflight with the tree unchanged (state-1b, -1c); the kernel
+#         bundle refused too (its image's signer not enrolled: shim would not
+#         boot it; state-1d); payload enroll:
 #         the unsigned bundle refused, --status of the fleet's bundle 2
 #         (neither), enroll --password-file /root/mok.pw stages the key,
 #         again (already pending), --status 3 (pending); MokNew listed
@@ -30,7 +34,15 @@
 #         reboot
 # boot 4  Debian's modules again: verify not installed (exit 2), scsi_mod's
 #         srcversion and iocounterbits (facts-4.txt) as in boot 1, the tree
-#         as in boot 1, the key still enrolled (--status 0)
+#         as in boot 1, the key still enrolled (--status 0); then the kernel
+#         bundle installed (--no-initramfs --set-default: its package's own
+#         initrd made by Debian's hooks); reboot
+# boot 5  the payload's kernel, signed by the fleet key and built to trust
+#         it, booted through shim and GRUB (facts-5.txt: lockdown, the key in
+#         .builtin_trusted_keys and .machine); verify 0 (the running
+#         build-id the bundle's); modprobe scsi_debug (the kernel's own
+#         module, signed by payload/sign) with no E taint; remove refused
+#         while it runs, remove --force: the boot links back to Debian's
 . "$VM_IN/lib.sh"
 R=$VM_OUT
 F=$VM_IN/files
@@ -84,7 +96,7 @@ case $1 in
 	install_scsitune || exit 1
 	mkdir -p /etc/scsitune/trusted-keys
 	install -m 0644 "$F/unsigned.pub" "$F/sb.pub" /etc/scsitune/trusted-keys/
-	for b in unsigned signed other; do
+	for b in unsigned signed other kernel; do
 		cp "$F/$b.tar.zst" "$F/$b.tar.zst.minisig" /root/
 	done
 	# the password file as an operator keeps it: root's, mode 0600, one line
@@ -96,6 +108,8 @@ case $1 in
 	state "$R/state-1b.txt"
 	run install-other -o json payload install /root/other.tar.zst
 	state "$R/state-1c.txt"
+	run install-kernel-1 -o json payload install --no-initramfs --set-default /root/kernel.tar.zst
+	state "$R/state-1d.txt"
 	enroll enroll-unsigned /root/unsigned.tar.zst
 	enroll status-1a "$S" --status
 	up enroll
@@ -134,6 +148,23 @@ case $1 in
 	run verify-4 -o json payload verify "$S"
 	state "$R/state-4.txt"
 	enroll status-4 "$S" --status
+	up install-kernel
+	run install-kernel -o json payload install --no-initramfs --set-default /root/kernel.tar.zst
+	up install-kernel-done
+	readlink /vmlinuz >"$R/vmlinuz-4.txt"
+	next_boot
+	;;
+5)
+	uname -r >"$R/uname-5.txt"
+	facts "$R/facts-5.txt"
+	run verify-5 -o json payload verify
+	modprobe scsi_debug 2>"$R/modprobe-debug.err"
+	echo $? >"$R/modprobe-debug.rc"
+	facts "$R/facts-5b.txt"
+	grep -E '^scsi_debug ' /proc/modules >"$R/modules-5.txt"
+	run remove-5a -o json payload remove
+	run remove-5b -o json payload remove --force
+	readlink /vmlinuz >"$R/vmlinuz-5.txt"
 	;;
 esac
 up end
