@@ -206,10 +206,13 @@ int stune_cert_from_der(const unsigned char *der, size_t len, bool whole, struct
 		goto out;
 	c->subject_cn = stune_x509_name_cn(X509_get_subject_name(x));
 	c->issuer_cn = stune_x509_name_cn(X509_get_issuer_name(x));
-	/* crypto/asymmetric_keys/x509_cert_parser.c, x509_fabricate_name */
+	/* crypto/asymmetric_keys/x509_cert_parser.c, x509_fabricate_name: the CN alone when it begins with the O,
+	 * or when both are 7 bytes or longer and their first 7 bytes agree ("a significant portion"). */
 	if (c->subject_cn && o)
-		c->kernel_name = !strncmp(c->subject_cn, o, strlen(o)) ? strdup(c->subject_cn)
-								       : stune_strdupf("%s: %s", o, c->subject_cn);
+		c->kernel_name = !strncmp(c->subject_cn, o, strlen(o)) ||
+					 (strlen(c->subject_cn) >= 7 && strlen(o) >= 7 && !strncmp(c->subject_cn, o, 7))
+				     ? strdup(c->subject_cn)
+				     : stune_strdupf("%s: %s", o, c->subject_cn);
 	else if (c->subject_cn || o)
 		c->kernel_name = strdup(c->subject_cn ? c->subject_cn : o);
 	if ((c->subject_cn || o) && !c->kernel_name)

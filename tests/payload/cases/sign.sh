@@ -83,9 +83,11 @@ run 64 "payload/sign --check without --cert" "$ps" --key "$work/good.key" --chec
 	err_has "payload/sign --check without --cert" "^usage: payload/sign" && ok "payload/sign --check needs --cert"
 run 0 "payload/sign --cert --check" "$ps" --cert "$work/good.der" --check && ok "payload/sign --cert --check: a certificate alone"
 # The name the kernel will give the key in /proc/keys: "O: CN", or CN alone when it begins with
-# O (x509_fabricate_name). payload/sign writes it, pack derives it from the certificate with
-# libcrypto and refuses a manifest that says otherwise: both must agree.
-for pair in "Fleet Org|module signing|Fleet Org: module signing" "Fleet Org|Fleet Org module signing|Fleet Org module signing"; do
+# O, or when both are 7 bytes or longer and share their first 7 (x509_fabricate_name). payload/sign
+# writes it, pack derives it from the certificate with libcrypto and refuses a manifest that says
+# otherwise: both must agree (vm/secure-boot checks the kernel's own name for its key).
+for pair in "Fleet Org|module signing|Fleet Org: module signing" "Fleet Org|Fleet Org module signing|Fleet Org module signing" \
+	"Example Storage Fleet|Example module signing|Example module signing" "ExamplOrg|Exampl key|ExamplOrg: Exampl key"; do
 	IFS='|' read -r o cn want <<<"$pair"
 	openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/O=$o/CN=$cn" -keyout "$work/named.key" \
 		-out "$work/named.pem" >/dev/null 2>&1 && chmod 600 "$work/named.key" || fail "openssl req: $o / $cn"
