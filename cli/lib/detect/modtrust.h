@@ -87,7 +87,7 @@ struct stune_sys_keyring {
 /* A certificate the firmware lists (MokListRT, db). */
 struct stune_cert {
 	char *subject_cn, *issuer_cn; /* NULL without a CN */
-	char *kernel_name;	      /* the key's name in proc/keys: "O: CN", or the CN alone when it begins with the O or shares its first 7 bytes; CN or O */
+	char *kernel_name;	      /* the key's name in proc/keys: "O: CN" or the CN (x509_fabricate_name) */
 	char *serial;		      /* lower-case hex, no leading zero bytes */
 	char *skid;		      /* lower-case hex; NULL without the extension */
 	const char *source;	      /* static: "MokListRT", "db" */

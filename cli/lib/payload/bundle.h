@@ -76,7 +76,7 @@ struct stune_payload_kernel {
  */
 struct stune_payload_signer {
 	char *certificate; /* signer.der */
-	char *kernel_name; /* the key's name in /proc/keys ("O: CN"; the CN alone when it begins with the O or shares its first 7 bytes) */
+	char *kernel_name; /* the key's name in /proc/keys ("O: CN" or the CN, as the kernel makes it) */
 	char *issuer_cn;   /* what modinfo shows as signer; NULL without a CN */
 	char *serial;	   /* lower-case hex, no leading zero bytes: modinfo's sig_key */
 	char *skid;	   /* lower-case hex: what /proc/keys shows after the name; NULL without one */
