@@ -23,14 +23,17 @@
 #         module facts (facts-2.txt: version, srcversion, taint, iocounterbits
 #         of every SCSI disk, the kernel log's taint line); modprobe
 #         target_core_mod, verify again (verify-2b.json); remove (remove.json);
-#         GRUB's cmdline gets module.sig_enforce=1; reboot
-# boot 3  stock again, under sig_enforce=Y: verify (verify-3.json), facts
-#         (facts-3.txt), the tree's state (state-3.txt, as in boot 1: the
-#         stock initrd, Debian-signed modules, loads under enforcement);
+#         GRUB's cmdline gets lockdown=integrity; reboot
+# boot 3  stock again, under lockdown integrity (sig_enforce N: the
+#         refusal is lockdown's alone, which Secure Boot never gives, since
+#         it sets both): verify (verify-3.json), facts (facts-3.txt), GRUB's
+#         cmdline back as it was, the tree's state (state-3.txt, as in boot
+#         1: the stock initrd, Debian-signed modules, loads under lockdown);
 #         install refused (install-3.json), the tree's state after
-#         (state-3b.txt); cmdline lockdown=integrity (instead); reboot
-# boot 4  lockdown integrity: install refused (install-4.json), state-4a/b;
-#         GRUB's cmdline back as it was
+#         (state-3b.txt). Until 2026-12-05 a boot under module.sig_enforce=1
+#         came first: vm/secure-boot proves that refusal (Secure Boot turns
+#         sig_enforce on) and the stock modules under enforcement, boot by
+#         boot.
 . "$VM_IN/lib.sh"
 R=$VM_OUT
 F=$VM_IN/files
@@ -171,26 +174,17 @@ case $1 in
 	run remove -o json payload remove
 	up removed
 	run verify-2c -o json payload verify "$B"
-	cmdline module.sig_enforce=1 || exit 1
+	cmdline lockdown=integrity || exit 1
 	next_boot
 	;;
 3)
 	run verify-3 -o json payload verify "$B"
 	facts "$R/facts-3.txt"
-	# GRUB's own line back (boot 2 added sig_enforce): the tree as in boot 1
+	# GRUB's own line back (boot 2 added lockdown): the tree as in boot 1
 	cp "$R/grub.cfg.orig" "$GRUB"
 	state "$R/state-3.txt"
 	run install-3 -o json payload install "$B"
 	state "$R/state-3b.txt"
-	cmdline lockdown=integrity || exit 1
-	next_boot
-	;;
-4)
-	facts "$R/facts-4.txt"
-	state "$R/state-4a.txt"
-	run install-4 -o json payload install "$B"
-	state "$R/state-4b.txt"
-	cp "$R/grub.cfg.orig" "$GRUB"
 	;;
 esac
 up end
