@@ -50,7 +50,9 @@
 #   kernel-sign   a --kernel build signed: refusals (no trusted certificate,
 #                 another, an image signed already); the image read back with
 #                 sbverify, the package's module, md5sums, owners, no private
-#                 key; pack's account; install's "boot" row on Secure Boot
+#                 key; pack's account, and its refusals (a kernel trusting
+#                 another certificate, "signed" naming another image or in
+#                 an unsigned build); install's "boot" row on Secure Boot
 #                 trees (unsigned, signer absent, pending, enrolled;
 #                 --no-kernel and Secure Boot off: no row)
 #   round-trip    install, verify, remove -> the same tree, with depmod -b:

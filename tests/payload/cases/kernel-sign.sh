@@ -10,7 +10,9 @@
 #     against the certificate) and its modules (modinfo), keeps the package
 #     root-owned with md5sums that match, gives the manifest the package's
 #     new SHA-256 and "signed", and puts no private key in it;
-#   - pack shows it (image_signed, signed_modules, trusts_skid);
+#   - pack shows it (image_signed, signed_modules, trusts_skid), and refuses
+#     a kernel trusting another certificate than the signer's, a "signed"
+#     naming another image, a "signed" kernel without a signer;
 #   - install's preflight on a Secure Boot tree: an unsigned kernel image is
 #     refused ("boot"), so is one whose signer is in neither MokListRT nor
 #     db, and one pending enrolment; with the signer in MokListRT and its key
@@ -100,6 +102,28 @@ PY
 run 1 "pack: a kernel trusting another certificate" "$bin" payload pack "$kpo" --output "$work/lie.tar.zst" &&
 	err_has "pack: trusts" "kernel: it trusts certificate 0000000000000000\.\.\., not the signer's signer\.der" &&
 	[ ! -e "$work/lie.tar.zst" ] && ok "pack: a kernel trusting another certificate is refused"
+
+# A kernel entry whose "signed" names another image, or a "signed" kernel in an unsigned build: refused.
+python3 - "$kpo/manifest.json" <<-'PY'
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	del m["kernel"]["trusts"]
+	m["kernel"]["signed"]["image"] = "boot/vmlinuz-other"
+	json.dump(m, open(sys.argv[1], "w"))
+PY
+run 1 "pack: a kernel whose signed image is another" "$bin" payload pack "$kpo" --output "$work/lie.tar.zst" &&
+	err_has "pack: signed image" "kernel: invalid \"signed\" \(expected image boot/vmlinuz-$KR" &&
+	[ ! -e "$work/lie.tar.zst" ] && ok "pack: a kernel whose \"signed\" names another image is refused"
+kernel_out "$efi_unsigned"
+python3 - "$kpo/manifest.json" "$KR" <<-'PY'
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	m["kernel"]["signed"] = {"image": "boot/vmlinuz-" + sys.argv[2], "image_signature": "sbsign", "modules": 0}
+	json.dump(m, open(sys.argv[1], "w"))
+PY
+run 1 "pack: a signed kernel without a signer" "$bin" payload pack "$kpo" --output "$work/lie.tar.zst" &&
+	err_has "pack: no signer" "kernel: \"signed\", but the manifest names no signer" &&
+	[ ! -e "$work/lie.tar.zst" ] && ok "pack: a kernel said to be signed in an unsigned build is refused"
 
 # --- install's preflight on a Secure Boot tree ------------------------------------------
 # shellcheck source=tests/lib/sb-tree.sh
