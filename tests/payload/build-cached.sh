@@ -6,8 +6,9 @@
 # directory OUT, unless the tests' cache (tests/lib/ci-cache.sh, outside the
 # clone) holds an entry NAME for the same inputs: then OUT is that entry's
 # copy and COMMAND does not run. The key is the SHA-256 of:
-#   - payload/build, payload/patches/, payload/kconfig/, payload/kbuild/,
-#     and every --input (files by content);
+#   - payload/build, payload/patches/, payload/kbuild/, payload/kconfig/
+#     (only for a command with --kernel: the modules' build never reads
+#     it), and every --input (files by content);
 #   - the kernel release and Debian package version payload/build would
 #     build now (payload/build --resolve: a new Debian kernel is a miss);
 #   - the versions of the toolchain packages the build runs (gcc-12,
@@ -58,7 +59,12 @@ resolved=$("$repo/payload/build" --resolve) || {
 }
 tools=$(dpkg-query -W -f '${Package}=${Version}\n' gcc-12 binutils make dpkg-dev libc6-dev bc bison flex kmod \
 	libelf-dev libssl-dev python3 2>/dev/null | sort) || true
-ci_cache_key "$name" "$repo/payload/build" "$repo/payload/patches" "$repo/payload/kconfig" "$repo/payload/kbuild" \
+# payload/kconfig/ is what a --kernel build configures its kernel with; a
+# build of the modules alone never reads it, so a kernel fragment's change
+# leaves their entries valid.
+kconfig=()
+for a in "$@"; do [ "$a" != --kernel ] || kconfig=("$repo/payload/kconfig"); done
+ci_cache_key "$name" "$repo/payload/build" "$repo/payload/patches" "${kconfig[@]}" "$repo/payload/kbuild" \
 	"${inputs[@]}" "=kernel $resolved" "=tools ${tools//$'\n'/ }" "=command ${args[*]}"
 
 # check_out DIR: payload/build's manifest lists DIR's files with their SHA-256.
