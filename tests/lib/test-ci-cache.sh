@@ -159,6 +159,15 @@ if "$repo/payload/build" --resolve >/dev/null 2>&1; then
 	echo '# changed' >>"$t/fake-build"
 	"$repo/tests/payload/build-cached.sh" fake "$t/b/out" --input "$t/fake-build" -- "$t/fake-build" --out "$t/b/out" >"$t/bc.log" 2>&1
 	check "build-cached.sh: a changed --input is a miss" [ "$(runs)" -eq 4 ]
+	# payload/kconfig/ keys a --kernel build only (the modules' build never reads it)
+	"$repo/tests/payload/build-cached.sh" fake "$t/b/out" --input "$t/fake-build" -- "$t/fake-build" --out "$t/b/out" >"$t/bc.log" 2>&1
+	check "build-cached.sh: without --kernel, payload/kconfig is not an input" \
+		bash -c 'grep -q "reused for inputs" "$1" && ! grep -q "file payload/kconfig " "$1"' _ "$t/bc.log"
+	for i in 1 2; do
+		"$repo/tests/payload/build-cached.sh" fake "$t/b/out" --input "$t/fake-build" -- "$t/fake-build" --out "$t/b/out" --kernel >"$t/bc.log" 2>&1
+	done
+	check "build-cached.sh: with --kernel, payload/kconfig is an input" \
+		bash -c '[ "$1" -eq 5 ] && grep -q "reused for inputs" "$2" && grep -q "file payload/kconfig " "$2"' _ "$(runs)" "$t/bc.log"
 else
 	fail "payload/build --resolve failed (apt's index: apt-get update?): build-cached.sh not checked"
 fi
