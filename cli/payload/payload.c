@@ -191,11 +191,16 @@ static void pack_render_contents(struct out *o, const struct stune_manifest *m)
 			 m->kernel->image_signed ? STUNE_YES : STUNE_NO);
 		out_int(o, "signed_modules", m->kernel->image_signed ? ", %s of its modules signed\n" : "\n",
 			m->kernel->signed_modules);
-		out_str(o, "trusts_skid",
-			m->kernel->trusts_sha256 ? (m->kernel->trusts_skid ? "    built to trust the signer (SKID %s)\n"
+		/* (the bundle's reader checked that a kernel trusting a certificate trusts the signer's, if any) */
+		const char *trusts = !m->kernel->trusts_sha256 ? NULL
+				     : m->signer ? (m->kernel->trusts_skid ? "    built to trust the signer (SKID %s)\n"
 									   : "    built to trust the signer\n")
-						 : NULL,
-			m->kernel->trusts_skid);
+				     : m->kernel->trusts_skid
+					 ? "    built to trust the certificate of SKID %s (payload/build "
+					   "--sign-cert); nothing signed with it yet\n"
+					 : "    built to trust a certificate (payload/build --sign-cert); "
+					   "nothing signed with it yet\n";
+		out_str(o, "trusts_skid", trusts, m->kernel->trusts_skid);
 		out_obj_end(o);
 	} else
 		out_str(o, "kernel", NULL, NULL);

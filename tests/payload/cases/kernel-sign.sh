@@ -52,6 +52,10 @@ kernel_out "$efi_unsigned" "$ko"
 refused_ks "sign: a kernel built without --sign-cert" "kernel/linux-image-.*\.deb: built without --sign-cert: the kernel trusts no fleet certificate"
 kernel_out "$efi_unsigned" "$ko" "$work/other.der"
 refused_ks "sign: a kernel built to trust another certificate" "the kernel was built to trust another certificate .*not --cert $work/fleet\.der"
+oskid=$(openssl x509 -inform DER -in "$work/other.der" -noout -ext subjectKeyIdentifier | tail -1 | tr -d ' :' | tr A-F a-f)
+run 0 "pack an unsigned build whose kernel trusts a certificate" env SOURCE_DATE_EPOCH=1700000000 "$bin" payload pack "$kpo" --output "$work/u.tar.zst" &&
+	said "image unsigned: shim refuses to boot it under Secure Boot \(payload/sign\) built to trust the certificate of SKID $oskid \(payload/build --sign-cert\); nothing signed with it yet" &&
+	ok "pack: an unsigned build's kernel trusting a certificate says so" || fail "pack: the unsigned build's text: $(cat "$work/out")"
 kernel_out "$efi_signed" "$ko" "$work/fleet.der"
 refused_ks "sign: an image signed already" "its vmlinuz-$KR is already signed"
 
