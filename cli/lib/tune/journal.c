@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <openssl/evp.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -840,40 +840,35 @@ int stune_journal_remove(const char *dir)
 	return 0;
 }
 
-static int hash_str(EVP_MD_CTX *m, const char *s)
+static void hash_str(crypto_hash_sha256_state *m, const char *s)
 {
 	s = s ? s : "";
-	return EVP_DigestUpdate(m, s, strlen(s) + 1) == 1 ? 0 : -EIO;
+	crypto_hash_sha256_update(m, (const unsigned char *)s, strlen(s) + 1);
 }
 
 int stune_profile_digest(const struct stune_profile *p, char **out)
 {
-	EVP_MD_CTX *m = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	int r = 0;
-	if (!m)
-		return -ENOMEM;
-	if (EVP_DigestInit_ex(m, EVP_sha256(), NULL) != 1)
-		r = -EIO;
+	/* SHA-256 through libsodium (libcrypto is loaded only where X.509 or
+	 * CMS is read: core/crypto-api.h). */
+	crypto_hash_sha256_state m;
+	unsigned char md[crypto_hash_sha256_BYTES];
+	const unsigned mdlen = sizeof(md);
+	crypto_hash_sha256_init(&m);
 	/* The resolved text: one "[class:label]" line per rule, then its keys, include order. */
-	for (size_t i = 0; !r && i < p->n_rules; i++) {
+	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct stune_profile_rule *ru = &p->rules[i];
-		r = hash_str(m, stune_profile_section_name(ru->cls));
-		if (!r)
-			r = hash_str(m, ru->label);
-		for (size_t k = 0; !r && k < ru->n_matches; k++)
-			if (!(r = hash_str(m, ru->matches[k].key)))
-				r = hash_str(m, ru->matches[k].value);
-		for (size_t k = 0; !r && k < ru->n_settings; k++)
-			if (!(r = hash_str(m, ru->settings[k].key)))
-				r = hash_str(m, ru->settings[k].value);
+		hash_str(&m, stune_profile_section_name(ru->cls));
+		hash_str(&m, ru->label);
+		for (size_t k = 0; k < ru->n_matches; k++) {
+			hash_str(&m, ru->matches[k].key);
+			hash_str(&m, ru->matches[k].value);
+		}
+		for (size_t k = 0; k < ru->n_settings; k++) {
+			hash_str(&m, ru->settings[k].key);
+			hash_str(&m, ru->settings[k].value);
+		}
 	}
-	if (!r && EVP_DigestFinal_ex(m, md, &mdlen) != 1)
-		r = -EIO;
-	EVP_MD_CTX_free(m);
-	if (r)
-		return r;
+	crypto_hash_sha256_final(&m, md);
 	char *hex = malloc(mdlen * 2 + 1);
 	if (!hex)
 		return -ENOMEM;
