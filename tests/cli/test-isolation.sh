@@ -8,7 +8,8 @@
 # files with a saved result set and --compare, with --state-dir and without it
 # (the tree's /var/lib/scsitune: saved, compared, spooled by --upload to a
 # port where nothing listens, --flush). Runs on the normal build only:
-# the sanitizer runtimes read /proc/self themselves.
+# the sanitizer runtimes read /proc/self themselves. And none of these
+# commands loads libcrypto, libarchive or libkmod (core/dlib.h).
 # Usage: test-isolation.sh SCSITUNE FIXTURE_DIR
 set -uo pipefail
 bin=$1 fixtures=$2
@@ -64,6 +65,20 @@ isolated() {
 		fails=$((fails + 1))
 	else
 		echo "ok   $name: no host path ($(wc -l <"$work/strace") file syscalls traced)"
+	fi
+	# libcrypto, libarchive and libkmod are loaded on first use (core/dlib.h):
+	# none of these commands needs them (the tree has no firmware
+	# certificates), so none may load them, nor libarchive's libxml2 and ICU.
+	# (libcurl, loaded by an upload, brings libcrypto: extra_allowed is set.)
+	[ -z "${extra_allowed:-}" ] || return 0
+	checks=$((checks + 1))
+	local lazy
+	lazy=$(grep -Eo '/(libarchive\.so\.13|libcrypto\.so\.3|libkmod\.so\.2|libxml2\.so\.2|libicuuc\.so\.[0-9]+)"' "$work/strace" | sort -u | tr -d '"/' | tr '\n' ' ')
+	if [ -n "$lazy" ]; then
+		echo "FAIL $name: loaded $lazy(linked again, or loaded where it is not needed)"
+		fails=$((fails + 1))
+	else
+		echo "ok   $name: libcrypto, libarchive, libkmod not loaded"
 	fi
 }
 

@@ -22,7 +22,7 @@ int stune_ctx_new(const char *sysroot, struct stune_ctx **out)
 		return -ENOMEM;
 	if ((r = stune_root_new(sysroot, &ctx->root)) < 0)
 		return r;
-	/* Under a sysroot, libcrypto's first use (the profile digest) must not read the host's openssl.cnf. */
+	/* Under a sysroot, libcrypto (if a command loads it) must not read the host's openssl.cnf. */
 	if (!stune_root_is_live(ctx->root))
 		stune_crypto_no_host_config();
 	if (stune_root_is_live(ctx->root)) {

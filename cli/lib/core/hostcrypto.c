@@ -1,19 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/hostcrypto.h"
 
-#include <openssl/conf.h>
-#include <openssl/crypto.h>
-#include <openssl/err.h>
 #include <stdbool.h>
+#include <stddef.h>
 
-static bool skipped;
+#define STUNE_DLIB_LOADER
+#include "core/crypto-api.h"
+#include "core/dlib.h"
 
-void stune_crypto_no_host_config(void)
+struct stune_crypto_api stune_crypto;
+
+static bool no_config; /* under a sysroot: asked for before or after the load */
+static bool skipped;   /* OPENSSL_INIT_NO_LOAD_CONFIG was done */
+
+static void skip_config(void)
 {
 	/* OPENSSL_INIT_NO_LOAD_CONFIG marks the configuration as done: a later
 	 * OPENSSL_INIT_LOAD_CONFIG (EVP's default context, libcurl) is a no-op. */
-	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) == 1)
+	if (stune_crypto.OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) == 1)
 		skipped = true;
+}
+
+static void crypto_loaded(void)
+{
+	if (no_config)
+		skip_config();
+}
+
+#define STUNE_CRYPTO_OFFSET(f) offsetof(struct stune_crypto_api, f),
+static const char *const crypto_names[] = {STUNE_CRYPTO_SYMS(STUNE_DLIB_NAME)};
+static const size_t crypto_offsets[] = {STUNE_CRYPTO_SYMS(STUNE_CRYPTO_OFFSET)};
+static struct stune_dlib crypto_lib =
+    STUNE_DLIB_INIT("libcrypto.so.3", "libssl3", crypto_names, crypto_offsets, &stune_crypto, crypto_loaded);
+
+int stune_crypto_load(char **err)
+{
+	return stune_dlib_load(&crypto_lib, err);
+}
+
+void stune_crypto_no_host_config(void)
+{
+	pthread_mutex_lock(&crypto_lib.lock);
+	no_config = true;
+	if (crypto_lib.state > 0 && !skipped)
+		skip_config();
+	pthread_mutex_unlock(&crypto_lib.lock);
 }
 
 void stune_crypto_host_config_for_tls(void)
@@ -24,7 +55,8 @@ void stune_crypto_host_config_for_tls(void)
 	/* What OPENSSL_INIT_LOAD_CONFIG does: the built-in modules (ssl_conf for
 	 * system_default's MinProtocol and CipherString), then the default file
 	 * ($OPENSSL_CONF or OPENSSLDIR/openssl.cnf), a missing one ignored. */
-	OPENSSL_load_builtin_modules();
-	if (CONF_modules_load_file(NULL, NULL, CONF_MFLAGS_DEFAULT_SECTION | CONF_MFLAGS_IGNORE_MISSING_FILE) <= 0)
-		ERR_clear_error();
+	stune_crypto.OPENSSL_load_builtin_modules();
+	if (stune_crypto.CONF_modules_load_file(NULL, NULL,
+						CONF_MFLAGS_DEFAULT_SECTION | CONF_MFLAGS_IGNORE_MISSING_FILE) <= 0)
+		stune_crypto.ERR_clear_error();
 }

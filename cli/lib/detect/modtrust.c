@@ -6,15 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <keyutils.h>
-#include <openssl/bn.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/crypto-api.h"
 #include "core/ctx.h"
 #include "core/strv.h"
 #include "core/userfile.h"
@@ -193,13 +191,16 @@ void stune_cert_clear(struct stune_cert *c)
 
 int stune_cert_from_der(const unsigned char *der, size_t len, bool whole, struct stune_cert *c)
 {
+	int r = stune_crypto_load(NULL);
+	if (r < 0)
+		return r;
 	const unsigned char *p = der;
 	X509 *x = len <= 65536 ? d2i_X509(NULL, &p, (long)len) : NULL;
 	if (!x || (whole && p != der + len)) {
 		X509_free(x);
 		return -EBADMSG; /* not one certificate */
 	}
-	int r = -ENOMEM;
+	r = -ENOMEM;
 	BIGNUM *bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(x), NULL);
 	_cleanup_free_ char *o = name_entry(X509_get_subject_name(x), NID_organizationName);
 	if (!bn)

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "payload/bundle.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -13,6 +11,7 @@
 
 #include "core/strv.h"
 #include "detect/modtrust.h"
+#include "payload/archive-api.h"
 #include "payload/modsig.h"
 
 DEFINE_CLEANUP_FUNC(json_object, json_object_put)
@@ -830,13 +829,15 @@ static int check_modules(const struct stune_manifest *m, char **err)
 
 int stune_bundle_read(const void *data, size_t len, struct stune_manifest **out, char **err)
 {
+	int r = stune_archive_load(err);
+	if (r < 0)
+		return r;
 	_cleanup_(archive_read_freep) struct archive *a = archive_read_new();
 	_cleanup_(stune_manifest_freep) struct stune_manifest *m = NULL;
 	struct archive_entry *e;
 	char name[300];
 	uint64_t total = 0;
 	size_t nentries = 0;
-	int r;
 
 	if (!a)
 		return -ENOMEM;
@@ -1320,6 +1321,8 @@ int stune_bundle_pack(const char *dir, long long created, uint8_t **data, size_t
 	struct build_manifest bm = {0};
 	int r;
 
+	if ((r = stune_archive_load(err)) < 0)
+		return r;
 	if (asprintf(&bpath, "%s/manifest.json", dir) < 0)
 		return -ENOMEM;
 	if ((r = read_build_manifest(bpath, &b, &bm, err)) < 0)

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "payload/initrd.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -10,6 +8,7 @@
 #include <string.h>
 
 #include "core/strv.h"
+#include "payload/archive-api.h"
 
 void stune_initrd_free(struct stune_initrd *i)
 {
@@ -122,6 +121,9 @@ int stune_initrd_read(const uint8_t *data, size_t len, const char *release, char
 	_cleanup_(stune_initrd_freep) struct stune_initrd *i = calloc(1, sizeof(*i));
 	_cleanup_free_ char *depname = NULL;
 	size_t off = 0;
+	int r = stune_archive_load(err);
+	if (r < 0)
+		return r;
 	if (!i || asprintf(&depname, "lib/modules/%s/modules.dep", release) < 0)
 		return -ENOMEM;
 	while (off < len) {
@@ -141,7 +143,6 @@ int stune_initrd_read(const uint8_t *data, size_t len, const char *release, char
 			return -EBADMSG;
 		}
 		struct archive_entry *e;
-		int r;
 		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 			i->entries++;
 			r = ARCHIVE_OK;

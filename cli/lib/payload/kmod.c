@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/strv.h"
+#include "payload/kmod-api.h"
 
 static void kmod_unrefp(struct kmod_ctx **c)
 {
@@ -76,6 +76,10 @@ static int resolve_here(const char *release, const char *name, char **out)
 
 int stune_kmod_resolve(struct stune_ctx *ctx, const char *release, const char *name, char **out)
 {
+	/* Before the fork: the child is chrooted into the tree, whose libraries are never loaded. */
+	int r = stune_kmod_load(NULL);
+	if (r < 0)
+		return r;
 	if (stune_root_is_live(ctx->root))
 		return resolve_here(release, name, out);
 	/*
@@ -98,8 +102,8 @@ int stune_kmod_resolve(struct stune_ctx *ctx, const char *release, const char *n
 	if (pid == 0) {
 		close(pfd[0]);
 		char *path = NULL;
-		int r = chroot(stune_root_prefix(ctx->root)) < 0 || chdir("/") < 0 ? negative_errno()
-										   : resolve_here(release, name, &path);
+		r = chroot(stune_root_prefix(ctx->root)) < 0 || chdir("/") < 0 ? negative_errno()
+									       : resolve_here(release, name, &path);
 		if (r == 0 && write(pfd[1], path, strlen(path)) != (ssize_t)strlen(path))
 			r = -EIO;
 		_exit(r < 0 ? (-r & 0xff) : 0);
@@ -137,7 +141,10 @@ int stune_kmod_reload(struct stune_ctx *ctx, const char *name, char **err)
 	if (!stune_root_is_live(ctx->root))
 		return -EOPNOTSUPP;
 	_cleanup_free_ char *release = NULL;
-	int r = stune_root_read(ctx->root, "proc/sys/kernel/osrelease", &release);
+	int r = stune_kmod_load(err);
+	if (r < 0)
+		return r;
+	r = stune_root_read(ctx->root, "proc/sys/kernel/osrelease", &release);
 	if (r < 0 || (r = open_kmod(release, &kc, NULL)) < 0)
 		return r;
 	if ((r = kmod_module_new_from_name(kc, name, &mod)) < 0)

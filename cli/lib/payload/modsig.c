@@ -3,13 +3,11 @@
 #include "payload/modsig.h"
 
 #include <errno.h>
-#include <openssl/bn.h>
-#include <openssl/cms.h>
-#include <openssl/objects.h>
-#include <openssl/x509.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/crypto-api.h"
 
 #include "core/strv.h"
 #include "payload/ko.h"
@@ -89,11 +87,14 @@ int stune_modsig_read(const uint8_t *data, size_t len, struct stune_modsig *s, c
 				  ms.id_type);
 	if (!sig_len || sig_len > len - ml - sizeof(ms))
 		return stune_errf(err, -EBADMSG, "signature length %zu does not fit the module", sig_len);
+	int r = stune_crypto_load(err);
+	if (r < 0)
+		return r;
 	const unsigned char *p = data + len - ml - sizeof(ms) - sig_len;
 	CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &p, (long)sig_len);
 	STACK_OF(CMS_SignerInfo) *sis = cms ? CMS_get0_SignerInfos(cms) : NULL;
 	CMS_SignerInfo *si = sis && sk_CMS_SignerInfo_num(sis) == 1 ? sk_CMS_SignerInfo_value(sis, 0) : NULL;
-	int r = si ? signer_id(si, s) : -EBADMSG;
+	r = si ? signer_id(si, s) : -EBADMSG;
 	X509_ALGOR *dig = NULL;
 	if (r == 0) {
 		const ASN1_OBJECT *o = NULL;
