@@ -94,7 +94,9 @@ int cmd_detect(struct global_opts *g, int argc, char **argv)
 	if (!ctx)
 		return EXIT_ERROR;
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	int r = stune_topology_scan(ctx, &t);
+	/* The default text shows of each disk its row only: the rest is not read. */
+	bool brief = g->format == OUT_TEXT && !g->verbose;
+	int r = brief ? stune_topology_scan_brief(ctx, &t) : stune_topology_scan(ctx, &t);
 	if (r < 0) {
 		error_msg("detect failed: %s", strerror(-r));
 		return EXIT_ERROR;

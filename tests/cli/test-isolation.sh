@@ -9,7 +9,8 @@
 # (the tree's /var/lib/scsitune: saved, compared, spooled by --upload to a
 # port where nothing listens, --flush). Runs on the normal build only:
 # the sanitizer runtimes read /proc/self themselves. And none of these
-# commands loads libcrypto, libarchive or libkmod (core/dlib.h).
+# commands loads libcrypto, libarchive or libkmod (core/dlib.h). detect's
+# default text reads none of the disks' attributes it does not show.
 # Usage: test-isolation.sh SCSITUNE FIXTURE_DIR
 set -uo pipefail
 bin=$1 fixtures=$2
@@ -84,8 +85,23 @@ isolated() {
 
 R=(--sysroot "$tree")
 P=(--profile numa --profile-dir "$profiles")
+# detect's default text reads of each disk what its row shows, no more
+# (detect/topology.h, brief): none of the attributes only -v and JSON show,
+# which JSON does read (so this check can fail).
+# (A disk's attributes are opened relative to its directory, by bare name.)
+unshown='openat2\([0-9]+, "(queue/(scheduler|nr_requests|rq_affinity|nomerges|read_ahead_kb|add_random|io_poll)|vendor|rev|type|state|queue_depth|iocounterbits|io(request|done|err|tmo)_cnt)"'
 isolated "detect" 0 100 "${R[@]}" detect -o json
+json_reads=$(grep -Ec "$unshown" "$work/strace")
 isolated "detect (text)" 0 100 "${R[@]}" detect
+text_reads=$(grep -Ec "$unshown" "$work/strace")
+checks=$((checks + 1))
+if [ "$json_reads" -gt 0 ] && [ "$text_reads" -eq 0 ]; then
+	echo "ok   detect (text): none of the $json_reads reads of what only -v and JSON show"
+else
+	echo "FAIL detect (text): $text_reads reads of what it does not show (JSON: $json_reads)"
+	grep -E "$unshown" "$work/strace" | head -3 | sed 's/^/  /'
+	fails=$((fails + 1))
+fi
 isolated "apply --dry-run" 0 100 "${R[@]}" apply --dry-run "${P[@]}" -o json
 isolated "apply --dry-run (text)" 0 100 "${R[@]}" apply --dry-run "${P[@]}"
 isolated "apply" 0 100 "${R[@]}" apply "${P[@]}" --state-dir "$state"

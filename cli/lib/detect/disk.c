@@ -200,7 +200,7 @@ static int read_block_attrs(struct stune_ctx *ctx, const struct stune_topology *
 			stune_warn_path(ctx, bdir, "size: %lld sectors is out of range", (long long)sectors.v);
 	}
 
-	if ((r = parse_scheduler(ctx, bd, d, plan)) < 0)
+	if (!t->brief && (r = parse_scheduler(ctx, bd, d, plan)) < 0)
 		return r;
 	stune_attr_num_at(ctx, bd, &d->rotational, 0, "queue/rotational");
 	/* The plan's scan reads the tunables its profile sets (plan_attrs). */
@@ -228,19 +228,22 @@ static void read_scsi_device_attrs(struct stune_ctx *ctx, const struct stune_top
 {
 	bool plan = t->plan_scope;
 
-	if (!plan) {
+	bool full = !plan && !t->brief; /* brief: the model alone, its row's column */
+	if (full)
 		stune_attr_str_at(ctx, sd, &d->vendor, 0, "vendor");
+	if (!plan)
 		stune_attr_str_at(ctx, sd, &d->model, 0, "model");
+	if (full) {
 		stune_attr_str_at(ctx, sd, &d->rev, STUNE_ATTR_OPTIONAL, "rev");
-		trim(d->vendor);
-		trim(d->model);
-		trim(d->rev);
 		stune_attr_num_at(ctx, sd, &d->scsi_type, STUNE_ATTR_OPTIONAL, "type");
 	}
+	trim(d->vendor);
+	trim(d->model);
+	trim(d->rev);
 	if (t->plan_attrs & (1u << STUNE_RAW_QUEUE_DEPTH))
 		stune_attr_num_raw_at(ctx, sd, &d->queue_depth, plan ? &d->raw[STUNE_RAW_QUEUE_DEPTH] : NULL, 0,
 				      "queue_depth");
-	if (!plan) {
+	if (full) {
 		stune_attr_str_at(ctx, sd, &d->state, STUNE_ATTR_OPTIONAL, "state");
 		stune_attr_num_at(ctx, sd, &d->iocounterbits, STUNE_ATTR_OPTIONAL, "iocounterbits");
 		struct stune_num *ctr[] = {&d->iorequest_cnt, &d->iodone_cnt, &d->ioerr_cnt, &d->iotmo_cnt};

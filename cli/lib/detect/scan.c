@@ -11,7 +11,7 @@
 #include "core/ctx.h"
 #include "detect/gather.h"
 
-static int scan(struct stune_ctx *ctx, bool plan_scope, unsigned attrs, struct stune_topology **out)
+static int scan(struct stune_ctx *ctx, bool plan_scope, unsigned attrs, bool brief, struct stune_topology **out)
 {
 	_cleanup_(stune_topology_freep) struct stune_topology *t = calloc(1, sizeof(*t));
 	int r;
@@ -20,7 +20,8 @@ static int scan(struct stune_ctx *ctx, bool plan_scope, unsigned attrs, struct s
 		return -ENOMEM;
 	t->udev_source = ctx->udev ? "libudev" : "udev-db";
 	t->plan_scope = plan_scope;
-	t->plan_attrs = plan_scope ? attrs : STUNE_RAW_ALL;
+	t->plan_attrs = plan_scope ? attrs : brief ? 0 : STUNE_RAW_ALL;
+	t->brief = brief;
 	/* Order matters: disks need hosts; IRQs need hosts' hctx maps. */
 	if ((r = stune_scan_kernel(ctx, t)) < 0 || (r = stune_scan_cpus_numa(ctx, t)) < 0 ||
 	    (r = stune_scan_numa_live(ctx, t)) < 0 || (r = stune_scan_hosts(ctx, t)) < 0 ||
@@ -32,7 +33,12 @@ static int scan(struct stune_ctx *ctx, bool plan_scope, unsigned attrs, struct s
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out)
 {
-	return scan(ctx, false, STUNE_RAW_ALL, out);
+	return scan(ctx, false, STUNE_RAW_ALL, false, out);
+}
+
+int stune_topology_scan_brief(struct stune_ctx *ctx, struct stune_topology **out)
+{
+	return scan(ctx, false, 0, true, out);
 }
 
 int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **out)
@@ -43,7 +49,7 @@ int stune_topology_scan_for_plan(struct stune_ctx *ctx, struct stune_topology **
 int stune_topology_scan_for_plan_attrs(struct stune_ctx *ctx, unsigned attrs, struct stune_topology **out)
 {
 	_cleanup_(stune_topology_freep) struct stune_topology *t = NULL;
-	int r = scan(ctx, true, attrs, &t);
+	int r = scan(ctx, true, attrs, false, &t);
 	if (r < 0 || (r = stune_scan_irqbalance(ctx, t)) < 0)
 		return r;
 	*out = steal_pointer(&t);

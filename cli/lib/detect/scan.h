@@ -13,6 +13,9 @@ struct stune_ctx;
 #include "core/root.h"	   /* struct stune_rdir */
 
 int stune_topology_scan(struct stune_ctx *ctx, struct stune_topology **out);
+/* The same for detect's default text: of each disk only what its row shows
+ * (topology.brief); everything else as stune_topology_scan. */
+int stune_topology_scan_brief(struct stune_ctx *ctx, struct stune_topology **out);
 /* What apply, verify and report plan against: the scan plus irqbalance's
  * state (etc/default/irqbalance, proc/N/comm), which detect does not read;
  * only what they use is read, and the disks' raw tunables are kept
