@@ -10,11 +10,13 @@
 # --disks), read and left in place; otherwise one is made and removed.
 #
 # SCSITUNE names the binary (default ./build/scsitune). Prints figures and the
-# goal of issue 12 (detect -o json no slower than lsscsi -k -y, with its pool
-# of threads and with one thread) as met / not met, with CPU time and
+# goals of issue 33 (detect, its default text, in at most half the time of
+# lsscsi -l -s with its pool of threads, peak RSS < 32 MB; one thread and
+# -o json beside, with their ratios) as met / not met, with CPU time and
 # syscalls per disk beside; never fails on speed: it exits 1 only when a
 # command fails or an output is wrong (each tool's disks, names and H:C:T:L
-# the same, HBA count, WWNs, warnings on a clean tree), 64 on bad usage.
+# the same, HBA count, WWNs, the text's rows, warnings on a clean tree), 64
+# on bad usage.
 # The figures also go to the results file, $BENCH_RESULTS (lib-results.sh).
 set -euo pipefail
 export LC_ALL=C
@@ -81,28 +83,39 @@ echo "bench host: $hbas mpi3mr HBAs, $disks disks, CPUs $(cat "$root/sys/devices
 	"${given_root:+given (--root $given_root), }generated in $(((t1 - t0) / 1000000)) ms"
 
 # --- the commands, each checked once for errors and content ----------------
-# lsscsi -k: kernel names, so it does not scan the real /dev for device nodes
-cmd_lsscsi="lsscsi -k -y $root/sys"
+# lsscsi -k: kernel names, so it does not scan the real /dev for device nodes;
+# -l -s: each device's state, queue depth, timeouts and its size, what
+# detect's rows and -v show beside the names (the peer timed); without
+# them, the content checked below.
+cmd_lsscsi="lsscsi -k -y $root/sys -l -s"
 cmd_lsblk="lsblk --sysroot $root -J"
-cmd_scsitune="$scsitune --sysroot $root detect -o json"
+cmd_scsitune="$scsitune --sysroot $root detect"
+cmd_json="$scsitune --sysroot $root detect -o json"
 
-$cmd_lsscsi >"$work/lsscsi.txt" || die "lsscsi failed"
+lsscsi -k -y "$root/sys" >"$work/lsscsi.txt" || die "lsscsi failed"
+$cmd_lsscsi >"$work/lsscsi-l.txt" || die "lsscsi -l -s failed"
 $cmd_lsblk >"$work/lsblk.json" || die "lsblk failed"
 if [ -n "$with_scsitune" ]; then
-	$cmd_scsitune >"$work/detect.json" 2>"$work/detect.stderr" ||
+	$cmd_json >"$work/detect.json" 2>"$work/detect.stderr" ||
 		die "scsitune detect -o json failed: $(head -5 "$work/detect.stderr")"
 	[ ! -s "$work/detect.stderr" ] ||
 		die "scsitune warned on a clean tree: $(head -5 "$work/detect.stderr")"
-	SCSITUNE_THREADS=1 $cmd_scsitune >"$work/detect1.json" 2>&1 || die "scsitune detect (1 thread) failed"
+	SCSITUNE_THREADS=1 $cmd_json >"$work/detect1.json" 2>&1 || die "scsitune detect (1 thread) failed"
 	cmp -s "$work/detect.json" "$work/detect1.json" || die "scsitune detect: 1 thread and the pool differ"
+	$cmd_scsitune >"$work/detect.txt" 2>"$work/detect.stderr" ||
+		die "scsitune detect failed: $(head -5 "$work/detect.stderr")"
+	[ ! -s "$work/detect.stderr" ] ||
+		die "scsitune detect (text) warned on a clean tree: $(head -5 "$work/detect.stderr")"
+	SCSITUNE_THREADS=1 $cmd_scsitune >"$work/detect1.txt" 2>&1 || die "scsitune detect (text, 1 thread) failed"
+	cmp -s "$work/detect.txt" "$work/detect1.txt" || die "scsitune detect (text): 1 thread and the pool differ"
 else
 	echo '{"hbas": []}' >"$work/detect.json"
 fi
 # The same facts from each tool: every disk, by name, with its H:C:T:L (and
 # vendor and model from lsscsi); scsitune's HBAs and a WWN per disk.
-python3 - "$work/lsscsi.txt" "$work/lsblk.json" "$work/detect.json" "$disks" "$hbas" "$with_scsitune" <<'EOF' || die "the tools disagree (see above)"
+python3 - "$work/lsscsi.txt" "$work/lsblk.json" "$work/detect.json" "$disks" "$hbas" "$with_scsitune" "$work/detect.txt" <<'EOF' || die "the tools disagree (see above)"
 import json, sys
-lsscsi_txt, lsblk_json, detect_json, want_disks, want_hbas, with_st = sys.argv[1:]
+lsscsi_txt, lsblk_json, detect_json, want_disks, want_hbas, with_st, detect_txt = sys.argv[1:]
 want_disks, want_hbas = int(want_disks), int(want_hbas)
 errors = []
 ls = {}
@@ -133,22 +146,28 @@ if with_st:
     bad = [n for n in blk if blk[n] is not None and blk[n] != st.get(n, (None,))[0]]
     if bad:
         errors.append("scsitune and lsblk differ on H:C:T:L, e.g. %s" % bad[0])
+    # The default text: a row per disk (H:C:T:L, name, ..., key), the same disks.
+    keys = {d["name"]: (d.get("hctl"), d.get("key")) for d in disks}
+    rows = {}
+    for line in open(detect_txt):
+        f = line.split()
+        if len(f) >= 3 and f[1] in keys:
+            rows[f[1]] = (f[0], f[-1])
+    if rows != keys:
+        errors.append("scsitune detect's text has %d disk rows, JSON %d disks: not the same (H:C:T:L, key)"
+                      % (len(rows), len(keys)))
 for e in errors:
     print(e, file=sys.stderr)
 sys.exit(1 if errors else 0)
 EOF
-if [ -n "$with_scsitune" ]; then
-	$scsitune --sysroot "$root" detect >/dev/null 2>&1 || die "scsitune detect (text) failed"
-fi
-
 # --- timing ------------------------------------------------------------------
-# scsitune with its pool (one thread per usable CPU) and with one thread: on 2
-# cores the goal is to hold at both.
+# scsitune's default text with its pool (one thread per usable CPU) and with
+# one thread, and -o json (every disk attribute, read only there and with -v).
 names=(lsscsi lsblk)
 cmds=("$cmd_lsscsi" "$cmd_lsblk")
 if [ -n "$with_scsitune" ]; then
-	names=(scsitune scsitune-1 "${names[@]}")
-	cmds=("$cmd_scsitune" "env SCSITUNE_THREADS=1 $cmd_scsitune" "${cmds[@]}")
+	names=(scsitune scsitune-1 scsitune-json "${names[@]}")
+	cmds=("$cmd_scsitune" "env SCSITUNE_THREADS=1 $cmd_scsitune" "$cmd_json" "${cmds[@]}")
 fi
 declare -A median mean sd cpu
 if command -v hyperfine >/dev/null; then
@@ -215,16 +234,20 @@ done
 if [ -n "$with_scsitune" ]; then
 	# The goals' lines also go to $work/rec (figure, value, unit, goal, verdict,
 	# peer, peer's value) for the results file, with the verdict printed.
-	awk -v s="${median[scsitune]}" -v s1="${median[scsitune-1]}" -v l="${median[lsscsi]}" -v b="${median[lsblk]}" \
-		-v c="${cpu[scsitune]}" -v c1="${cpu[scsitune-1]}" -v cl="${cpu[lsscsi]}" -v rss="${peak[scsitune]}" \
+	awk -v s="${median[scsitune]}" -v s1="${median[scsitune-1]}" -v sj="${median[scsitune-json]}" \
+		-v l="${median[lsscsi]}" -v b="${median[lsblk]}" -v c="${cpu[scsitune]}" -v c1="${cpu[scsitune-1]}" \
+		-v cj="${cpu[scsitune-json]}" -v cl="${cpu[lsscsi]}" -v rss="${peak[scsitune]}" \
 		-v n="$disks" -v rec="$work/rec" 'BEGIN {
-		v = (s / l <= 1 ? "met" : "NOT MET"); v1 = (s1 / l <= 1 ? "met" : "NOT MET")
-		printf "goal (issue 12): detect -o json no slower than lsscsi -k -y on the same tree\n"
-		printf "  pool of threads: median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s / l, v, c / cl
-		printf "  one thread:      median ratio %.2f  goal <= 1.00: %s   (CPU ratio %.2f)\n", s1 / l, v1, c1 / cl
+		v = (s / l <= 0.5 ? "met" : "NOT MET"); vr = (rss / 1024 < 32 ? "met" : "NOT MET")
+		printf "goals (issue 33): detect (its default text) in at most half the time of lsscsi -l -s on the same tree\n"
+		printf "  pool of threads: median ratio %.2f  goal <= 0.50: %s   (CPU ratio %.2f)\n", s / l, v, c / cl
+		printf "  peak RSS %.1f MB  goal < 32 MB: %s\n", rss / 1024, vr
+		printf "  beside it, no goal: one thread %.2f (CPU %.2f); -o json, every attribute, pool %.2f (CPU %.2f)\n", s1 / l, c1 / cl, sj / l, cj / cl
 		printf "scsitune/lsblk median ratio %.2f (context, no goal); scsitune %.3f ms and %.1f KB peak RSS per disk\n", s / b, s / n, rss / n
-		printf "ratio.pool-vs-lsscsi\t%.3f\tx\t<=1.00\t%s\tlsscsi\t-\n", s / l, (v == "met" ? "met" : "not-met") >rec
-		printf "ratio.one-thread-vs-lsscsi\t%.3f\tx\t<=1.00\t%s\tlsscsi\t-\n", s1 / l, (v1 == "met" ? "met" : "not-met") >rec
+		printf "ratio.pool-vs-lsscsi\t%.3f\tx\t<=0.50\t%s\tlsscsi\t-\n", s / l, (v == "met" ? "met" : "not-met") >rec
+		printf "peak-rss.goal\t%.1f\tMiB\t<32\t%s\t-\t-\n", rss / 1024, (vr == "met" ? "met" : "not-met") >rec
+		printf "ratio.one-thread-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", s1 / l >rec
+		printf "ratio.json-pool-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", sj / l >rec
 		printf "ratio.cpu.pool-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", c / cl >rec
 		printf "ratio.cpu.one-thread-vs-lsscsi\t%.3f\tx\t-\t-\tlsscsi\t-\n", c1 / cl >rec
 		printf "ratio.pool-vs-lsblk\t%.3f\tx\t-\t-\tlsblk\t-\n", s / b >rec
@@ -236,9 +259,8 @@ if [ -n "$with_scsitune" ]; then
 	bench_result disks "$disks" disks
 	bench_result cpus "$(nproc)" cpus
 	mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-	for t in scsitune scsitune-1; do
-		mode=pool
-		[ "$t" = scsitune ] || mode=one-thread
+	for t in scsitune scsitune-1 scsitune-json; do
+		case $t in scsitune) mode=pool ;; scsitune-1) mode=one-thread ;; *) mode=json-pool ;; esac
 		bench_result "wall-median.$mode" "$(printf %.1f "${median[$t]}")" ms - - lsscsi "$(printf %.1f "${median[lsscsi]}")"
 		bench_result "wall-mean.$mode" "$(printf %.1f "${mean[$t]}")" ms - - lsscsi "$(printf %.1f "${mean[lsscsi]}")"
 		bench_result "wall-stddev.$mode" "$(printf %.1f "${sd[$t]}")" ms - - lsscsi "$(printf %.1f "${sd[lsscsi]}")"

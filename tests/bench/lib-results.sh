@@ -59,3 +59,23 @@ bench_results_from() { # FILE: FIGURE VALUE UNIT GOAL VERDICT PEER PEER_VALUE, t
 		[ -z "$fig" ] || bench_result "$fig" "$val" "$unit" "$goal" "$verdict" "$peer" "$pv"
 	done <"$1"
 }
+
+# bench_time OUT ERR REC CMD...: run CMD (a program, stdout to OUT, stderr to
+# ERR) and write "WALL_MS PEAK_RSS_KIB CPU_MS" to REC: wall to 0.1 ms
+# (/usr/bin/time's %e counts in 10 ms steps, a fifth of a 50 ms goal) and
+# user + system CPU from getrusage() around /usr/bin/time, which gives the
+# peak RSS (%M: a child forked by python would count python's pages too).
+# Returns CMD's status.
+bench_time() {
+	python3 -c 'import os, resource, subprocess, sys, time
+out, err, rec = sys.argv[1:4]
+with open(out, "wb") as o, open(err, "wb") as e:
+    t0 = time.perf_counter()
+    rc = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", rec + ".rss"] + sys.argv[4:], stdout=o, stderr=e)
+    wall = time.perf_counter() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = open(rec + ".rss").read().split()[-1]
+os.unlink(rec + ".rss")
+open(rec, "w").write("%.1f %s %.1f\n" % (wall * 1e3, rss, (ru.ru_utime + ru.ru_stime) * 1e3))
+sys.exit(rc)' "$@"
+}
