@@ -353,6 +353,49 @@ CASE(rdir_write_by_hand, "a write through an escaping link or \"..\" lands in th
 	rdir_write(true);
 }
 
+/* revert's read, write back and read back on one open file: a shorter value cuts the file, a longer one replaces it. */
+CASE(rewrite_fd, "an attribute read and written on one open file: shorter values cut the file, longer ones replace it")
+{
+	struct stune_root *r = tree_root(false);
+	struct stune_rdir d = STUNE_RDIR_INIT;
+	char *now = NULL, *back = NULL, *path = host_file(DEVDIR "/rw-attr");
+	if (!r)
+		return;
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs("12345\n", f) >= 0 && fclose(f) == 0);
+	CHECK(stune_root_dir_open(r, DEVDIR, &d) == 0 && d.fd >= 0);
+	int fd = stune_root_open_rw_at(r, &d, "rw-attr", &now);
+	CHECK(fd >= 0);
+	CHECK_STR(now, "12345");
+	CHECK(stune_root_rewrite_fd(fd, "9\n", strlen(now) + 1, &back) == 0);
+	CHECK_STR(back, "9");
+	char *s = slurp(path);
+	CHECK_STR(s, "9\n"); /* nothing of "12345" left behind */
+	free(s);
+	free(back);
+	back = NULL;
+	CHECK(stune_root_rewrite_fd(fd, "[mq-deadline] none\n", 2, &back) == 0);
+	CHECK_STR(back, "[mq-deadline] none");
+	s = slurp(path);
+	CHECK_STR(s, "[mq-deadline] none\n");
+	free(s);
+	stune_root_close_written(fd);
+	free(now);
+	now = NULL;
+	/* Not there, or a FIFO (never a blocking read): an error, no descriptor. */
+	CHECK(stune_root_open_rw_at(r, &d, "no-such-attr", &now) == -ENOENT && !now);
+	char *fifo = host_file(DEVDIR "/rw-fifo");
+	CHECK(mkfifo(fifo, 0600) == 0);
+	fd = stune_root_open_rw_at(r, &d, "rw-fifo", &now);
+	CHECK(fd < 0 && !now);
+	if (fd >= 0)
+		close(fd);
+	free(fifo);
+	free(path);
+	stune_root_dir_close(&d);
+	stune_root_free(r);
+}
+
 /* An entry followed to its directory: the canonical path stune_root_resolve gives. */
 static void rdir_entries(bool by_hand)
 {

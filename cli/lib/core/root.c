@@ -952,6 +952,50 @@ static int open_at(const struct stune_root *r, const struct stune_rdir *dir, con
 	return ret < 0 ? ret : root_open(r, full, flags);
 }
 
+int stune_root_open_rw_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **now)
+{
+	*now = NULL;
+	int fd = open_at(r, dir, rel, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (fd == -EMFILE && batch.n) {
+		batch_flush();
+		fd = open_at(r, dir, rel, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	}
+	if (fd < 0)
+		return fd;
+	int ret = read_all(fd, true, now);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int stune_root_rewrite_fd(int fd, const char *value, size_t now_len, char **back)
+{
+	size_t len = strlen(value);
+	/* One write: a sysfs store() sees the whole value or nothing. */
+	ssize_t k = pwrite(fd, value, len, 0);
+	if (k < 0)
+		return negative_errno();
+	if ((size_t)k != len)
+		return -EIO;
+	if (len < now_len && ftruncate(fd, (off_t)len) < 0 && errno != EINVAL)
+		return negative_errno();
+	if (!back)
+		return 0;
+	*back = NULL;
+	if (read_all(fd, true, back) < 0) {
+		free(*back);
+		*back = NULL; /* written; the read-back failed: unknown */
+	}
+	return 0;
+}
+
+void stune_root_close_written(int fd)
+{
+	close_read(fd); /* the store() ran in write(): the close can wait for the batch */
+}
+
 int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out)
 {
 	int fd = open_at(r, dir, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);

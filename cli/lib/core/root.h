@@ -108,6 +108,20 @@ void stune_root_dir_close(struct stune_rdir *d);
 int stune_root_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
 int stune_root_write_read_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel,
 			     const char *value, char **back);
+/*
+ * An attribute read and written on one open file (revert: what is there
+ * now, then the old value back, then read back; one open instead of two):
+ * stune_root_open_rw_at opens rel in dir for reading and writing and reads
+ * it from the start into *now (the descriptor is returned, or -errno);
+ * stune_root_rewrite_fd writes value at the start in one write and reads
+ * the file back, as stune_root_write_read. now_len: the length read before;
+ * a shorter value cuts the file there (a captured tree's regular file
+ * keeps what was past the end; sysfs ignores sizes). Close the descriptor
+ * with stune_root_close_written.
+ */
+int stune_root_open_rw_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **now);
+int stune_root_rewrite_fd(int fd, const char *value, size_t now_len, char **back);
+void stune_root_close_written(int fd);
 /* readlink of the entry rel of dir (the link itself, not followed). */
 int stune_root_readlink_at(const struct stune_root *r, const struct stune_rdir *dir, const char *rel, char **out);
 /*

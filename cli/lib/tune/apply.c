@@ -95,6 +95,26 @@ static int write_one(const struct stune_root *r, const struct stune_rdir *dir, e
 	return w;
 }
 
+/* The same write on a file already open for reading and writing (fd: its
+ * text now is now; revert). */
+static int write_one_fd(int fd, const char *path, const char *value, const char *now, char **after)
+{
+	*after = NULL;
+#ifdef SCSITUNE_TEST_HOOKS
+	int h = test_hooks(path);
+	if (h < 0)
+		return h;
+	if (h) /* "ignore": nothing written, the old value reads back */
+		return (*after = strdup(now)) ? 0 : -ENOMEM;
+#else
+	(void)path;
+#endif
+	_cleanup_free_ char *line = NULL;
+	if (asprintf(&line, "%s\n", value) < 0)
+		return -ENOMEM;
+	return stune_root_rewrite_fd(fd, line, strlen(now) + 1, after);
+}
+
 int stune_apply_write(const struct stune_root *r, enum stune_jkind kind, const char *path, const char *value,
 		      char **after)
 {
@@ -655,8 +675,42 @@ static int disk_now(const struct disk_keys *keys, struct stune_jentry *e, struct
 	return 0;
 }
 
-static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const char *boot, struct stune_jentry *e,
-		      bool force, bool reset, struct stune_revert_item *it)
+/*
+ * A kernel attribute's entry read through dir (its directory, opened once
+ * for one object's entries), anything else by path. A disk's attribute is
+ * opened for reading and writing at once (*fd: read now, written back on
+ * the same file); where that cannot be (a read-only attribute, a FIFO),
+ * it is read, and written later, by name as before.
+ */
+static void fd_closep(int *fd)
+{
+	if (*fd >= 0)
+		stune_root_close_written(*fd);
+}
+
+static int revert_read(const struct stune_root *root, struct stune_rdir *dir, const struct stune_jentry *e, int *fd,
+		       char **out)
+{
+	int r;
+	if (e->kind != STUNE_JK_VALUE)
+		return read_entry(root, e->kind, e->path, out);
+	if ((r = enter_dir(root, e->path, dir)) < 0)
+		return r;
+	if (dir->fd < 0)
+		return stune_root_read(root, e->path, out);
+	const char *base = stune_path_basename(e->path);
+	if (!e->absent && !strncmp(e->path, "sys/block/", 10)) {
+		int f = stune_root_open_rw_at(root, dir, base, out);
+		if (f >= 0 || f == -ENOMEM) {
+			*fd = f;
+			return f < 0 ? f : 0;
+		}
+	}
+	return stune_root_read_at(root, dir, base, out);
+}
+
+static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const char *boot, struct stune_rdir *dir,
+		      struct stune_jentry *e, bool force, bool reset, struct stune_revert_item *it)
 {
 	/* IRQ numbers are each boot's: in another boot, N may be another device's, and the kernel placed it afresh. */
 	if (boot && e->boot_id && is_irq(e) && strcmp(boot, e->boot_id)) {
@@ -672,7 +726,8 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 	}
 	if (r < 0)
 		return r;
-	r = read_entry(ctx->root, e->kind, e->path, &it->current);
+	_cleanup_(fd_closep) int fd = -1;
+	r = revert_read(ctx->root, dir, e, &fd, &it->current);
 	if (r == -ENOMEM)
 		return r;
 	if (e->absent) /* apply created it: revert removes it */
@@ -701,7 +756,8 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 	_cleanup_free_ char *val = NULL, *back = NULL;
 	if ((r = restore_value(ctx->root, e, &val)) < 0)
 		return r;
-	int w = stune_apply_write(ctx->root, e->kind, e->path, val, &back);
+	int w = fd >= 0 ? write_one_fd(fd, e->path, val, it->current, &back)
+			: stune_apply_write_at(ctx->root, dir, e->kind, e->path, val, &back);
 	if (w < 0) {
 		it->outcome = STUNE_RV_FAILED;
 		it->err = -w;
@@ -717,9 +773,62 @@ static int revert_one(struct stune_ctx *ctx, const struct disk_keys *keys, const
 	return 0;
 }
 
-static int str_cmp(const void *a, const void *b)
+/* Entries by object, and newest first within one (the order stune_revert undoes them in). */
+static int by_object_cmp(const void *a, const void *b, void *arg)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct stune_journal *j = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const char *ox = j->entries[x].object, *oy = j->entries[y].object;
+	int c = strcmp(ox ? ox : "", oy ? oy : "");
+	return c ? c : (x < y) - (x > y);
+}
+
+static bool is_scheduler(const struct stune_jentry *e)
+{
+	return e->setting && !strcmp(e->setting, "queue/scheduler");
+}
+
+/* The items in the order the journal is undone in: scheduler switches, then the rest, each newest first. */
+static int item_order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct stune_journal *j = arg;
+	const struct stune_revert_item *x = a, *y = b;
+	bool sx = is_scheduler(&j->entries[x->entry]), sy = is_scheduler(&j->entries[y->entry]);
+	if (sx != sy)
+		return sx ? -1 : 1;
+	return (x->entry < y->entry) - (x->entry > y->entry);
+}
+
+/*
+ * One object's entries (idx[0..n), newest first) undone: its scheduler
+ * switches first (they reset nr_requests), then the rest. Objects do not
+ * act on one another, so undoing them one after the other is the same as
+ * all switches first and then the rest, and a disk's queue directory is
+ * opened once for all its entries.
+ */
+static int revert_object(struct stune_ctx *ctx, const struct disk_keys *keys, const char *boot, struct stune_rdir *dir,
+			 struct stune_journal *j, const size_t *idx, size_t n_idx, bool force,
+			 struct stune_revert_item *it, size_t *n)
+{
+	bool switched = false; /* its scheduler restored: the kernel reset its nr_requests */
+	int r = 0;
+	for (int pass = 0; pass < 2 && r >= 0; pass++)
+		for (size_t m = 0; m < n_idx && r >= 0; m++) {
+			struct stune_jentry *e = &j->entries[idx[m]];
+			if ((pass == 0) != is_scheduler(e) || e->state == STUNE_J_REVERTED)
+				continue;
+			if ((!e->old && !e->absent) || e->state == STUNE_J_SKIPPED) {
+				e->state = STUNE_J_REVERTED; /* never written */
+				continue;
+			}
+			bool reset = switched && !strcmp(e->setting, "queue/nr_requests");
+			struct stune_revert_item *cur = &it[(*n)++];
+			cur->entry = idx[m];
+			r = revert_one(ctx, keys, boot, dir, e, force, reset, cur);
+			if (pass == 0 && cur->outcome == STUNE_RV_RESTORED)
+				switched = true;
+		}
+	return r;
 }
 
 int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct stune_journal *j, const char *state_dir,
@@ -730,45 +839,39 @@ int stune_revert(struct stune_ctx *ctx, const struct stune_topology *t, struct s
 	int r = 0;
 	if (!it)
 		return -ENOMEM;
-	/* Objects whose scheduler pass 0 restored, sorted: pass 1 looks them up in O(log n). */
-	_cleanup_free_ const char **switched = calloc(j->n ? j->n : 1, sizeof(*switched));
-	size_t n_switched = 0;
-	if (!switched) {
+	_cleanup_free_ size_t *idx = calloc(j->n ? j->n : 1, sizeof(*idx));
+	if (!idx) {
 		free(it);
 		return -ENOMEM;
 	}
+	for (size_t k = 0; k < j->n; k++)
+		idx[k] = k;
+	qsort_r(idx, j->n, sizeof(*idx), by_object_cmp, j);
 	_cleanup_free_ char *boot = NULL;
 	_cleanup_(disk_keys_freep) struct disk_keys keys = {0};
 	if ((r = boot_id_now(ctx->root, &boot)) < 0 || (r = disk_keys_build(t, &keys)) < 0) {
 		free(it);
 		return r;
 	}
-	/* Pass 0: scheduler switches (they reset nr_requests); pass 1: the rest; both newest first. */
-	for (int pass = 0; pass < 2 && r >= 0; pass++) {
-		if (pass == 1) {
-			for (size_t m = 0; m < n; m++)
-				if (it[m].outcome == STUNE_RV_RESTORED &&
-				    !strcmp(j->entries[it[m].entry].setting, "queue/scheduler"))
-					switched[n_switched++] = j->entries[it[m].entry].object;
-			qsort(switched, n_switched, sizeof(*switched), str_cmp);
+	/* A disk's attributes through its queue directory, opened once for its
+	 * entries; closes batched, as apply does. */
+	_cleanup_(rdir_closep) struct stune_rdir dir = STUNE_RDIR_INIT;
+	_cleanup_(batch_endp) bool batch = true;
+	stune_root_batch(ctx->root, true);
+	for (size_t lo = 0, hi; lo < j->n && r >= 0; lo = hi) {
+		const char *o = j->entries[idx[lo]].object;
+		for (hi = lo + 1; hi < j->n; hi++) {
+			const char *oh = j->entries[idx[hi]].object;
+			if (strcmp(o ? o : "", oh ? oh : ""))
+				break;
 		}
-		for (size_t k = j->n; k-- > 0 && r >= 0;) {
-			struct stune_jentry *e = &j->entries[k];
-			bool sched = !strcmp(e->setting, "queue/scheduler");
-			if ((pass == 0) != sched || e->state == STUNE_J_REVERTED)
-				continue;
-			if ((!e->old && !e->absent) || e->state == STUNE_J_SKIPPED) {
-				e->state = STUNE_J_REVERTED; /* never written */
-				continue;
-			}
-			/* nr_requests of a disk whose scheduler revert just switched back: reset by the kernel. */
-			bool reset = !strcmp(e->setting, "queue/nr_requests") &&
-				     bsearch(&e->object, switched, n_switched, sizeof(*switched), str_cmp);
-			it[n].entry = k;
-			r = revert_one(ctx, &keys, boot, e, force, reset, &it[n]);
-			n++;
-		}
+		r = revert_object(ctx, &keys, boot, &dir, j, idx + lo, hi - lo, force, it, &n);
 	}
+	stune_root_dir_close(&dir);
+	stune_root_batch(ctx->root, false);
+	batch = false;
+	/* Listed as before: every scheduler switch, then the rest, newest first. */
+	qsort_r(it, n, sizeof(*it), item_order_cmp, j);
 	bool done = true;
 	for (size_t k = 0; k < j->n; k++)
 		done = done && j->entries[k].state == STUNE_J_REVERTED;
