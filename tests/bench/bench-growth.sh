@@ -17,8 +17,10 @@
 #
 # SCSITUNE names the binary (default ./build/scsitune). Prints, per size,
 # wall time per disk (µs) and peak RSS (and RSS per disk) of detect and
-# apply, and the goal of issue 12: from one size to the next, time per
-# disk and peak RSS per disk at most 1.2 x the smaller size's. Never fails
+# apply, and the goal of issue 33: from one size to the next, time per
+# disk and peak RSS per disk at most 1.1 x the smaller size's (with
+# detect's growth beside lsscsi's on the same trees: what the kernel's
+# lookups in a larger tree cost both). Never fails
 # on speed: exits 1 only when a command fails or an output is wrong (detect
 # lists every disk; apply applies every change; revert leaves the queue
 # attributes as before), 64 on bad usage. The figures also go to the
@@ -188,18 +190,18 @@ awk -v rec="$work/rec" 'BEGIN {
 	printf "apply.peak-rss-per-disk@%d\t%.2f\tKiB/disk\t-\t-\t-\t-\n", $1, ar[NR] >rec
 }
 END {
-	printf "goal (issue 12): time and peak RSS per disk, each size vs the last, <= 1.2 x\n"
+	printf "goal (issue 33): time and peak RSS per disk, each size vs the last, <= 1.1 x\n"
 	for (i = 2; i <= NR; i++) {
 		r[1] = dt[i] / dt[i - 1]; r[2] = dr[i] / dr[i - 1]; r[3] = at[i] / at[i - 1]; r[4] = ar[i] / ar[i - 1]
 		ok = 1
-		for (k = 1; k <= 4; k++) if (r[k] > 1.2) ok = 0
+		for (k = 1; k <= 4; k++) if (r[k] > 1.1) ok = 0
 		printf "  %5d -> %5d: detect %.2f x, RSS %.2f x; apply %.2f x, RSS %.2f x: %s\n", n[i - 1], n[i], \
 			r[1], r[2], r[3], r[4], (ok ? "met" : "NOT MET")
-		printf "  %14s  lsscsi on the same trees: %.2f x\n", "", lt[i] / lt[i - 1]
+		printf "  %14s  lsscsi on the same trees: %.2f x (detect against it: %.2f x)\n", "", lt[i] / lt[i - 1], r[1] / (lt[i] / lt[i - 1])
 		step = n[i - 1] "-" n[i]
 		split("detect.time-growth detect.peak-rss-growth apply.time-growth apply.peak-rss-growth", fig, " ")
 		for (k = 1; k <= 4; k++)
-			printf "%s@%s\t%.3f\tx\t<=1.2\t%s\t%s\t%s\n", fig[k], step, r[k], (r[k] <= 1.2 ? "met" : "not-met"), \
+			printf "%s@%s\t%.3f\tx\t<=1.1\t%s\t%s\t%s\n", fig[k], step, r[k], (r[k] <= 1.1 ? "met" : "not-met"), \
 				(k == 1 ? "lsscsi" : "-"), (k == 1 ? sprintf("%.3f", lt[i] / lt[i - 1]) : "-") >rec
 	}
 }' "$work/table"
