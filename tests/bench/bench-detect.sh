@@ -95,19 +95,22 @@ cmd_json="$scsitune --sysroot $root detect -o json"
 lsscsi -k -y "$root/sys" >"$work/lsscsi.txt" || die "lsscsi failed"
 $cmd_lsscsi >"$work/lsscsi-l.txt" || die "lsscsi -l -s failed"
 $cmd_lsblk >"$work/lsblk.json" || die "lsblk failed"
+# both_ways LABEL EXT CMD...: CMD with the pool and with one thread: it exits 0,
+# says nothing on a clean tree, and prints the same either way ($work/detect.EXT).
+both_ways() {
+	local label=$1 ext=$2
+	shift 2
+	"$@" >"$work/detect.$ext" 2>"$work/detect.stderr" || die "scsitune $label failed: $(head -5 "$work/detect.stderr")"
+	[ ! -s "$work/detect.stderr" ] || die "scsitune $label warned on a clean tree: $(head -5 "$work/detect.stderr")"
+	SCSITUNE_THREADS=1 "$@" >"$work/detect1.$ext" 2>&1 || die "scsitune $label (1 thread) failed"
+	cmp -s "$work/detect.$ext" "$work/detect1.$ext" || die "scsitune $label: 1 thread and the pool differ"
+}
 if [ -n "$with_scsitune" ]; then
-	$cmd_json >"$work/detect.json" 2>"$work/detect.stderr" ||
-		die "scsitune detect -o json failed: $(head -5 "$work/detect.stderr")"
-	[ ! -s "$work/detect.stderr" ] ||
-		die "scsitune warned on a clean tree: $(head -5 "$work/detect.stderr")"
-	SCSITUNE_THREADS=1 $cmd_json >"$work/detect1.json" 2>&1 || die "scsitune detect (1 thread) failed"
-	cmp -s "$work/detect.json" "$work/detect1.json" || die "scsitune detect: 1 thread and the pool differ"
-	$cmd_scsitune >"$work/detect.txt" 2>"$work/detect.stderr" ||
-		die "scsitune detect failed: $(head -5 "$work/detect.stderr")"
-	[ ! -s "$work/detect.stderr" ] ||
-		die "scsitune detect (text) warned on a clean tree: $(head -5 "$work/detect.stderr")"
-	SCSITUNE_THREADS=1 $cmd_scsitune >"$work/detect1.txt" 2>&1 || die "scsitune detect (text, 1 thread) failed"
-	cmp -s "$work/detect.txt" "$work/detect1.txt" || die "scsitune detect (text): 1 thread and the pool differ"
+	# (the command lines are split on purpose)
+	# shellcheck disable=SC2086
+	both_ways "detect -o json" json $cmd_json
+	# shellcheck disable=SC2086
+	both_ways detect txt $cmd_scsitune
 else
 	echo '{"hbas": []}' >"$work/detect.json"
 fi

@@ -50,5 +50,12 @@ struct stune_dlib {
 		.lock = PTHREAD_MUTEX_INITIALIZER,                                          \
 	}
 
+/* One library's loader, VAR, with its tables: SYMS the X-macro of its
+ * functions, OFFSET(f) the place of f's pointer in *api_ (offsetof). */
+#define STUNE_DLIB_DEFINE(var, so, pkg, SYMS, OFFSET, api_, hook)         \
+	static const char *const var##_names[] = {SYMS(STUNE_DLIB_NAME)}; \
+	static const size_t var##_offsets[] = {SYMS(OFFSET)};             \
+	static struct stune_dlib var = STUNE_DLIB_INIT(so, pkg, var##_names, var##_offsets, api_, hook)
+
 /* Loads L once (thread-safe): 0, or -ENOPKG with *err (when err is not NULL) naming the library and why. */
 int stune_dlib_load(struct stune_dlib *l, char **err);

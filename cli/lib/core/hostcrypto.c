@@ -28,10 +28,8 @@ static void crypto_loaded(void)
 }
 
 #define STUNE_CRYPTO_OFFSET(f) offsetof(struct stune_crypto_api, f),
-static const char *const crypto_names[] = {STUNE_CRYPTO_SYMS(STUNE_DLIB_NAME)};
-static const size_t crypto_offsets[] = {STUNE_CRYPTO_SYMS(STUNE_CRYPTO_OFFSET)};
-static struct stune_dlib crypto_lib =
-    STUNE_DLIB_INIT("libcrypto.so.3", "libssl3", crypto_names, crypto_offsets, &stune_crypto, crypto_loaded);
+STUNE_DLIB_DEFINE(crypto_lib, "libcrypto.so.3", "libssl3", STUNE_CRYPTO_SYMS, STUNE_CRYPTO_OFFSET, &stune_crypto,
+		  crypto_loaded);
 
 int stune_crypto_load(char **err)
 {

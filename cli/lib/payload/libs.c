@@ -12,10 +12,8 @@ struct stune_archive_api stune_archive;
 struct stune_kmod_api stune_kmod;
 
 #define STUNE_ARCHIVE_OFFSET(f) offsetof(struct stune_archive_api, f),
-static const char *const archive_names[] = {STUNE_ARCHIVE_SYMS(STUNE_DLIB_NAME)};
-static const size_t archive_offsets[] = {STUNE_ARCHIVE_SYMS(STUNE_ARCHIVE_OFFSET)};
-static struct stune_dlib archive_lib =
-    STUNE_DLIB_INIT("libarchive.so.13", "libarchive13", archive_names, archive_offsets, &stune_archive, NULL);
+STUNE_DLIB_DEFINE(archive_lib, "libarchive.so.13", "libarchive13", STUNE_ARCHIVE_SYMS, STUNE_ARCHIVE_OFFSET,
+		  &stune_archive, NULL);
 
 int stune_archive_load(char **err)
 {
@@ -23,10 +21,7 @@ int stune_archive_load(char **err)
 }
 
 #define STUNE_KMOD_OFFSET(f) offsetof(struct stune_kmod_api, f),
-static const char *const kmod_names[] = {STUNE_KMOD_SYMS(STUNE_DLIB_NAME)};
-static const size_t kmod_offsets[] = {STUNE_KMOD_SYMS(STUNE_KMOD_OFFSET)};
-static struct stune_dlib kmod_lib =
-    STUNE_DLIB_INIT("libkmod.so.2", "libkmod2", kmod_names, kmod_offsets, &stune_kmod, NULL);
+STUNE_DLIB_DEFINE(kmod_lib, "libkmod.so.2", "libkmod2", STUNE_KMOD_SYMS, STUNE_KMOD_OFFSET, &stune_kmod, NULL);
 
 int stune_kmod_load(char **err)
 {
