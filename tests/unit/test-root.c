@@ -376,6 +376,7 @@ CASE(rewrite_fd, "an attribute read and written on one open file: shorter values
 	back = NULL;
 	CHECK(stune_root_rewrite_fd(fd, "[mq-deadline] none\n", 2, &back) == 0);
 	CHECK_STR(back, "[mq-deadline] none");
+	free(back);
 	s = slurp(path);
 	CHECK_STR(s, "[mq-deadline] none\n");
 	free(s);
