@@ -354,24 +354,73 @@ const char *stune_qlabel_name(enum stune_qlabel l)
 }
 
 struct stune_qseries {
-	char *labels[STUNE_QL_N];
-	int metric; /* M_KIOPS, a latency */
+	const char *labels[STUNE_QL_N]; /* in the answer's, then the fleet's, label pool */
+	int metric;			/* M_KIOPS, a latency */
 	int64_t *ts;
 	double *v;
 	size_t n;
 };
 
 /* The series read so far. */
+/*
+ * The series' label values, copied into chunks freed together: a fleet's
+ * answer repeats them series after series (the kernel, firmware and job
+ * options of every host; a host's name and set on each of its series), so
+ * a value equal to the last one taken for its label is not copied again.
+ * 10,000 hosts' answer: 480,000 series, 17 labels each.
+ */
+struct stune_label_pool {
+	char **chunks;
+	size_t n_chunks;
+	size_t used, cap; /* in the last chunk */
+	const char *last[STUNE_QL_N];
+};
+
+static void label_pool_free(struct stune_label_pool *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_chunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	free(p);
+}
+
+static const char *label_pool_take(struct stune_label_pool **pp, int slot, const char *v)
+{
+	if (!*pp && !(*pp = calloc(1, sizeof(**pp))))
+		return NULL;
+	struct stune_label_pool *p = *pp;
+	if (p->last[slot] && !strcmp(p->last[slot], v))
+		return p->last[slot];
+	size_t len = strlen(v) + 1;
+	if (p->used + len > p->cap) {
+		size_t cap = len > ((size_t)64 << 10) ? len : ((size_t)64 << 10);
+		char **nc = realloc(p->chunks, (p->n_chunks + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		p->chunks = nc;
+		if (!(p->chunks[p->n_chunks] = malloc(cap)))
+			return NULL;
+		p->n_chunks++;
+		p->used = 0;
+		p->cap = cap;
+	}
+	char *d = p->chunks[p->n_chunks - 1] + p->used;
+	memcpy(d, v, len);
+	p->used += len;
+	return p->last[slot] = d;
+}
+
 struct answer {
 	struct stune_qseries *s;
 	size_t n, cap;
 	size_t points, duplicates;
+	struct stune_label_pool *labels;
 };
 
 static void series_clear(struct stune_qseries *s)
 {
-	for (int i = 0; i < STUNE_QL_N; i++)
-		free(s->labels[i]);
 	free(s->ts);
 	free(s->v);
 }
@@ -381,6 +430,7 @@ static void answer_clear(struct answer *a)
 	for (size_t i = 0; i < a->n; i++)
 		series_clear(&a->s[i]);
 	free(a->s);
+	label_pool_free(a->labels);
 	*a = (struct answer){0};
 }
 
@@ -400,7 +450,7 @@ static struct stune_qseries *answer_add(struct answer *a)
 }
 
 /* A series' tags: the ones the view needs; where: "line 3", "series 2". */
-static int take_labels(struct stune_qseries *s, json_object *tags, const char *where, char **err)
+static int take_labels(struct answer *a, struct stune_qseries *s, json_object *tags, const char *where, char **err)
 {
 	if (!json_object_is_type(tags, json_type_object))
 		return stune_errf(err, -EBADMSG, "%s: the series' tags are not an object", where);
@@ -412,7 +462,7 @@ static int take_labels(struct stune_qseries *s, json_object *tags, const char *w
 			if (!json_object_is_type(val, json_type_string))
 				return stune_errf(err, -EBADMSG, "%s: tag '%s' is not a string", where, key);
 			const char *v = json_object_get_string(val);
-			if (*v && !(s->labels[i] = strdup(v)))
+			if (*v && !(s->labels[i] = label_pool_take(&a->labels, i, v)))
 				return -ENOMEM;
 		}
 	}
@@ -464,7 +514,7 @@ static int export_series(struct answer *a, json_object *o, const char *where, ch
 		return -ENOMEM;
 	s->metric = m;
 	size_t n = json_object_array_length(values);
-	int r = take_labels(s, metric, where, err);
+	int r = take_labels(a, s, metric, where, err);
 	if (r < 0 || (r = series_alloc(s, n)) < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -478,40 +528,118 @@ static int export_series(struct answer *a, json_object *o, const char *where, ch
 	return 0;
 }
 
-static int parse_export(struct answer *a, const char *body, size_t len, char **err)
+/*
+ * /api/v1/export read as it comes: one series per line, each line parsed
+ * when its newline arrives and dropped, so the answer is never held whole
+ * (stune_http_req.sink); only a line cut by a chunk's end waits in part.
+ */
+struct export_stream {
+	struct answer a;
+	json_tokener *tok;
+	char *part; /* the line begun in an earlier chunk */
+	size_t plen, pcap;
+	size_t line;
+	char *err; /* the first failure's message */
+};
+
+static void export_stream_clear(struct export_stream *x)
 {
-	size_t line = 0;
-	for (size_t off = 0; off < len;) {
-		const char *nl = memchr(body + off, '\n', len - off);
-		size_t n = (nl ? (size_t)(nl - body) : len) - off;
-		const char *p = body + off;
-		off += n + (nl ? 1 : 0);
-		line++;
-		while (n > 0 && isspace((unsigned char)p[n - 1]))
-			n--;
-		if (n == 0)
-			continue;
-		char where[32];
-		snprintf(where, sizeof(where), "line %zu", line);
-		json_tokener *tok = json_tokener_new();
-		if (!tok)
-			return -ENOMEM;
-		json_object *o = json_tokener_parse_ex(tok, p, (int)n);
-		enum json_tokener_error je = json_tokener_get_error(tok);
-		size_t used = json_tokener_get_parse_end(tok);
-		json_tokener_free(tok);
-		if (!o) {
-			json_object_put(o);
-			return stune_errf(err, -EBADMSG, "%s: %s", where,
-					  je == json_tokener_continue ? "truncated JSON" : "not JSON");
-		}
-		int r = used != n ? stune_errf(err, -EBADMSG, "%s: text after the JSON object", where)
-				  : export_series(a, o, where, err);
-		json_object_put(o);
+	answer_clear(&x->a);
+	if (x->tok)
+		json_tokener_free(x->tok);
+	free(x->part);
+	free(x->err);
+	*x = (struct export_stream){0};
+}
+
+static int export_line(struct export_stream *x, const char *p, size_t n)
+{
+	x->line++;
+	while (n > 0 && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (n == 0)
+		return 0;
+	if (n > STUNE_QUERY_MAX_LINE)
+		return stune_errf(&x->err, -EFBIG, "line %zu: longer than %zu bytes", x->line,
+				  (size_t)STUNE_QUERY_MAX_LINE);
+	char where[32];
+	snprintf(where, sizeof(where), "line %zu", x->line);
+	if (!x->tok && !(x->tok = json_tokener_new()))
+		return -ENOMEM;
+	json_tokener_reset(x->tok);
+	json_object *o = json_tokener_parse_ex(x->tok, p, (int)n);
+	enum json_tokener_error je = json_tokener_get_error(x->tok);
+	size_t used = json_tokener_get_parse_end(x->tok);
+	if (!o)
+		return stune_errf(&x->err, -EBADMSG, "%s: %s", where,
+				  je == json_tokener_continue ? "truncated JSON" : "not JSON");
+	int r = used != n ? stune_errf(&x->err, -EBADMSG, "%s: text after the JSON object", where)
+			  : export_series(&x->a, o, where, &x->err);
+	json_object_put(o);
+	return r;
+}
+
+/* The sink: whole lines parsed in place, a cut one kept for the next chunk. */
+static int export_sink(void *arg, const char *p, size_t n)
+{
+	struct export_stream *x = arg;
+	int r;
+	while (n > 0) {
+		const char *nl = memchr(p, '\n', n);
+		size_t k = nl ? (size_t)(nl - p) : n;
+		if (!nl || x->plen) { /* the line goes on, or began before: gathered in part */
+			if (x->plen + k > STUNE_QUERY_MAX_LINE)
+				return stune_errf(&x->err, -EFBIG, "line %zu: longer than %zu bytes", x->line + 1,
+						  (size_t)STUNE_QUERY_MAX_LINE);
+			if (x->plen + k + 1 > x->pcap) {
+				size_t cap = x->pcap ? x->pcap : 4096;
+				while (cap < x->plen + k + 1)
+					cap *= 2;
+				char *np = realloc(x->part, cap);
+				if (!np)
+					return -ENOMEM;
+				x->part = np;
+				x->pcap = cap;
+			}
+			memcpy(x->part + x->plen, p, k);
+			x->plen += k;
+			if (!nl)
+				return 0;
+			r = export_line(x, x->part, x->plen);
+			x->plen = 0;
+		} else
+			r = export_line(x, p, k);
 		if (r < 0)
 			return r;
+		p += k + 1;
+		n -= k + 1;
 	}
 	return 0;
+}
+
+/* The end of the answer: its last line, when no newline ended it. */
+static int export_finish(struct export_stream *x)
+{
+	int r = x->plen ? export_line(x, x->part, x->plen) : 0;
+	x->plen = 0;
+	return r;
+}
+
+static int parse_export(struct answer *a, const char *body, size_t len, char **err)
+{
+	struct export_stream x = {0};
+	int r = export_sink(&x, body, len);
+	if (r == 0)
+		r = export_finish(&x);
+	if (r == 0) {
+		*a = x.a;
+		x.a = (struct answer){0};
+	} else if (x.err) {
+		free(*err);
+		*err = steal_pointer(&x.err);
+	}
+	export_stream_clear(&x);
+	return r;
 }
 
 /* A whole-body JSON document (prometheus, influxql). */
@@ -568,7 +696,7 @@ static int prom_series(struct answer *a, json_object *o, const char *where, char
 		return -ENOMEM;
 	s->metric = m;
 	size_t n = json_object_array_length(values);
-	int r = take_labels(s, metric, where, err);
+	int r = take_labels(a, s, metric, where, err);
 	if (r < 0 || (r = series_alloc(s, n)) < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -664,7 +792,7 @@ static int influx_series(struct answer *a, json_object *o, const char *where, ch
 		if (!s)
 			return -ENOMEM;
 		s->metric = m;
-		int r = take_labels(s, tags, where, err);
+		int r = take_labels(a, s, tags, where, err);
 		if (r < 0 || (r = series_alloc(s, n)) < 0)
 			return r;
 		for (size_t i = 0; i < n; i++) {
@@ -850,6 +978,7 @@ void stune_fleet_free(struct stune_fleet *f)
 	for (size_t i = 0; i < f->n_series; i++)
 		series_clear(&f->series[i]);
 	free(f->series);
+	label_pool_free(f->labels);
 	free(f->url);
 	free(f);
 }
@@ -1281,7 +1410,7 @@ static int host_names(const struct stune_query *q, const struct answer *a, char 
 		return -ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < a->n; i++)
-		v[k++] = a->s[i].labels[STUNE_QL_HOST];
+		v[k++] = (char *)a->s[i].labels[STUNE_QL_HOST]; /* read only: names, not owned */
 	qsort(v, k, sizeof(*v), str_ptr_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++)
@@ -1448,6 +1577,7 @@ static int build(const struct stune_query *q, struct stune_fleet *f, struct answ
 	if (a->n) /* qsort wants a non-NULL base even for 0 items */
 		qsort(a->s, a->n, sizeof(*a->s), series_cmp);
 	f->series = a->s;
+	f->labels = a->labels; /* the series' label values */
 	f->n_series = a->n;
 	f->n_points = a->points;
 	f->n_duplicates = a->duplicates;
@@ -1493,6 +1623,24 @@ static int parse_answer(enum stune_query_api api, struct answer *a, const char *
 					       : parse_export(a, body, len, err);
 }
 
+/* The view from an answer's series (a: taken, cleared). */
+static int fleet_from_series(const struct stune_query *q, enum stune_query_api api, struct answer *a,
+			     struct stune_fleet **out, char **err)
+{
+	_cleanup_(stune_fleet_freep) struct stune_fleet *f = calloc(1, sizeof(*f));
+	if (!f) {
+		answer_clear(a);
+		return -ENOMEM;
+	}
+	f->api = api;
+	int r = build(q, f, a, err);
+	answer_clear(a);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&f);
+	return 0;
+}
+
 int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api api, const char *body, size_t len,
 			    struct stune_fleet **out, char **err)
 {
@@ -1502,18 +1650,7 @@ int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api ap
 		answer_clear(&a);
 		return r == -ENOMEM && !*err ? stune_errf(err, r, "out of memory") : r;
 	}
-	_cleanup_(stune_fleet_freep) struct stune_fleet *f = calloc(1, sizeof(*f));
-	if (!f) {
-		answer_clear(&a);
-		return -ENOMEM;
-	}
-	f->api = api;
-	r = build(q, f, &a, err);
-	answer_clear(&a);
-	if (r < 0)
-		return r;
-	*out = steal_pointer(&f);
-	return 0;
+	return fleet_from_series(q, api, &a, out, err);
 }
 
 /*
@@ -1533,6 +1670,8 @@ static void older_points(const struct stune_query *q, const struct stune_http_re
 	struct stune_http_req req = *req0;
 	req.body = form;
 	req.len = strlen(form);
+	req.sink = NULL; /* kept whole (under the cap): only counted */
+	req.sink_arg = NULL;
 	struct stune_http_resp resp = {0};
 	struct answer a = {0};
 	if (stune_http_post(&req, &resp, &e) == 0 && resp.status == 200) {
@@ -1580,12 +1719,25 @@ int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb
 				     .timeout_s = q->timeout_s,
 				     .max_body = STUNE_QUERY_MAX_ANSWER,
 				     .what = "query"};
+	/* The export API's answer is read as it comes (export_sink): never held
+	 * whole, so no cap on its size; the others are one JSON document each. */
+	struct export_stream x = {0};
+	if (api == STUNE_QUERY_EXPORT) {
+		req.sink = export_sink;
+		req.sink_arg = &x;
+	}
 	struct stune_http_resp resp = {0};
 	for (int t = 0; t < 3; t++) {
 		free(resp.body);
 		free(*err);
 		*err = NULL;
+		export_stream_clear(&x); /* a try cut short starts over */
 		r = stune_http_post(&req, &resp, err);
+		if (r < 0 && x.err) { /* the sink stopped it: its message, never retried */
+			free(*err);
+			*err = steal_pointer(&x.err);
+			break;
+		}
 		if (r != -EAGAIN || t == 2)
 			break;
 		if (cb && cb->retry)
@@ -1597,11 +1749,22 @@ int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb
 			       "HTTP %ld: the query APIs answer 200; any other answer (partial "
 			       "content, not authoritative) is not judged",
 			       resp.status);
-	if (r < 0) {
-		free(resp.body);
-		return r;
+	if (r == 0 && api == STUNE_QUERY_EXPORT && (r = export_finish(&x)) < 0 && x.err) {
+		free(*err);
+		*err = steal_pointer(&x.err);
 	}
-	r = stune_fleet_from_answer(q, api, resp.body ? resp.body : "", resp.len, out, err);
+	if (r < 0) {
+		export_stream_clear(&x);
+		free(resp.body);
+		return r == -ENOMEM && !*err ? stune_errf(err, r, "out of memory") : r;
+	}
+	if (api == STUNE_QUERY_EXPORT) {
+		struct answer a = x.a;
+		x.a = (struct answer){0};
+		export_stream_clear(&x);
+		r = fleet_from_series(q, api, &a, out, err);
+	} else
+		r = stune_fleet_from_answer(q, api, resp.body ? resp.body : "", resp.len, out, err);
 	free(resp.body);
 	if (r == -ENODATA)
 		older_points(q, &req, api, err);

@@ -49,8 +49,12 @@ int stune_query_url(const char *url, enum stune_query_api api, char **out, enum 
 /* "7d", "12h", "30m", "90s", "2w" -> ms; 1 s to 3650 d, else -EINVAL. */
 int stune_query_parse_since(const char *s, int64_t *ms);
 
-/* The answer's cap: a larger one is refused (narrow --hosts or --since). */
+/* The answer's cap for the APIs that answer one JSON document (Prometheus'
+ * query, InfluxQL): a larger one is refused (narrow --hosts or --since). The
+ * export API's answer is read line by line as it comes, with no cap on the
+ * whole; a line (one series) over STUNE_QUERY_MAX_LINE is refused. */
 #define STUNE_QUERY_MAX_ANSWER ((size_t)256 << 20)
+#define STUNE_QUERY_MAX_LINE   ((size_t)16 << 20)
 /* Host names: at most this many (--hosts, --hosts-file). */
 #define STUNE_QUERY_MAX_HOSTS 100000
 /* A host name: 1 to 253 printable characters. */
@@ -167,6 +171,7 @@ struct stune_qcohort {
 };
 
 struct stune_qseries;
+struct stune_label_pool;
 
 struct stune_fleet {
 	enum stune_query_api api;
@@ -183,6 +188,7 @@ struct stune_fleet {
 	size_t n_series, n_points, n_duplicates;
 	/* What the hosts point into: the KIOPS series, and the latency series (sorted by tags and metric). */
 	struct stune_qseries *series;
+	struct stune_label_pool *labels; /* the series' label values (query.c) */
 	struct stune_qseries *lat_series;
 	size_t n_lat_series;
 };

@@ -173,12 +173,31 @@ struct body {
 	bool truncate;	/* keep the first max bytes and go on; else stop the transfer */
 	bool over;	/* !truncate: more than max bytes came */
 	bool truncated; /* truncate: bytes past max were dropped */
+	/* A 200 answer to the sink (stune_http_req.sink): decided at its first bytes. */
+	CURL *curl;
+	int (*sink)(void *arg, const char *p, size_t n);
+	void *sink_arg;
+	int streaming; /* 0: not decided yet; 1: to the sink; -1: kept */
+	int sink_r;    /* < 0: what the sink returned when it stopped the transfer */
 };
 
 static size_t body_cb(char *p, size_t size, size_t nmemb, void *data)
 {
 	struct body *b = data;
 	size_t n = size * nmemb;
+	if (b->sink && !b->streaming) {
+		long status = 0;
+		lc.easy_getinfo(b->curl, CURLINFO_RESPONSE_CODE, &status);
+		b->streaming = status == 200 ? 1 : -1;
+	}
+	if (b->streaming > 0) {
+		int r = b->sink(b->sink_arg, p, n);
+		if (r < 0) {
+			b->sink_r = r;
+			return 0; /* CURLE_WRITE_ERROR ends the transfer */
+		}
+		return n;
+	}
 	if (b->len + n > b->max) {
 		if (!b->truncate) {
 			b->over = true;
@@ -481,7 +500,8 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 	if (!c)
 		return -ENOMEM;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct body b = {.max = q->max_body, .truncate = q->truncate};
+	struct body b = {
+	    .max = q->max_body, .truncate = q->truncate, .curl = c, .sink = q->sink, .sink_arg = q->sink_arg};
 	struct curl_slist *hdrs = request_headers(q);
 	if (!hdrs) {
 		lc.easy_cleanup(c);
@@ -517,6 +537,10 @@ int stune_http_post(const struct stune_http_req *q, struct stune_http_resp *resp
 	lc.easy_cleanup(c);
 	lc.slist_free_all(hdrs);
 
+	if (b.sink_r < 0) { /* the sink said why (its own message) */
+		free(b.buf);
+		return b.sink_r;
+	}
 	if (b.over) {
 		free(b.buf);
 		return stune_errf(err, -EFBIG,

@@ -72,6 +72,12 @@ struct stune_http_req {
 	size_t max_body;
 	bool truncate;
 	const char *what; /* "upload", "query": named in the timeout message */
+	/* When set, a 200 answer's body goes to sink as it comes, never kept
+	 * whole (max_body then bounds only another answer's body, and
+	 * resp->body stays NULL); sink returns < 0 to stop the transfer, and
+	 * stune_http_post returns that (the sink keeps its own message). */
+	int (*sink)(void *arg, const char *p, size_t n);
+	void *sink_arg;
 };
 struct stune_http_resp {
 	char *body; /* owned by the caller */
