@@ -92,6 +92,74 @@ CASE(export_newest_set, "the export answer: two hosts, the newest set per host a
 	stune_fleet_free(f);
 }
 
+/* The same view, field by field, that the whole answer gives. */
+static bool same_view(const struct stune_fleet *a, const struct stune_fleet *b)
+{
+	if (a->n_hosts != b->n_hosts || a->n_series != b->n_series || a->n_points != b->n_points ||
+	    a->n_duplicates != b->n_duplicates || a->has_cmp != b->has_cmp ||
+	    (a->has_cmp && !near(a->cmp.avg_change, b->cmp.avg_change)))
+		return false;
+	for (size_t i = 0; i < a->n_hosts; i++) {
+		const struct stune_qhost *x = &a->hosts[i], *y = &b->hosts[i];
+		if (strcmp(x->name, y->name) || x->status != y->status || x->cur.n != y->cur.n || x->ref.n != y->ref.n)
+			return false;
+		for (size_t k = 0; k < x->cur.n; k++)
+			if (x->cur.kiops[k] != y->cur.kiops[k])
+				return false;
+	}
+	return true;
+}
+
+CASE(export_pieces, "the export answer as the network cuts it: two pieces at every byte, and 1-byte pieces, the "
+		    "same view; a cut line at the end still parsed; a line cut short refused")
+{
+	struct stune_query q = query(NULL, 0);
+	struct stune_fleet *whole = export_fleet(NULL, 0), *f = NULL;
+	char *err = NULL;
+	size_t len = strlen(export_answer), bad = 0;
+	if (!whole)
+		return;
+	for (size_t cut = 0; cut <= len; cut++) {
+		const char *pieces[] = {export_answer, export_answer + cut};
+		size_t lens[] = {cut, len - cut};
+		if (stune_fleet_from_export_pieces(&q, pieces, lens, 2, &f, &err) != 0 || !same_view(whole, f))
+			bad++;
+		stune_fleet_free(f);
+		f = NULL;
+		free(err);
+		err = NULL;
+	}
+	CHECK_MSG(bad == 0, "%zu of %zu cuts gave another view", bad, len + 1);
+	const char **ones = calloc(len, sizeof(*ones));
+	size_t *lens = calloc(len, sizeof(*lens));
+	for (size_t i = 0; ones && lens && i < len; i++) {
+		ones[i] = export_answer + i;
+		lens[i] = 1;
+	}
+	CHECK(ones && lens && stune_fleet_from_export_pieces(&q, ones, lens, len, &f, &err) == 0 &&
+	      same_view(whole, f));
+	stune_fleet_free(f);
+	f = NULL;
+	free(ones);
+	free(lens);
+	/* The last line without its newline: parsed; cut inside its JSON: refused, the line named. */
+	char *trimmed = strdup(export_answer);
+	size_t tl = strlen(trimmed);
+	while (tl && trimmed[tl - 1] == '\n')
+		trimmed[--tl] = '\0';
+	const char *p1[] = {trimmed};
+	size_t l1[] = {tl};
+	CHECK(stune_fleet_from_export_pieces(&q, p1, l1, 1, &f, &err) == 0 && same_view(whole, f));
+	stune_fleet_free(f);
+	f = NULL;
+	l1[0] = tl - 3;
+	CHECK(stune_fleet_from_export_pieces(&q, p1, l1, 1, &f, &err) == -EBADMSG && !f);
+	CHECK_MSG(err && strstr(err, "truncated JSON"), "%s", err ? err : "(null)");
+	free(err);
+	free(trimmed);
+	stune_fleet_free(whole);
+}
+
 CASE(export_stats, "the export answer's statistics: the same as stats/stats.c's on the same runs, per host and fleet")
 {
 	struct stune_fleet *f = export_fleet(NULL, 0);

@@ -1653,6 +1653,29 @@ int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api ap
 	return fleet_from_series(q, api, &a, out, err);
 }
 
+int stune_fleet_from_export_pieces(const struct stune_query *q, const char *const *pieces, const size_t *lens, size_t n,
+				   struct stune_fleet **out, char **err)
+{
+	struct export_stream x = {0};
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = export_sink(&x, pieces[i], lens[i]);
+	if (r == 0)
+		r = export_finish(&x);
+	if (r < 0) {
+		if (x.err) {
+			free(*err);
+			*err = steal_pointer(&x.err);
+		}
+		export_stream_clear(&x);
+		return r == -ENOMEM && !*err ? stune_errf(err, r, "out of memory") : r;
+	}
+	struct answer a = x.a;
+	x.a = (struct answer){0};
+	export_stream_clear(&x);
+	return fleet_from_series(q, STUNE_QUERY_EXPORT, &a, out, err);
+}
+
 /*
  * Nothing in the window: one more ask, a year back from the window's end, and
  * *err says how many points of the phases are older and when the newest was

@@ -205,6 +205,12 @@ DEFINE_CLEANUP_FUNC(struct stune_fleet, stune_fleet_free)
 int stune_fleet_from_answer(const struct stune_query *q, enum stune_query_api api, const char *body, size_t len,
 			    struct stune_fleet **out, char **err);
 
+/* The same for an export answer given in the pieces the network gave it
+ * (lens[i] bytes each, in order): what stune_query_run does as the answer
+ * comes; any cut, even inside a line or a character, gives the same view. */
+int stune_fleet_from_export_pieces(const struct stune_query *q, const char *const *pieces, const size_t *lens, size_t n,
+				   struct stune_fleet **out, char **err);
+
 /* Retries: announced as for the upload's flush (message, seconds until the next try). */
 struct stune_query_cb {
 	void (*retry)(void *data, const char *msg, unsigned seconds);
@@ -215,7 +221,8 @@ struct stune_query_cb {
  * Ask the service (up to 3 tries, 1 s and 2 s apart, while the failure is
  * worth retrying: no connection, timeout, 5xx, 429) and build the fleet
  * view. -EAGAIN: the service could not be reached or failed every try;
- * -EPROTO: it refused (4xx, TLS); -EFBIG: the answer is over the cap; the
+ * -EPROTO: it refused (4xx, TLS); -EFBIG: the answer is over the cap (a
+ * document API's) or a line of the export over STUNE_QUERY_MAX_LINE; the
  * answer's own errors as for stune_fleet_from_answer.
  */
 int stune_query_run(const struct stune_query *q, const struct stune_query_cb *cb, struct stune_fleet **out, char **err);
