@@ -821,7 +821,7 @@ static int revert_object(struct stune_ctx *ctx, const struct disk_keys *keys, co
 				e->state = STUNE_J_REVERTED; /* never written */
 				continue;
 			}
-			bool reset = switched && !strcmp(e->setting, "queue/nr_requests");
+			bool reset = switched && e->setting && !strcmp(e->setting, "queue/nr_requests");
 			struct stune_revert_item *cur = &it[(*n)++];
 			cur->entry = idx[m];
 			r = revert_one(ctx, keys, boot, dir, e, force, reset, cur);
