@@ -10,6 +10,7 @@
 #include "detect/irqbalance.h"
 #include "tune/irqbalance.h"
 #include "tune/persist.h"
+#include "core/parallel.h"
 #include "core/root.h"
 #include "core/strv.h"
 #include "detect/scan.h"
@@ -557,37 +558,116 @@ static int revert_created(struct stune_ctx *ctx, struct stune_jentry *e, bool fo
 	return 0;
 }
 
-int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journal *j, bool *in_place)
+/* The key of each disk name the journal names, found on a few threads (under a sysroot; live, libudev is not
+ * thread-safe). */
+struct key_jobs {
+	struct stune_ctx *ctx;
+	const struct stune_rdir *sys_block;
+	char **names, **keys;
+	struct stune_logbuf *logs;
+	int *r;
+};
+
+static void key_work(void *arg, size_t i)
+{
+	struct key_jobs *k = arg;
+	stune_log_capture(&k->logs[i]);
+	stune_root_batch(k->ctx->root, true);
+	k->r[i] = stune_disk_key_by_name(k->ctx, k->sys_block, k->names[i], &k->keys[i]);
+	stune_root_batch(k->ctx->root, false);
+	stune_log_capture(NULL);
+}
+
+static void key_jobs_clear(struct key_jobs *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(k->names ? k->names[i] : NULL);
+		free(k->keys ? k->keys[i] : NULL);
+	}
+	/* (each capture was replayed, and emptied, before) */
+	free(k->names);
+	free(k->keys);
+	free(k->logs);
+	free(k->r);
+}
+
+/* The disk name of entry e (sys/block/NAME/...): its length, 0 when e is no disk attribute; -1 when the journal is not
+ * one scsitune wrote. */
+static ssize_t entry_disk(const struct stune_jentry *e, const char **name)
 {
 	static const char pre[] = "sys/block/";
 	const size_t np = sizeof(pre) - 1;
-	_cleanup_free_ char *name = NULL, *key = NULL; /* the last disk looked at: a disk's entries are together */
+	if (e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
+		return 0;
+	const char *n = e->path + np, *rest = strchr(n, '/');
+	if (!rest || !e->object)
+		return -1;
+	*name = n;
+	return rest - n;
+}
+
+int stune_revert_disks_in_place(struct stune_ctx *ctx, const struct stune_journal *j, bool *in_place)
+{
 	_cleanup_(stune_root_dir_close) struct stune_rdir sys_block = STUNE_RDIR_INIT;
+	struct key_jobs k = {.ctx = ctx, .sys_block = &sys_block};
+	size_t n = 0;
+	int r = 0;
 	*in_place = false;
+	/* The names, once per run of entries (a disk's entries are together). */
+	if (!(k.names = calloc(j->n ? j->n : 1, sizeof(char *))))
+		return -ENOMEM;
+	const char *last = NULL;
+	size_t last_len = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const char *name = NULL;
+		ssize_t len = entry_disk(&j->entries[i], &name);
+		if (len < 0) {
+			key_jobs_clear(&k, n);
+			return 0;
+		}
+		if (len == 0 || (last && last_len == (size_t)len && !strncmp(last, name, (size_t)len)))
+			continue;
+		if (!(k.names[n] = strndup(name, (size_t)len))) {
+			key_jobs_clear(&k, n);
+			return -ENOMEM;
+		}
+		n++;
+		last = name;
+		last_len = (size_t)len;
+	}
+	if (!(k.keys = calloc(n ? n : 1, sizeof(char *))) || !(k.logs = calloc(n ? n : 1, sizeof(*k.logs))) ||
+	    !(k.r = calloc(n ? n : 1, sizeof(int)))) {
+		key_jobs_clear(&k, n);
+		return -ENOMEM;
+	}
 	/* Opened once: each name is then one readlinkat and one open (without it, resolved from the root). */
 	(void)stune_root_dir_open_canonical(ctx->root, "sys/block", &sys_block);
-	for (size_t i = 0; i < j->n; i++) {
-		const struct stune_jentry *e = &j->entries[i];
-		if (e->kind != STUNE_JK_VALUE || strncmp(e->path, pre, np))
-			continue;
-		const char *n = e->path + np, *rest = strchr(n, '/');
-		if (!rest || !e->object)
-			return 0;
-		if (!name || strlen(name) != (size_t)(rest - n) || strncmp(name, n, (size_t)(rest - n))) {
-			free(name);
-			free(key);
-			key = NULL;
-			if (!(name = strndup(n, (size_t)(rest - n))))
-				return -ENOMEM;
-			int r = stune_disk_key_by_name(ctx, &sys_block, name, &key);
-			if (r == -ENOMEM)
-				return r;
-		}
-		if (!key || strcmp(key, e->object))
-			return 0;
+	stune_parallel_for(ctx, n, ctx->udev ? SIZE_MAX : 128, key_work, &k);
+	for (size_t i = 0; i < n; i++) {
+		stune_log_replay(ctx, &k.logs[i]);
+		if (k.r[i] == -ENOMEM)
+			r = -ENOMEM;
 	}
-	*in_place = true;
-	return 0;
+	/* Every disk entry's object is the key its name has now. */
+	bool ok = r == 0;
+	size_t m = 0;
+	last = NULL;
+	for (size_t i = 0; ok && i < j->n; i++) {
+		const struct stune_jentry *e = &j->entries[i];
+		const char *name = NULL;
+		ssize_t len = entry_disk(e, &name);
+		if (len <= 0)
+			continue;
+		if (!(last && last_len == (size_t)len && !strncmp(last, name, (size_t)len))) {
+			m++;
+			last = name;
+			last_len = (size_t)len;
+		}
+		ok = m > 0 && k.keys[m - 1] && !strcmp(k.keys[m - 1], e->object);
+	}
+	key_jobs_clear(&k, n);
+	*in_place = ok;
+	return r;
 }
 
 /* The disks of the host now by key (a disk without one by its name), sorted: one lookup per entry in O(log n). */
